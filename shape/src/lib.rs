@@ -1,0 +1,4 @@
+//! `ocannl-shape`: the pure-Rust engine of ocannl-mlir (no MLIR dependency).
+#![warn(missing_docs)]
+
+pub mod spec;
