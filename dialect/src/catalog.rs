@@ -1,0 +1,135 @@
+//! The op catalog, generated from ODS (`dialect/td/OcannlOps.td`) by the
+//! build script: for every op, its OCANNL shape logic, operands and
+//! attributes. Passes consult the catalog, never op names.
+
+/// OCANNL's shape logic of an op (reference: ocannl-shape-inference.md,
+/// "Inference strategy": `compose_type`, `transpose_type`, `ternary_type`,
+/// `terminal_type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ShapeLogic {
+    /// `Pointwise_un`: the operand broadcasts to the result.
+    PointwiseUn,
+    /// `Pointwise_bin`: both operands broadcast to the result.
+    PointwiseBin,
+    /// `Pointwise_tern`: all three operands broadcast to the result.
+    PointwiseTern,
+    /// `Compose`: outputs of operand 2 feed inputs of operand 1.
+    Compose,
+    /// `Compose_accumulate`: `Compose` of operands 1 and 2, plus operand 3
+    /// broadcast to the result.
+    ComposeAccumulate,
+    /// `Transpose`: input and output rows swap.
+    Transpose,
+    /// `Permute`/`Einsum`/`Einsum_tern`, by the number of operands.
+    Einsum,
+    /// `Block`: concatenation with `a^b` axes.
+    Block,
+    /// `Batch_slice`: the leftmost batch axis is removed.
+    BatchSlice,
+    /// A terminal: the result's shape comes from the op itself.
+    Terminal,
+}
+
+/// How `ocannl-verify` checks an attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttrKind {
+    /// A string holding a shape spec.
+    ShapeSpec,
+    /// A string holding an einsum spec (1 to 3 operand slots).
+    EinsumSpec,
+    /// A string holding a block spec (any number of operand slots).
+    BlockSpec,
+    /// A string that must be one of the values.
+    Enum(&'static [&'static str]),
+    /// A 64-bit integer.
+    I64,
+    /// Any attribute.
+    Any,
+}
+
+/// An operand group of an op.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OperandDef {
+    /// The ODS name.
+    pub name: &'static str,
+    /// Whether the group takes any number of operands.
+    pub variadic: bool,
+}
+
+/// An attribute of an op.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AttrDef {
+    /// The attribute name.
+    pub name: &'static str,
+    /// How it is checked.
+    pub kind: AttrKind,
+    /// Whether the op must carry it.
+    pub required: bool,
+}
+
+/// Everything the passes know about one op.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpDef {
+    /// The full op name, e.g. `ocannl.add`.
+    pub name: &'static str,
+    /// The ODS summary.
+    pub summary: &'static str,
+    /// The shape logic.
+    pub logic: ShapeLogic,
+    /// The operand groups in order.
+    pub operands: &'static [OperandDef],
+    /// The attributes.
+    pub attributes: &'static [AttrDef],
+    /// The least number of operands.
+    pub min_operands: usize,
+    /// The most operands, if bounded.
+    pub max_operands: Option<usize>,
+}
+
+impl OpDef {
+    /// Whether `n` operands are acceptable.
+    pub fn accepts_operand_count(&self, n: usize) -> bool {
+        n >= self.min_operands && self.max_operands.is_none_or(|max| n <= max)
+    }
+
+    /// The accepted operand counts in words, e.g. `2`, `1 to 3`, `at least 1`.
+    pub fn arity_text(&self) -> String {
+        match self.max_operands {
+            Some(max) if max == self.min_operands => max.to_string(),
+            Some(max) => format!("{} to {max}", self.min_operands),
+            None => format!("at least {}", self.min_operands),
+        }
+    }
+
+    /// The attribute named `name`, if the op has one.
+    pub fn attribute(&self, name: &str) -> Option<&'static AttrDef> {
+        self.attributes.iter().find(|a| a.name == name)
+    }
+}
+
+/// Every op of the dialect, sorted by name.
+pub static OPS: &[OpDef] = include!(concat!(env!("OUT_DIR"), "/catalog.rs"));
+
+/// The op named `name` (e.g. `ocannl.add`), if the dialect has one.
+pub fn lookup(name: &str) -> Option<&'static OpDef> {
+    OPS.binary_search_by(|op| op.name.cmp(name)).ok().map(|i| &OPS[i])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalog_is_sorted_and_complete() {
+        assert!(OPS.windows(2).all(|w| w[0].name < w[1].name));
+        let add = lookup("ocannl.add").expect("add is in the catalog");
+        assert_eq!(add.logic, ShapeLogic::PointwiseBin);
+        assert_eq!(add.arity_text(), "2");
+        let einsum = lookup("ocannl.einsum").expect("einsum is in the catalog");
+        assert_eq!(einsum.arity_text(), "1 to 3");
+        assert_eq!(einsum.attribute("spec").map(|a| a.kind), Some(AttrKind::EinsumSpec));
+        assert!(!einsum.attribute("accum").expect("accum").required);
+        assert_eq!(lookup("ocannl.concat").map(OpDef::arity_text).as_deref(), Some("at least 1"));
+        assert!(lookup("ocannl.nope").is_none());
+    }
+}

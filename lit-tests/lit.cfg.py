@@ -1,0 +1,34 @@
+# lit configuration of the ocannl-mlir suite. Run it through the README test
+# command (`scripts/test.sh`) or `cargo test -p ocannl-tools --test lit`,
+# which build ocannl-opt first and set OCANNL_BIN_DIR; by hand:
+#   OCANNL_BIN_DIR=target/debug /usr/lib/llvm-22/bin/lit -v lit-tests
+import os
+
+import lit.formats
+
+config.name = "ocannl"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir"]
+config.excludes = ["Output", "lit.cfg.py"]
+
+here = os.path.dirname(os.path.abspath(__file__))
+root = os.path.dirname(here)
+config.test_source_root = here
+config.test_exec_root = os.path.join(root, "target", "lit")
+
+llvm_bin = os.environ.get("OCANNL_LLVM_BIN", "/usr/lib/llvm-22/bin")
+ocannl_bin = os.environ.get("OCANNL_BIN_DIR", os.path.join(root, "target", "debug"))
+
+if not os.path.exists(os.path.join(ocannl_bin, "ocannl-opt")):
+    lit_config.fatal(f"ocannl-opt not found in {ocannl_bin}: build it or set OCANNL_BIN_DIR")
+
+# Tools resolve from here first: ocannl-opt, then LLVM 22's mlir-opt,
+# FileCheck, not, count (never /usr/bin's older LLVM).
+config.environment["PATH"] = os.pathsep.join([ocannl_bin, llvm_bin, os.environ.get("PATH", "")])
+for var in ["HOME", "TMPDIR"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+# %irdl: the checked-in IRDL definition, as stock `mlir-opt --irdl-file=%irdl`
+# loads it.
+config.substitutions.append(("%irdl", os.path.join(root, "dialect", "ocannl.irdl.mlir")))

@@ -1,0 +1,20 @@
+//! Compiles the C++ shim (`cpp/passes_shim.cpp`) that registers the Rust
+//! passes in MLIR's pass registry and runs `MlirOptMain`.
+
+use std::env;
+
+fn main() {
+    let prefix = env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".into());
+    println!("cargo:rerun-if-changed=cpp");
+    println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
+    cc::Build::new()
+        .cpp(true)
+        .compiler(env::var("CXX").unwrap_or_else(|_| "clang++-22".into()))
+        .std("c++17")
+        .flag("-fno-rtti")
+        .flag("-fno-exceptions")
+        .flag("-Wno-unused-parameter")
+        .include(format!("{prefix}/include"))
+        .file("cpp/passes_shim.cpp")
+        .compile("ocannl_passes_shim");
+}

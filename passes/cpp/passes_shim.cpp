@@ -1,0 +1,181 @@
+//===- passes_shim.cpp - Rust passes in MLIR's registry, and MlirOptMain --===//
+//
+// The MLIR C API can create passes (mlirCreateExternalPass) but cannot
+// register them in the global pass registry, give them options, or run
+// MlirOptMain. This shim does those three things:
+//  - `RustPass` is an mlir::Pass whose body is a Rust callback. Its options
+//    are real MLIR pass options (so `ocannl-infer-shapes{close=false}` and
+//    `--help` work) and it clones with its option values like any pass.
+//  - `ocannlRegisterPass` registers one such pass by its argument.
+//  - `ocannlOptMain` runs MlirOptMain with every upstream dialect, extension
+//    and pass registered.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Pass.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/TypeID.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+extern "C" {
+/// One option of a Rust pass. `isBool` selects `bool`, otherwise `string`.
+typedef struct {
+  const char *name;
+  const char *description;
+  bool isBool;
+  const char *defaultValue;
+} OcannlPassOptionDef;
+
+/// The body of a Rust pass: returns false to signal pass failure. Option
+/// values arrive as strings in declaration order (`true`/`false` for bools).
+typedef bool (*OcannlPassRunFn)(MlirOperation op, const MlirStringRef *optionValues,
+                                intptr_t numOptions, const void *userData);
+}
+
+namespace {
+
+struct OptionDef {
+  std::string name, description, defaultValue;
+  bool isBool;
+};
+
+struct RustPassInfo {
+  std::string argument, description, opName;
+  std::vector<OptionDef> options;
+  OcannlPassRunFn run;
+  const void *userData;
+  mlir::SelfOwningTypeID typeID;
+};
+
+/// Infos live for the whole process (passes refer to them).
+std::vector<std::unique_ptr<RustPassInfo>> &passInfos() {
+  static std::vector<std::unique_ptr<RustPassInfo>> infos;
+  return infos;
+}
+
+class RustPass : public mlir::Pass {
+public:
+  explicit RustPass(const RustPassInfo &info)
+      : mlir::Pass(info.typeID.getTypeID(),
+                   info.opName.empty() ? std::nullopt
+                                       : std::optional<llvm::StringRef>(info.opName)),
+        info(info) {
+    for (const OptionDef &o : info.options) {
+      if (o.isBool) {
+        auto opt = std::make_unique<Option<bool>>(*this, o.name, llvm::cl::desc(o.description),
+                                                  llvm::cl::init(o.defaultValue == "true"));
+        Option<bool> *raw = opt.get();
+        getters.push_back([raw] { return std::string(raw->getValue() ? "true" : "false"); });
+        boolOptions.push_back(std::move(opt));
+      } else {
+        auto opt = std::make_unique<Option<std::string>>(
+            *this, o.name, llvm::cl::desc(o.description), llvm::cl::init(o.defaultValue));
+        Option<std::string> *raw = opt.get();
+        getters.push_back([raw] { return raw->getValue(); });
+        stringOptions.push_back(std::move(opt));
+      }
+    }
+  }
+
+  llvm::StringRef getName() const override { return info.argument; }
+  llvm::StringRef getArgument() const override { return info.argument; }
+  llvm::StringRef getDescription() const override { return info.description; }
+
+  bool canScheduleOn(mlir::RegisteredOperationName opName) const override {
+    return info.opName.empty() || opName.getStringRef() == info.opName;
+  }
+
+  std::unique_ptr<mlir::Pass> clonePass() const override {
+    auto copy = std::make_unique<RustPass>(info);
+    copy->copyOptionValuesFrom(this);
+    return copy;
+  }
+
+  void runOnOperation() override {
+    std::vector<std::string> values;
+    values.reserve(getters.size());
+    for (auto &get : getters)
+      values.push_back(get());
+    std::vector<MlirStringRef> refs;
+    refs.reserve(values.size());
+    for (const std::string &v : values)
+      refs.push_back(MlirStringRef{v.data(), v.size()});
+    if (!info.run(wrap(getOperation()), refs.data(), static_cast<intptr_t>(refs.size()),
+                  info.userData))
+      signalPassFailure();
+  }
+
+private:
+  const RustPassInfo &info;
+  std::vector<std::unique_ptr<Option<bool>>> boolOptions;
+  std::vector<std::unique_ptr<Option<std::string>>> stringOptions;
+  std::vector<std::function<std::string()>> getters;
+};
+
+} // namespace
+
+extern "C" {
+
+/// Registers a Rust pass under `argument` in MLIR's global pass registry.
+/// `opName` (may be null or empty) restricts the ops it runs on. All strings
+/// are copied.
+void ocannlRegisterPass(const char *argument, const char *description, const char *opName,
+                        const OcannlPassOptionDef *options, intptr_t numOptions,
+                        OcannlPassRunFn run, const void *userData) {
+  auto info = std::make_unique<RustPassInfo>();
+  info->argument = argument;
+  info->description = description;
+  info->opName = opName ? opName : "";
+  for (intptr_t i = 0; i < numOptions; ++i)
+    info->options.push_back(OptionDef{options[i].name, options[i].description,
+                                      options[i].defaultValue ? options[i].defaultValue : "",
+                                      options[i].isBool});
+  info->run = run;
+  info->userData = userData;
+  const RustPassInfo &ref = *info;
+  passInfos().push_back(std::move(info));
+  mlir::registerPass([&ref]() -> std::unique_ptr<mlir::Pass> {
+    return std::make_unique<RustPass>(ref);
+  });
+}
+
+/// A new instance of a registered Rust pass (for pass managers built from
+/// Rust); null when no pass has that argument.
+MlirPass ocannlCreateRegisteredPass(const char *argument) {
+  for (const auto &info : passInfos())
+    if (info->argument == argument)
+      return wrap(static_cast<mlir::Pass *>(new RustPass(*info)));
+  return MlirPass{nullptr};
+}
+
+/// Registers every upstream dialect, extension and pass.
+void ocannlRegisterAllUpstream(MlirDialectRegistry registry) {
+  mlir::registerAllDialects(*unwrap(registry));
+  mlir::registerAllExtensions(*unwrap(registry));
+  mlir::registerAllPasses();
+}
+
+/// MlirOptMain with every upstream dialect, extension and pass; returns the
+/// process exit code.
+int ocannlOptMain(int argc, char **argv, const char *toolName) {
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::registerAllPasses();
+  return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, toolName, registry));
+}
+
+} // extern "C"

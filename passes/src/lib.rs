@@ -1,0 +1,22 @@
+//! `ocannl-passes`: the ocannl passes and their registration in MLIR.
+//!
+//! Passes are written in Rust against melior's IR API and registered in
+//! MLIR's *global* pass registry through a small C++ shim
+//! (`cpp/passes_shim.cpp`), so they are named in pipelines like upstream
+//! passes (`-p 'builtin.module(ocannl-verify,canonicalize)'`), listed by
+//! `--help`, and take MLIR pass options.
+//!
+//! | pass | what it does |
+//! |---|---|
+//! | `ocannl-verify` | every spec string parses; every ocannl op has the operands and attributes its shape logic needs |
+//!
+//! Architecture invariant: passes translate IR to `ocannl-shape` values and
+//! back; they never re-implement the spec grammar or the solver.
+#![warn(missing_docs)]
+
+pub mod driver;
+mod ffi;
+pub mod registry;
+pub mod verify;
+
+pub use registry::{PASSES, PassDef, register_all};

@@ -1,0 +1,273 @@
+//! `ocannl-verify`: every spec string parses and every ocannl op has the
+//! operands and attributes its shape logic needs.
+//!
+//! Algorithm (one walk over the anchor op, pre-order):
+//! 1. For every op, the types it defines (results, block arguments, and the
+//!    signature of a body-less function) that are `!ocannl.tensor` must have
+//!    a builtin element type and a shape spec that parses
+//!    (`ocannl_shape::spec::parse_shape_spec`).
+//! 2. For every `ocannl.*` op, look it up in the catalog generated from ODS:
+//!    unknown ops are errors; the operand count must be one the op accepts;
+//!    it has one result; operands and result are tensors; every required
+//!    attribute is present; every attribute the op defines has the right
+//!    kind (shape spec, einsum spec with as many operand slots as operands,
+//!    block spec likewise, enum value, 64-bit integer); an einsum `combine`
+//!    fits the operand count.
+//!
+//! Every problem is an error at the op's location (spec errors name the
+//! byte position inside the spec); the pass reports all of them and then
+//! fails.
+
+use melior::ir::{
+    BlockLike, RegionLike, Type, TypeLike, ValueLike,
+    attribute::{Attribute, AttributeLike, StringAttribute, TypeAttribute},
+    operation::{OperationLike, OperationRef},
+    r#type::FunctionType,
+};
+use mlir_sys::{mlirAttributeIsAInteger, mlirTypeIsAFloat, mlirTypeIsAIndex, mlirTypeIsAInteger};
+use ocannl_dialect::{
+    catalog::{self, AttrDef, AttrKind, OpDef},
+    diagnostics::emit_error,
+    types::TensorType,
+};
+use ocannl_shape::spec::{SpecError, parse_block_spec, parse_einsum_spec, parse_shape_spec};
+
+use crate::registry::{PassDef, PassFailed, PassOptions};
+
+/// The registry entry of `ocannl-verify`.
+pub const PASS: PassDef = PassDef {
+    argument: c"ocannl-verify",
+    description: c"Check ocannl spec strings, op arity and attributes",
+    anchor: None,
+    options: &[],
+    run,
+};
+
+/// One problem found by the pass, before it is emitted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The diagnostic text.
+    pub message: String,
+}
+
+fn run(root: OperationRef<'_, '_>, _options: &PassOptions) -> Result<(), PassFailed> {
+    let mut failed = false;
+    root.walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
+        for problem in check_op(op) {
+            emit_error(op.location(), &problem.message, &[]);
+            failed = true;
+        }
+        melior::ir::operation::WalkResult::Advance
+    });
+    if failed { Err(PassFailed) } else { Ok(()) }
+}
+
+/// All problems of one op (not of the ops nested in it).
+pub fn check_op(op: OperationRef<'_, '_>) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    check_defined_types(op, &mut problems);
+    let name = op.name();
+    let name = name.as_string_ref().as_str().unwrap_or_default();
+    if let Some(mnemonic) = name.strip_prefix("ocannl.") {
+        match catalog::lookup(name) {
+            Some(def) => check_ocannl_op(op, def, &mut problems),
+            None => problems.push(Problem {
+                message: format!("unknown op 'ocannl.{mnemonic}'"),
+            }),
+        }
+    }
+    problems
+}
+
+/// Step 1: the `!ocannl.tensor` types this op defines are well-formed.
+fn check_defined_types(op: OperationRef<'_, '_>, problems: &mut Vec<Problem>) {
+    for (i, result) in op.results().enumerate() {
+        check_type(result.r#type(), &format!("result #{i}"), problems);
+    }
+    let mut has_body = false;
+    for region in op.regions() {
+        let mut block = region.first_block();
+        while let Some(b) = block {
+            has_body = true;
+            for i in 0..b.argument_count() {
+                if let Ok(arg) = b.argument(i) {
+                    check_type(arg.r#type(), &format!("block argument #{i}"), problems);
+                }
+            }
+            block = b.next_in_region();
+        }
+    }
+    // A function declaration has no block arguments: check its signature.
+    if !has_body
+        && let Ok(attr) = op.attribute("function_type")
+        && let Ok(attr) = TypeAttribute::try_from(attr)
+        && let Ok(fty) = FunctionType::try_from(attr.value())
+    {
+        for i in 0..fty.input_count() {
+            if let Ok(t) = fty.input(i) {
+                check_type(t, &format!("function input #{i}"), problems);
+            }
+        }
+        for i in 0..fty.result_count() {
+            if let Ok(t) = fty.result(i) {
+                check_type(t, &format!("function result #{i}"), problems);
+            }
+        }
+    }
+}
+
+fn check_type(ty: Type<'_>, what: &str, problems: &mut Vec<Problem>) {
+    let Some(TensorType::Ocannl { elem, spec }) = TensorType::classify(ty) else {
+        return;
+    };
+    if let Err(e) = parse_shape_spec(spec) {
+        problems.push(Problem {
+            message: format!("{what}: {}", spec_error("shape spec", spec, &e)),
+        });
+    }
+    let raw = elem.to_raw();
+    // SAFETY: `raw` is a valid type.
+    let scalar = unsafe { mlirTypeIsAFloat(raw) || mlirTypeIsAInteger(raw) || mlirTypeIsAIndex(raw) };
+    if !scalar {
+        problems.push(Problem {
+            message: format!(
+                "{what}: element type of !ocannl.tensor must be an integer, float or index type, got {elem}"
+            ),
+        });
+    }
+}
+
+/// The uniform wording of a spec syntax error.
+fn spec_error(kind: &str, spec: &str, e: &SpecError) -> String {
+    format!("invalid {kind} \"{spec}\": {} at position {}", e.message, e.span.start)
+}
+
+/// Step 2: an ocannl op against its catalog entry.
+fn check_ocannl_op(op: OperationRef<'_, '_>, def: &OpDef, problems: &mut Vec<Problem>) {
+    let n = op.operand_count();
+    if !def.accepts_operand_count(n) {
+        let plural = if def.max_operands == Some(1) && def.min_operands == 1 { "" } else { "s" };
+        problems.push(Problem {
+            message: format!("'{}' op expects {} operand{plural}, got {n}", def.name, def.arity_text()),
+        });
+    }
+    if op.result_count() != 1 {
+        problems.push(Problem {
+            message: format!("'{}' op expects 1 result, got {}", def.name, op.result_count()),
+        });
+    }
+    for (i, operand) in op.operands().enumerate() {
+        if TensorType::classify(operand.r#type()).is_none() {
+            problems.push(Problem {
+                message: format!(
+                    "'{}' op operand #{i} must be an ocannl or builtin tensor, got {}",
+                    def.name,
+                    operand.r#type()
+                ),
+            });
+        }
+    }
+    for (i, result) in op.results().enumerate() {
+        if TensorType::classify(result.r#type()).is_none() {
+            problems.push(Problem {
+                message: format!(
+                    "'{}' op result #{i} must be an ocannl or builtin tensor, got {}",
+                    def.name,
+                    result.r#type()
+                ),
+            });
+        }
+    }
+    for attr_def in def.attributes {
+        match op.attribute(attr_def.name) {
+            Ok(attr) => check_attribute(def, attr_def, attr, n, problems),
+            Err(_) if attr_def.required => problems.push(Problem {
+                message: format!("'{}' op requires attribute '{}'", def.name, attr_def.name),
+            }),
+            Err(_) => {}
+        }
+    }
+    if let Some(combine) = def.attribute("combine")
+        && let Ok(attr) = op.attribute(combine.name)
+        && let Ok(s) = StringAttribute::try_from(attr)
+    {
+        check_combine_arity(def, s.value(), n, problems);
+    }
+}
+
+fn check_attribute(def: &OpDef, attr_def: &AttrDef, attr: Attribute<'_>, operands: usize, problems: &mut Vec<Problem>) {
+    let mut push = |message: String| problems.push(Problem { message });
+    let name = attr_def.name;
+    if attr_def.kind == AttrKind::Any {
+        return;
+    }
+    if attr_def.kind == AttrKind::I64 {
+        // SAFETY: `attr` is a valid attribute.
+        let is_int = unsafe { mlirAttributeIsAInteger(attr.to_raw()) };
+        if !is_int {
+            push(format!("'{}' op attribute '{name}' must be a 64-bit integer, got {attr}", def.name));
+        }
+        return;
+    }
+    let Ok(text) = StringAttribute::try_from(attr) else {
+        push(format!("'{}' op attribute '{name}' must be a string, got {attr}", def.name));
+        return;
+    };
+    let text = text.value();
+    match attr_def.kind {
+        AttrKind::ShapeSpec => {
+            if let Err(e) = parse_shape_spec(text) {
+                push(format!("'{}' op attribute '{name}': {}", def.name, spec_error("shape spec", text, &e)));
+            }
+        }
+        AttrKind::EinsumSpec => match parse_einsum_spec(text) {
+            Err(e) => push(format!("'{}' op attribute '{name}': {}", def.name, spec_error("einsum spec", text, &e))),
+            Ok(spec) if spec.rhs.len() != operands => push(format!(
+                "'{}' op einsum spec \"{text}\" has {} operand spec{} but the op has {operands} operand{}",
+                def.name,
+                spec.rhs.len(),
+                if spec.rhs.len() == 1 { "" } else { "s" },
+                if operands == 1 { "" } else { "s" },
+            )),
+            Ok(_) => {}
+        },
+        AttrKind::BlockSpec => match parse_block_spec(text) {
+            Err(e) => push(format!("'{}' op attribute '{name}': {}", def.name, spec_error("block spec", text, &e))),
+            Ok(spec) if spec.rhs.len() != operands => push(format!(
+                "'{}' op block spec \"{text}\" has {} operand spec{} but the op has {operands} operand{}",
+                def.name,
+                spec.rhs.len(),
+                if spec.rhs.len() == 1 { "" } else { "s" },
+                if operands == 1 { "" } else { "s" },
+            )),
+            Ok(_) => {}
+        },
+        AttrKind::Enum(values) => {
+            if !values.contains(&text) {
+                push(format!(
+                    "'{}' op attribute '{name}' must be one of {}, got \"{text}\"",
+                    def.name,
+                    values.iter().map(|v| format!("\"{v}\"")).collect::<Vec<_>>().join(", ")
+                ));
+            }
+        }
+        AttrKind::I64 | AttrKind::Any => {}
+    }
+}
+
+/// `combine` joins the operands: binary operators need two operands, `fma`
+/// and `where` three; a single operand has nothing to combine.
+fn check_combine_arity(def: &OpDef, combine: &str, operands: usize, problems: &mut Vec<Problem>) {
+    let needs = match combine {
+        "fma" | "where" => 3,
+        _ => 2,
+    };
+    if operands != needs {
+        problems.push(Problem {
+            message: format!(
+                "'{}' op combine \"{combine}\" takes {needs} operands, the op has {operands}",
+                def.name
+            ),
+        });
+    }
+}
