@@ -15,7 +15,8 @@ use tblgen::{TableGenParser, record::Record};
 fn main() {
     let prefix = env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".into());
     let include = format!("{prefix}/include");
-    let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let manifest =
+        PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
 
     println!("cargo:rerun-if-changed=td");
@@ -81,10 +82,23 @@ impl OpDesc {
     fn from_record(r: Record<'_>) -> Result<Self, String> {
         let name = r.name().map_err(|e| e.to_string())?.to_owned();
         let err = |what: &str| format!("op {name}: {what}");
-        let mnemonic = r.str_value("opName").map_err(|_| err("no opName"))?.to_owned();
-        let logic = r.str_value("shapeLogic").map_err(|_| err("no shapeLogic"))?.to_owned();
-        let summary = r.str_value("summary").map_err(|_| err("no summary"))?.to_owned();
-        if summary.is_empty() || r.str_value("description").map(str::is_empty).unwrap_or(true) {
+        let mnemonic = r
+            .str_value("opName")
+            .map_err(|_| err("no opName"))?
+            .to_owned();
+        let logic = r
+            .str_value("shapeLogic")
+            .map_err(|_| err("no shapeLogic"))?
+            .to_owned();
+        let summary = r
+            .str_value("summary")
+            .map_err(|_| err("no summary"))?
+            .to_owned();
+        if summary.is_empty()
+            || r.str_value("description")
+                .map(str::is_empty)
+                .unwrap_or(true)
+        {
             return Err(err("every op needs a summary and a description"));
         }
         let mut operands = Vec::new();
@@ -92,7 +106,10 @@ impl OpDesc {
         let args = r.dag_value("arguments").map_err(|_| err("no arguments"))?;
         for (arg_name, init) in args.args() {
             let arg_name = arg_name.ok_or_else(|| err("unnamed argument"))?.to_owned();
-            let def: Record<'_> = init.as_def().map_err(|_| err("argument is not a def"))?.into();
+            let def: Record<'_> = init
+                .as_def()
+                .map_err(|_| err("argument is not a def"))?
+                .into();
             if def.subclass_of("Attr") {
                 attributes.push(attr_desc(arg_name, def).map_err(|e| err(&e))?);
             } else {
@@ -100,9 +117,18 @@ impl OpDesc {
             }
         }
         let mut results = Vec::new();
-        for (res_name, init) in r.dag_value("results").map_err(|_| err("no results"))?.args() {
-            let def: Record<'_> = init.as_def().map_err(|_| err("result is not a def"))?.into();
-            results.push(operand_desc(res_name.unwrap_or("result").to_owned(), def).map_err(|e| err(&e))?);
+        for (res_name, init) in r
+            .dag_value("results")
+            .map_err(|_| err("no results"))?
+            .args()
+        {
+            let def: Record<'_> = init
+                .as_def()
+                .map_err(|_| err("result is not a def"))?
+                .into();
+            results.push(
+                operand_desc(res_name.unwrap_or("result").to_owned(), def).map_err(|e| err(&e))?,
+            );
         }
         let singles = operands.iter().filter(|o| !o.variadic).count();
         let variadic = operands.iter().filter(|o| o.variadic).count();
@@ -114,17 +140,40 @@ impl OpDesc {
         let (min_operands, max_operands) = if variadic == 0 {
             (singles, Some(singles))
         } else {
-            let min = if min_field >= 0 { min_field as usize } else { singles };
-            (min.max(singles), (max_field >= 0).then_some(max_field as usize))
+            let min = if min_field >= 0 {
+                min_field as usize
+            } else {
+                singles
+            };
+            (
+                min.max(singles),
+                (max_field >= 0).then_some(max_field as usize),
+            )
         };
-        Ok(Self { mnemonic, logic, summary, operands, attributes, results, min_operands, max_operands })
+        Ok(Self {
+            mnemonic,
+            logic,
+            summary,
+            operands,
+            attributes,
+            results,
+            min_operands,
+            max_operands,
+        })
     }
 }
 
 fn attr_desc(name: String, def: Record<'_>) -> Result<AttrDesc, String> {
     let optional = def.bit_value("isOptional").unwrap_or(false)
-        || def.str_value("defaultValue").map(|s| !s.is_empty()).unwrap_or(false);
-    let base = if def.is_value_unset("baseAttr") { def } else { def.def_value("baseAttr").unwrap_or(def) };
+        || def
+            .str_value("defaultValue")
+            .map(|s| !s.is_empty())
+            .unwrap_or(false);
+    let base = if def.is_value_unset("baseAttr") {
+        def
+    } else {
+        def.def_value("baseAttr").unwrap_or(def)
+    };
     let base_name = base.name().map_err(|e| e.to_string())?;
     let kind = if base.has_field("ocannlKind") {
         let kind = base.str_value("ocannlKind").map_err(|e| e.to_string())?;
@@ -133,7 +182,9 @@ fn attr_desc(name: String, def: Record<'_>) -> Result<AttrDesc, String> {
             "einsum" => "AttrKind::EinsumSpec".to_owned(),
             "block" => "AttrKind::BlockSpec".to_owned(),
             "enum" => {
-                let values = base.list_of_strings_value("allowedValues").map_err(|e| e.to_string())?;
+                let values = base
+                    .list_of_strings_value("allowedValues")
+                    .map_err(|e| e.to_string())?;
                 let quoted: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
                 format!("AttrKind::Enum(&[{}])", quoted.join(", "))
             }
@@ -143,28 +194,51 @@ fn attr_desc(name: String, def: Record<'_>) -> Result<AttrDesc, String> {
         match base_name {
             "I64Attr" => "AttrKind::I64".to_owned(),
             "AnyAttr" => "AttrKind::Any".to_owned(),
-            other => return Err(format!("attribute {name}: unsupported attribute constraint {other}")),
+            other => {
+                return Err(format!(
+                    "attribute {name}: unsupported attribute constraint {other}"
+                ));
+            }
         }
     };
-    Ok(AttrDesc { name, kind, required: !optional })
+    Ok(AttrDesc {
+        name,
+        kind,
+        required: !optional,
+    })
 }
 
 fn operand_desc(name: String, def: Record<'_>) -> Result<OperandDesc, String> {
     let variadic = def.subclass_of("Variadic");
     if def.subclass_of("Optional") {
-        return Err(format!("operand {name}: Optional operands are not supported"));
+        return Err(format!(
+            "operand {name}: Optional operands are not supported"
+        ));
     }
-    let base = if variadic { def.def_value("baseType").map_err(|e| e.to_string())? } else { def };
+    let base = if variadic {
+        def.def_value("baseType").map_err(|e| e.to_string())?
+    } else {
+        def
+    };
     let constraint = base.name().map_err(|e| e.to_string())?.to_owned();
     match constraint.as_str() {
         "Ocannl_AnyTensor" | "Ocannl_TensorType" => {}
-        other => return Err(format!("operand {name}: unsupported type constraint {other}")),
+        other => {
+            return Err(format!(
+                "operand {name}: unsupported type constraint {other}"
+            ));
+        }
     }
-    Ok(OperandDesc { name, variadic, constraint })
+    Ok(OperandDesc {
+        name,
+        variadic,
+        constraint,
+    })
 }
 
 fn gen_catalog(ops: &[OpDesc]) -> String {
-    let mut s = String::from("// Generated by dialect/build.rs from dialect/td/*.td; do not edit.\n&[\n");
+    let mut s =
+        String::from("// Generated by dialect/build.rs from dialect/td/*.td; do not edit.\n&[\n");
     for op in ops {
         let logic = match op.logic.as_str() {
             "Pointwise_un" => "PointwiseUn",
@@ -182,12 +256,22 @@ fn gen_catalog(ops: &[OpDesc]) -> String {
         let operands: Vec<String> = op
             .operands
             .iter()
-            .map(|o| format!("OperandDef {{ name: {:?}, variadic: {} }}", o.name, o.variadic))
+            .map(|o| {
+                format!(
+                    "OperandDef {{ name: {:?}, variadic: {} }}",
+                    o.name, o.variadic
+                )
+            })
             .collect();
         let attrs: Vec<String> = op
             .attributes
             .iter()
-            .map(|a| format!("AttrDef {{ name: {:?}, kind: {}, required: {} }}", a.name, a.kind, a.required))
+            .map(|a| {
+                format!(
+                    "AttrDef {{ name: {:?}, kind: {}, required: {} }}",
+                    a.name, a.kind, a.required
+                )
+            })
             .collect();
         let max = match op.max_operands {
             Some(m) => format!("Some({m})"),
@@ -287,7 +371,8 @@ fn gen_irdl(ops: &[OpDesc]) -> String {
         writeln!(s, "    irdl.operands({})", operand_entries.join(", ")).expect("write to String");
         writeln!(s, "    irdl.results({})", result_entries.join(", ")).expect("write to String");
         if !attr_entries.is_empty() {
-            writeln!(s, "    irdl.attributes {{{}}}", attr_entries.join(", ")).expect("write to String");
+            writeln!(s, "    irdl.attributes {{{}}}", attr_entries.join(", "))
+                .expect("write to String");
         }
         s.push_str("  }\n");
     }

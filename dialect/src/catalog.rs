@@ -112,7 +112,9 @@ pub static OPS: &[OpDef] = include!(concat!(env!("OUT_DIR"), "/catalog.rs"));
 
 /// The op named `name` (e.g. `ocannl.add`), if the dialect has one.
 pub fn lookup(name: &str) -> Option<&'static OpDef> {
-    OPS.binary_search_by(|op| op.name.cmp(name)).ok().map(|i| &OPS[i])
+    OPS.binary_search_by(|op| op.name.cmp(name))
+        .ok()
+        .map(|i| &OPS[i])
 }
 
 #[cfg(test)]
@@ -127,9 +129,15 @@ mod tests {
         assert_eq!(add.arity_text(), "2");
         let einsum = lookup("ocannl.einsum").expect("einsum is in the catalog");
         assert_eq!(einsum.arity_text(), "1 to 3");
-        assert_eq!(einsum.attribute("spec").map(|a| a.kind), Some(AttrKind::EinsumSpec));
+        assert_eq!(
+            einsum.attribute("spec").map(|a| a.kind),
+            Some(AttrKind::EinsumSpec)
+        );
         assert!(!einsum.attribute("accum").expect("accum").required);
-        assert_eq!(lookup("ocannl.concat").map(OpDef::arity_text).as_deref(), Some("at least 1"));
+        assert_eq!(
+            lookup("ocannl.concat").map(OpDef::arity_text).as_deref(),
+            Some("at least 1")
+        );
         assert!(lookup("ocannl.nope").is_none());
     }
 }

@@ -12,7 +12,10 @@ use crate::ffi;
 pub fn emit_error(location: Location<'_>, message: &str, notes: &[(Location<'_>, String)]) {
     let message = StringRef::new(message);
     let note_locs: Vec<_> = notes.iter().map(|(loc, _)| loc.to_raw()).collect();
-    let note_msgs: Vec<_> = notes.iter().map(|(_, msg)| StringRef::new(msg).to_raw()).collect();
+    let note_msgs: Vec<_> = notes
+        .iter()
+        .map(|(_, msg)| StringRef::new(msg).to_raw())
+        .collect();
     // SAFETY: the pointers are valid for `notes.len()` elements for the
     // duration of the call; the shim copies the strings into the diagnostic.
     unsafe {

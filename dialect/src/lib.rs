@@ -44,3 +44,87 @@ pub fn load(context: &Context) -> Result<(), Error> {
         Err(Error::IrdlLoad)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use melior::{
+        Context,
+        dialect::DialectRegistry,
+        ir::{BlockLike, Module, operation::OperationLike},
+        utility::register_all_dialects,
+    };
+
+    use super::*;
+
+    /// The checked-in `dialect/ocannl.irdl.mlir` is what the build script
+    /// generates from ODS. Re-bless with `OCANNL_BLESS=1`.
+    #[test]
+    fn checked_in_irdl_is_current() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("ocannl.irdl.mlir");
+        if std::env::var_os("OCANNL_BLESS").is_some() {
+            std::fs::write(&path, IRDL).expect("write dialect/ocannl.irdl.mlir");
+        }
+        let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            checked_in == IRDL,
+            "dialect/ocannl.irdl.mlir is stale: regenerate it with `OCANNL_BLESS=1 cargo test -p ocannl-dialect`"
+        );
+    }
+
+    fn context() -> Context {
+        let registry = DialectRegistry::new();
+        register_all_dialects(&registry);
+        let context = Context::new();
+        context.append_dialect_registry(&registry);
+        load(&context).expect("the generated IRDL loads");
+        context
+    }
+
+    /// Types round-trip between MLIR and the shape specs.
+    #[test]
+    fn tensor_types_and_specs() {
+        let context = context();
+        let module = Module::parse(
+            &context,
+            r#"func.func private @f(!ocannl.tensor<f32, "2|3->n">, tensor<4x?xf32>, tensor<*xi8>, i32)"#,
+        )
+        .expect("parses");
+        let func = module.body().first_operation().expect("one function");
+        let fty = melior::ir::r#type::FunctionType::try_from(
+            melior::ir::attribute::TypeAttribute::try_from(
+                func.attribute("function_type").expect("has a type"),
+            )
+            .expect("a type attribute")
+            .value(),
+        )
+        .expect("a function type");
+        let specs: Vec<Option<String>> = (0..fty.input_count())
+            .map(|i| {
+                types::shape_spec(fty.input(i).expect("input"))
+                    .expect("parses")
+                    .map(|s| s.to_string())
+            })
+            .collect();
+        assert_eq!(
+            specs,
+            vec![
+                Some("2|3->n".to_owned()),
+                Some("4,_".to_owned()),
+                Some("...".to_owned()),
+                None
+            ]
+        );
+        let elem = melior::ir::Type::float32(&context);
+        let built = types::ocannl_tensor_type(&context, elem, "b|i->o").expect("dialect is loaded");
+        assert_eq!(built.to_string(), r#"!ocannl.tensor<f32, "b|i->o">"#);
+        assert_eq!(
+            types::TensorType::classify(built),
+            Some(types::TensorType::Ocannl {
+                elem,
+                spec: "b|i->o"
+            })
+        );
+    }
+}

@@ -54,13 +54,20 @@ impl<'c> TensorType<'c> {
                 }
                 // The string is uniqued in the context and lives as long as it.
                 let spec = StringRef::from_raw(spec).as_str().ok()?;
-                return Some(Self::Ocannl { elem: Type::from_raw(elem), spec });
+                return Some(Self::Ocannl {
+                    elem: Type::from_raw(elem),
+                    spec,
+                });
             }
             if mlirTypeIsARankedTensor(raw) {
-                return Some(Self::Ranked { elem: Type::from_raw(mlirShapedTypeGetElementType(raw)) });
+                return Some(Self::Ranked {
+                    elem: Type::from_raw(mlirShapedTypeGetElementType(raw)),
+                });
             }
             if mlirTypeIsAUnrankedTensor(raw) {
-                return Some(Self::Unranked { elem: Type::from_raw(mlirShapedTypeGetElementType(raw)) });
+                return Some(Self::Unranked {
+                    elem: Type::from_raw(mlirShapedTypeGetElementType(raw)),
+                });
             }
         }
         None
@@ -96,23 +103,41 @@ pub fn shape_spec(ty: Type<'_>) -> Result<Option<ShapeSpec>, SpecError> {
                     }
                 })
                 .collect();
-            output_only(Row { beg: vec![], var: None, end })
+            output_only(Row {
+                beg: vec![],
+                var: None,
+                end,
+            })
         }
-        TensorType::Unranked { .. } => {
-            output_only(Row { beg: vec![], var: Some(RowVar::Anonymous), end: vec![] })
-        }
+        TensorType::Unranked { .. } => output_only(Row {
+            beg: vec![],
+            var: Some(RowVar::Anonymous),
+            end: vec![],
+        }),
     };
     Ok(Some(spec))
 }
 
 fn output_only(output: Row<ShapeAxis>) -> ShapeSpec {
-    let empty = Row { beg: vec![], var: None, end: vec![] };
-    ShapeSpec { batch: empty.clone(), input: empty, output }
+    let empty = Row {
+        beg: vec![],
+        var: None,
+        end: vec![],
+    };
+    ShapeSpec {
+        batch: empty.clone(),
+        input: empty,
+        output,
+    }
 }
 
 /// `!ocannl.tensor<elem, "spec">`; `None` when the ocannl dialect is not
 /// loaded in `context`.
-pub fn ocannl_tensor_type<'c>(context: &'c Context, elem: Type<'c>, spec: &str) -> Option<Type<'c>> {
+pub fn ocannl_tensor_type<'c>(
+    context: &'c Context,
+    elem: Type<'c>,
+    spec: &str,
+) -> Option<Type<'c>> {
     let spec = StringRef::new(spec);
     // SAFETY: all handles are valid; the shim returns a null type when the
     // dialect is missing.

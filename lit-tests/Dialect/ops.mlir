@@ -54,7 +54,7 @@ func.func @structural(%w: !ocannl.tensor<f32, "784->hidden">, %x: !ocannl.tensor
   %0 = "ocannl.matmul"(%w, %x) : (!ocannl.tensor<f32, "784->hidden">, !ocannl.tensor<f32, "batch|784">) -> !ocannl.tensor<f32, "batch|hidden">
   // CHECK: "ocannl.fma"
   %1 = "ocannl.fma"(%w, %x, %c) : (!ocannl.tensor<f32, "784->hidden">, !ocannl.tensor<f32, "batch|784">, !ocannl.tensor<f32, "hidden">) -> !ocannl.tensor<f32, "batch|hidden">
-  // CHECK: "ocannl.einsum"({{.*}}) <{spec = "b|->h => h->b"}>
+  // CHECK: "ocannl.einsum"({{.*}}) {spec = "b|->h => h->b"}
   %2 = "ocannl.einsum"(%1) {spec = "b|->h => h->b"} : (!ocannl.tensor<f32, "batch|hidden">) -> !ocannl.tensor<f32, "hidden->batch">
   return %2 : !ocannl.tensor<f32, "hidden->batch">
 }
@@ -62,24 +62,24 @@ func.func @structural(%w: !ocannl.tensor<f32, "784->hidden">, %x: !ocannl.tensor
 // CHECK-LABEL: func.func @einsum_and_friends
 func.func @einsum_and_friends(%a: !ocannl.tensor<f32, "2|3->4">, %b: !ocannl.tensor<f32, "2|4->5">,
                               %x: !ocannl.tensor<f32, "8,4|3->2">) -> !ocannl.tensor<f32, "2,2|3->5"> {
-  // CHECK: "ocannl.einsum"({{.*}}) <{accum = "add", combine = "mul", spec = "a|i->h; b|h->o => ab|i->o"}>
+  // CHECK: "ocannl.einsum"({{.*}}) {accum = "add", combine = "mul", spec = "a|i->h; b|h->o => ab|i->o"}
   %0 = "ocannl.einsum"(%a, %b) {spec = "a|i->h; b|h->o => ab|i->o", accum = "add", combine = "mul"} : (!ocannl.tensor<f32, "2|3->4">, !ocannl.tensor<f32, "2|4->5">) -> !ocannl.tensor<f32, "2,2|3->5">
   // CHECK: "ocannl.transpose"
   %1 = "ocannl.transpose"(%a) : (!ocannl.tensor<f32, "2|3->4">) -> !ocannl.tensor<f32, "2|4->3">
-  // CHECK: "ocannl.batch_slice"({{.*}}) <{index = 2 : i64}>
+  // CHECK: "ocannl.batch_slice"({{.*}}) {index = 2 : i64}
   %2 = "ocannl.batch_slice"(%x) {index = 2 : i64} : (!ocannl.tensor<f32, "8,4|3->2">) -> !ocannl.tensor<f32, "4|3->2">
-  // CHECK: "ocannl.concat"({{.*}}) <{spec = "a; b => a^b"}>
+  // CHECK: "ocannl.concat"({{.*}}) {spec = "a; b => a^b"}
   %3 = "ocannl.concat"(%a, %b) {spec = "a; b => a^b"} : (!ocannl.tensor<f32, "2|3->4">, !ocannl.tensor<f32, "2|4->5">) -> !ocannl.tensor<f32, "...|...->...">
   return %0 : !ocannl.tensor<f32, "2,2|3->5">
 }
 
 // CHECK-LABEL: func.func @terminals
 func.func @terminals(%t: tensor<2x3xf32>) -> tensor<6xf32> {
-  // CHECK: "ocannl.constant"() <{value = 1.000000e+00 : f32}> : () -> !ocannl.tensor<f32, "3->4">
+  // CHECK: "ocannl.constant"() {value = 1.000000e+00 : f32} : () -> !ocannl.tensor<f32, "3->4">
   %0 = "ocannl.constant"() {value = 1.0 : f32} : () -> !ocannl.tensor<f32, "3->4">
-  // CHECK: "ocannl.constant"() <{spec = "2", value = dense<[1, 2]> : tensor<2xi32>}> : () -> !ocannl.tensor<i32, "n">
+  // CHECK: "ocannl.constant"() {spec = "2", value = dense<[1, 2]> : tensor<2xi32>} : () -> !ocannl.tensor<i32, "n">
   %1 = "ocannl.constant"() {value = dense<[1, 2]> : tensor<2xi32>, spec = "2"} : () -> !ocannl.tensor<i32, "n">
-  // CHECK: "ocannl.range"() <{spec = "20"}> : () -> !ocannl.tensor<f64, "20">
+  // CHECK: "ocannl.range"() {spec = "20"} : () -> !ocannl.tensor<f64, "20">
   %2 = "ocannl.range"() {spec = "20"} : () -> !ocannl.tensor<f64, "20">
   // CHECK: "ocannl.reshape"(%{{.*}}) : (tensor<2x3xf32>) -> tensor<6xf32>
   %3 = "ocannl.reshape"(%t) : (tensor<2x3xf32>) -> tensor<6xf32>

@@ -28,7 +28,11 @@ pub fn opt_main(args: Vec<String>) -> i32 {
             return 1;
         }
     };
-    let Ok(c_args) = args.into_iter().map(CString::new).collect::<Result<Vec<_>, _>>() else {
+    let Ok(c_args) = args
+        .into_iter()
+        .map(CString::new)
+        .collect::<Result<Vec<_>, _>>()
+    else {
         eprintln!("ocannl-opt: error: an argument contains a NUL byte");
         return 1;
     };
@@ -60,10 +64,15 @@ fn with_irdl(args: Vec<String>) -> Result<Vec<String>, String> {
         if arg == "--" {
             seen_double_dash = true;
             out.push(arg);
-        } else if let Some(path) = arg.strip_prefix("--irdl-file=").or_else(|| arg.strip_prefix("-irdl-file=")) {
+        } else if let Some(path) = arg
+            .strip_prefix("--irdl-file=")
+            .or_else(|| arg.strip_prefix("-irdl-file="))
+        {
             user_files.push(path.to_owned());
         } else if arg == "--irdl-file" || arg == "-irdl-file" {
-            let path = iter.next().ok_or_else(|| "--irdl-file needs a file name".to_owned())?;
+            let path = iter
+                .next()
+                .ok_or_else(|| "--irdl-file needs a file name".to_owned())?;
             user_files.push(path);
         } else {
             out.push(arg);
@@ -71,11 +80,13 @@ fn with_irdl(args: Vec<String>) -> Result<Vec<String>, String> {
     }
     let mut text = ocannl_dialect::IRDL.to_owned();
     for path in &user_files {
-        let user = std::fs::read_to_string(path).map_err(|e| format!("cannot read IRDL file '{path}': {e}"))?;
+        let user = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read IRDL file '{path}': {e}"))?;
         text.push('\n');
         text.push_str(&user);
     }
-    let path = memfd_with(&text).map_err(|e| format!("cannot create the in-memory IRDL file: {e}"))?;
+    let path =
+        memfd_with(&text).map_err(|e| format!("cannot create the in-memory IRDL file: {e}"))?;
     // Insert right after the program name so that `--` handling is unaffected.
     out.insert(1.min(out.len()), format!("--irdl-file={path}"));
     Ok(out)

@@ -97,13 +97,22 @@ unsafe extern "C" fn trampoline(
 ) -> bool {
     // SAFETY: `user_data` is the `&'static PassDef` given at registration.
     let def = unsafe { &*(user_data as *const PassDef) };
-    // SAFETY: the shim passes `num_values` valid string refs.
-    let raw_values = unsafe { std::slice::from_raw_parts(values, num_values.max(0) as usize) };
+    let raw_values = if values.is_null() || num_values <= 0 {
+        &[][..]
+    } else {
+        // SAFETY: the shim passes `num_values` valid string refs.
+        unsafe { std::slice::from_raw_parts(values, num_values as usize) }
+    };
     let mut options = PassOptions::default();
     for (opt, value) in def.options.iter().zip(raw_values) {
         // SAFETY: each ref points at a live std::string for this call.
-        let value = unsafe { StringRef::from_raw(*value) }.as_str().unwrap_or_default().to_owned();
-        options.values.insert(opt.name.to_string_lossy().into_owned(), value);
+        let value = unsafe { StringRef::from_raw(*value) }
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        options
+            .values
+            .insert(opt.name.to_string_lossy().into_owned(), value);
     }
     // SAFETY: `op` is the live operation the pass runs on.
     let op = unsafe { OperationRef::from_raw(op) };

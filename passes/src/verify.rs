@@ -19,12 +19,15 @@
 //! fails.
 
 use melior::ir::{
-    BlockLike, RegionLike, Type, TypeLike, ValueLike,
+    BlockLike, Location, RegionLike, Type, TypeLike, ValueLike,
     attribute::{Attribute, AttributeLike, StringAttribute, TypeAttribute},
     operation::{OperationLike, OperationRef},
     r#type::FunctionType,
 };
-use mlir_sys::{mlirAttributeIsAInteger, mlirTypeIsAFloat, mlirTypeIsAIndex, mlirTypeIsAInteger};
+use mlir_sys::{
+    mlirAttributeIsAInteger, mlirTypeIsAFloat, mlirTypeIsAIndex, mlirTypeIsAInteger,
+    mlirValueGetLocation,
+};
 use ocannl_dialect::{
     catalog::{self, AttrDef, AttrKind, OpDef},
     diagnostics::emit_error,
@@ -44,17 +47,32 @@ pub const PASS: PassDef = PassDef {
 };
 
 /// One problem found by the pass, before it is emitted.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
+#[derive(Debug, Clone)]
+pub struct Problem<'c> {
     /// The diagnostic text.
     pub message: String,
+    /// Where to report it when not at the op (e.g. a block argument).
+    pub location: Option<Location<'c>>,
+}
+
+impl Problem<'_> {
+    fn at_op(message: String) -> Self {
+        Self {
+            message,
+            location: None,
+        }
+    }
 }
 
 fn run(root: OperationRef<'_, '_>, _options: &PassOptions) -> Result<(), PassFailed> {
     let mut failed = false;
     root.walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
         for problem in check_op(op) {
-            emit_error(op.location(), &problem.message, &[]);
+            emit_error(
+                problem.location.unwrap_or_else(|| op.location()),
+                &problem.message,
+                &[],
+            );
             failed = true;
         }
         melior::ir::operation::WalkResult::Advance
@@ -63,7 +81,7 @@ fn run(root: OperationRef<'_, '_>, _options: &PassOptions) -> Result<(), PassFai
 }
 
 /// All problems of one op (not of the ops nested in it).
-pub fn check_op(op: OperationRef<'_, '_>) -> Vec<Problem> {
+pub fn check_op<'c>(op: OperationRef<'c, '_>) -> Vec<Problem<'c>> {
     let mut problems = Vec::new();
     check_defined_types(op, &mut problems);
     let name = op.name();
@@ -71,18 +89,16 @@ pub fn check_op(op: OperationRef<'_, '_>) -> Vec<Problem> {
     if let Some(mnemonic) = name.strip_prefix("ocannl.") {
         match catalog::lookup(name) {
             Some(def) => check_ocannl_op(op, def, &mut problems),
-            None => problems.push(Problem {
-                message: format!("unknown op 'ocannl.{mnemonic}'"),
-            }),
+            None => problems.push(Problem::at_op(format!("unknown op 'ocannl.{mnemonic}'"))),
         }
     }
     problems
 }
 
 /// Step 1: the `!ocannl.tensor` types this op defines are well-formed.
-fn check_defined_types(op: OperationRef<'_, '_>, problems: &mut Vec<Problem>) {
+fn check_defined_types<'c>(op: OperationRef<'c, '_>, problems: &mut Vec<Problem<'c>>) {
     for (i, result) in op.results().enumerate() {
-        check_type(result.r#type(), &format!("result #{i}"), problems);
+        check_type(result.r#type(), &format!("result #{i}"), None, problems);
     }
     let mut has_body = false;
     for region in op.regions() {
@@ -91,7 +107,15 @@ fn check_defined_types(op: OperationRef<'_, '_>, problems: &mut Vec<Problem>) {
             has_body = true;
             for i in 0..b.argument_count() {
                 if let Ok(arg) = b.argument(i) {
-                    check_type(arg.r#type(), &format!("block argument #{i}"), problems);
+                    // SAFETY: `arg` is a live value.
+                    let location =
+                        unsafe { Location::from_raw(mlirValueGetLocation(arg.to_raw())) };
+                    check_type(
+                        arg.r#type(),
+                        &format!("block argument #{i}"),
+                        Some(location),
+                        problems,
+                    );
                 }
             }
             block = b.next_in_region();
@@ -105,85 +129,101 @@ fn check_defined_types(op: OperationRef<'_, '_>, problems: &mut Vec<Problem>) {
     {
         for i in 0..fty.input_count() {
             if let Ok(t) = fty.input(i) {
-                check_type(t, &format!("function input #{i}"), problems);
+                check_type(t, &format!("function input #{i}"), None, problems);
             }
         }
         for i in 0..fty.result_count() {
             if let Ok(t) = fty.result(i) {
-                check_type(t, &format!("function result #{i}"), problems);
+                check_type(t, &format!("function result #{i}"), None, problems);
             }
         }
     }
 }
 
-fn check_type(ty: Type<'_>, what: &str, problems: &mut Vec<Problem>) {
+fn check_type<'c>(
+    ty: Type<'_>,
+    what: &str,
+    location: Option<Location<'c>>,
+    problems: &mut Vec<Problem<'c>>,
+) {
     let Some(TensorType::Ocannl { elem, spec }) = TensorType::classify(ty) else {
         return;
     };
     if let Err(e) = parse_shape_spec(spec) {
         problems.push(Problem {
             message: format!("{what}: {}", spec_error("shape spec", spec, &e)),
+            location,
         });
     }
     let raw = elem.to_raw();
     // SAFETY: `raw` is a valid type.
-    let scalar = unsafe { mlirTypeIsAFloat(raw) || mlirTypeIsAInteger(raw) || mlirTypeIsAIndex(raw) };
+    let scalar =
+        unsafe { mlirTypeIsAFloat(raw) || mlirTypeIsAInteger(raw) || mlirTypeIsAIndex(raw) };
     if !scalar {
         problems.push(Problem {
             message: format!(
                 "{what}: element type of !ocannl.tensor must be an integer, float or index type, got {elem}"
             ),
+            location,
         });
     }
 }
 
 /// The uniform wording of a spec syntax error.
 fn spec_error(kind: &str, spec: &str, e: &SpecError) -> String {
-    format!("invalid {kind} \"{spec}\": {} at position {}", e.message, e.span.start)
+    format!(
+        "invalid {kind} \"{spec}\": {} at position {}",
+        e.message, e.span.start
+    )
 }
 
 /// Step 2: an ocannl op against its catalog entry.
-fn check_ocannl_op(op: OperationRef<'_, '_>, def: &OpDef, problems: &mut Vec<Problem>) {
+fn check_ocannl_op(op: OperationRef<'_, '_>, def: &OpDef, problems: &mut Vec<Problem<'_>>) {
     let n = op.operand_count();
     if !def.accepts_operand_count(n) {
-        let plural = if def.max_operands == Some(1) && def.min_operands == 1 { "" } else { "s" };
-        problems.push(Problem {
-            message: format!("'{}' op expects {} operand{plural}, got {n}", def.name, def.arity_text()),
-        });
+        let plural = if def.min_operands == 1 && def.max_operands.is_none_or(|m| m == 1) {
+            ""
+        } else {
+            "s"
+        };
+        problems.push(Problem::at_op(format!(
+            "'{}' op expects {} operand{plural}, got {n}",
+            def.name,
+            def.arity_text()
+        )));
     }
     if op.result_count() != 1 {
-        problems.push(Problem {
-            message: format!("'{}' op expects 1 result, got {}", def.name, op.result_count()),
-        });
+        problems.push(Problem::at_op(format!(
+            "'{}' op expects 1 result, got {}",
+            def.name,
+            op.result_count()
+        )));
     }
     for (i, operand) in op.operands().enumerate() {
         if TensorType::classify(operand.r#type()).is_none() {
-            problems.push(Problem {
-                message: format!(
-                    "'{}' op operand #{i} must be an ocannl or builtin tensor, got {}",
-                    def.name,
-                    operand.r#type()
-                ),
-            });
+            problems.push(Problem::at_op(format!(
+                "'{}' op operand #{i} must be an ocannl or builtin tensor, got {}",
+                def.name,
+                operand.r#type()
+            )));
         }
     }
     for (i, result) in op.results().enumerate() {
         if TensorType::classify(result.r#type()).is_none() {
-            problems.push(Problem {
-                message: format!(
-                    "'{}' op result #{i} must be an ocannl or builtin tensor, got {}",
-                    def.name,
-                    result.r#type()
-                ),
-            });
+            problems.push(Problem::at_op(format!(
+                "'{}' op result #{i} must be an ocannl or builtin tensor, got {}",
+                def.name,
+                result.r#type()
+            )));
         }
     }
     for attr_def in def.attributes {
         match op.attribute(attr_def.name) {
             Ok(attr) => check_attribute(def, attr_def, attr, n, problems),
-            Err(_) if attr_def.required => problems.push(Problem {
-                message: format!("'{}' op requires attribute '{}'", def.name, attr_def.name),
-            }),
+            Err(_) if attr_def.required => problems.push(Problem::at_op(format!(
+                "'{}' op requires attribute '{}'",
+                def.name, attr_def.name
+            ))),
             Err(_) => {}
         }
     }
@@ -195,8 +235,14 @@ fn check_ocannl_op(op: OperationRef<'_, '_>, def: &OpDef, problems: &mut Vec<Pro
     }
 }
 
-fn check_attribute(def: &OpDef, attr_def: &AttrDef, attr: Attribute<'_>, operands: usize, problems: &mut Vec<Problem>) {
-    let mut push = |message: String| problems.push(Problem { message });
+fn check_attribute(
+    def: &OpDef,
+    attr_def: &AttrDef,
+    attr: Attribute<'_>,
+    operands: usize,
+    problems: &mut Vec<Problem<'_>>,
+) {
+    let mut push = |message: String| problems.push(Problem::at_op(message));
     let name = attr_def.name;
     if attr_def.kind == AttrKind::Any {
         return;
@@ -205,23 +251,37 @@ fn check_attribute(def: &OpDef, attr_def: &AttrDef, attr: Attribute<'_>, operand
         // SAFETY: `attr` is a valid attribute.
         let is_int = unsafe { mlirAttributeIsAInteger(attr.to_raw()) };
         if !is_int {
-            push(format!("'{}' op attribute '{name}' must be a 64-bit integer, got {attr}", def.name));
+            push(format!(
+                "'{}' op attribute '{name}' must be a 64-bit integer, got {attr}",
+                def.name
+            ));
         }
         return;
     }
     let Ok(text) = StringAttribute::try_from(attr) else {
-        push(format!("'{}' op attribute '{name}' must be a string, got {attr}", def.name));
+        push(format!(
+            "'{}' op attribute '{name}' must be a string, got {attr}",
+            def.name
+        ));
         return;
     };
     let text = text.value();
     match attr_def.kind {
         AttrKind::ShapeSpec => {
             if let Err(e) = parse_shape_spec(text) {
-                push(format!("'{}' op attribute '{name}': {}", def.name, spec_error("shape spec", text, &e)));
+                push(format!(
+                    "'{}' op attribute '{name}': {}",
+                    def.name,
+                    spec_error("shape spec", text, &e)
+                ));
             }
         }
         AttrKind::EinsumSpec => match parse_einsum_spec(text) {
-            Err(e) => push(format!("'{}' op attribute '{name}': {}", def.name, spec_error("einsum spec", text, &e))),
+            Err(e) => push(format!(
+                "'{}' op attribute '{name}': {}",
+                def.name,
+                spec_error("einsum spec", text, &e)
+            )),
             Ok(spec) if spec.rhs.len() != operands => push(format!(
                 "'{}' op einsum spec \"{text}\" has {} operand spec{} but the op has {operands} operand{}",
                 def.name,
@@ -232,7 +292,11 @@ fn check_attribute(def: &OpDef, attr_def: &AttrDef, attr: Attribute<'_>, operand
             Ok(_) => {}
         },
         AttrKind::BlockSpec => match parse_block_spec(text) {
-            Err(e) => push(format!("'{}' op attribute '{name}': {}", def.name, spec_error("block spec", text, &e))),
+            Err(e) => push(format!(
+                "'{}' op attribute '{name}': {}",
+                def.name,
+                spec_error("block spec", text, &e)
+            )),
             Ok(spec) if spec.rhs.len() != operands => push(format!(
                 "'{}' op block spec \"{text}\" has {} operand spec{} but the op has {operands} operand{}",
                 def.name,
@@ -247,7 +311,11 @@ fn check_attribute(def: &OpDef, attr_def: &AttrDef, attr: Attribute<'_>, operand
                 push(format!(
                     "'{}' op attribute '{name}' must be one of {}, got \"{text}\"",
                     def.name,
-                    values.iter().map(|v| format!("\"{v}\"")).collect::<Vec<_>>().join(", ")
+                    values
+                        .iter()
+                        .map(|v| format!("\"{v}\""))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             }
         }
@@ -257,17 +325,20 @@ fn check_attribute(def: &OpDef, attr_def: &AttrDef, attr: Attribute<'_>, operand
 
 /// `combine` joins the operands: binary operators need two operands, `fma`
 /// and `where` three; a single operand has nothing to combine.
-fn check_combine_arity(def: &OpDef, combine: &str, operands: usize, problems: &mut Vec<Problem>) {
+fn check_combine_arity(
+    def: &OpDef,
+    combine: &str,
+    operands: usize,
+    problems: &mut Vec<Problem<'_>>,
+) {
     let needs = match combine {
         "fma" | "where" => 3,
         _ => 2,
     };
     if operands != needs {
-        problems.push(Problem {
-            message: format!(
-                "'{}' op combine \"{combine}\" takes {needs} operands, the op has {operands}",
-                def.name
-            ),
-        });
+        problems.push(Problem::at_op(format!(
+            "'{}' op combine \"{combine}\" takes {needs} operands, the op has {operands}",
+            def.name
+        )));
     }
 }

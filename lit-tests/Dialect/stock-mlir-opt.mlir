@@ -1,0 +1,18 @@
+// Stock mlir-opt, with nothing of ours but the checked-in IRDL file, parses
+// every lit input that uses only the dialect (and prints what ocannl-opt
+// prints).
+// RUN: mlir-opt --irdl-file=%irdl %S/ops.mlir -o /dev/null
+// RUN: mlir-opt --irdl-file=%irdl %S/../Verify/errors.mlir -split-input-file -o /dev/null
+// RUN: mlir-opt --irdl-file=%irdl %S/../Verify/mlir-broadcastable.mlir -split-input-file -o /dev/null
+// RUN: mlir-opt --irdl-file=%irdl %S/../InferShapes/ocannl-einsum.mlir -o /dev/null
+// RUN: mlir-opt --irdl-file=%irdl %S/../InferShapes/ocannl-infer-from-usage.mlir -o /dev/null
+// RUN: mlir-opt --irdl-file=%irdl %S/../InferShapes/rosette-readme.mlir -o /dev/null
+// RUN: mlir-opt --irdl-file=%irdl %s | FileCheck %s
+// RUN: ocannl-opt %s | FileCheck %s
+
+// CHECK-LABEL: func.func @mixed
+// CHECK: "ocannl.matmul"(%{{.*}}, %{{.*}}) : (!ocannl.tensor<f32, "784->hidden">, tensor<?x784xf32>) -> !ocannl.tensor<f32, "batch|hidden">
+func.func @mixed(%w: !ocannl.tensor<f32, "784->hidden">, %x: tensor<?x784xf32>) -> !ocannl.tensor<f32, "batch|hidden"> {
+  %0 = "ocannl.matmul"(%w, %x) : (!ocannl.tensor<f32, "784->hidden">, tensor<?x784xf32>) -> !ocannl.tensor<f32, "batch|hidden">
+  return %0 : !ocannl.tensor<f32, "batch|hidden">
+}
