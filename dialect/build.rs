@@ -20,6 +20,11 @@ fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
 
     println!("cargo:rerun-if-changed=td");
+    // melior's `dialect!` (typed op builders, `src/ops.rs`) finds the ODS here.
+    println!(
+        "cargo:rustc-env=OCANNL_TD_DIR={}",
+        manifest.join("td").display()
+    );
     println!("cargo:rerun-if-changed=cpp");
     println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
 

@@ -15,6 +15,8 @@
 pub mod catalog;
 pub mod diagnostics;
 mod ffi;
+#[allow(missing_docs)] // generated accessors; the ops are documented in ODS
+pub mod ops;
 pub mod types;
 
 use melior::{Context, ir::Module};
@@ -117,6 +119,7 @@ mod tests {
             ]
         );
         let elem = melior::ir::Type::float32(&context);
+        typed_builder_builds_a_verified_op(&context, elem);
         let built = types::ocannl_tensor_type(&context, elem, "b|i->o").expect("dialect is loaded");
         assert_eq!(built.to_string(), r#"!ocannl.tensor<f32, "b|i->o">"#);
         assert_eq!(
@@ -126,5 +129,47 @@ mod tests {
                 spec: "b|i->o"
             })
         );
+    }
+
+    /// The melior `dialect!` builders generated from ODS build ops that the
+    /// IRDL definition accepts.
+    fn typed_builder_builds_a_verified_op<'c>(context: &'c Context, elem: melior::ir::Type<'c>) {
+        use melior::ir::{Block, Location, Region, RegionLike, attribute::StringAttribute};
+        let location = Location::unknown(context);
+        let t2 = types::ocannl_tensor_type(context, elem, "2").expect("dialect is loaded");
+        let t3 = types::ocannl_tensor_type(context, elem, "3").expect("dialect is loaded");
+        let block = Block::new(&[(t2, location), (t3, location)]);
+        let (a, b) = (
+            block.argument(0).expect("arg").into(),
+            block.argument(1).expect("arg").into(),
+        );
+        let add = ops::ocannl::add(context, t2, a, b, location);
+        let einsum = ops::ocannl::EinsumOperation::builder(context, location)
+            .result(t3)
+            .inputs(&[a, b])
+            .spec(StringAttribute::new(context, "i; j => j"))
+            .build();
+        assert_eq!(
+            einsum.spec().map(|s| s.value().to_owned()).ok().as_deref(),
+            Some("i; j => j")
+        );
+        block.append_operation(add.into());
+        block.append_operation(einsum.into());
+        block.append_operation(melior::dialect::func::r#return(&[], location));
+        let region = Region::new();
+        region.append_block(block);
+        let fty = melior::ir::r#type::FunctionType::new(context, &[t2, t3], &[]);
+        let holder = melior::dialect::func::func(
+            context,
+            StringAttribute::new(context, "f"),
+            melior::ir::attribute::TypeAttribute::new(fty.into()),
+            region,
+            &[],
+            location,
+        );
+        assert!(holder.verify(), "typed builders produce valid ops");
+        let text = holder.to_string();
+        assert!(text.contains(r#""ocannl.add"(%arg0, %arg1)"#), "{text}");
+        assert!(text.contains(r#"{spec = "i; j => j"}"#), "{text}");
     }
 }
