@@ -276,36 +276,27 @@ fn check_attribute(
                 ));
             }
         }
-        AttrKind::EinsumSpec => match parse_einsum_spec(text) {
-            Err(e) => push(format!(
-                "'{}' op attribute '{name}': {}",
-                def.name,
-                spec_error("einsum spec", text, &e)
-            )),
-            Ok(spec) if spec.rhs.len() != operands => push(format!(
-                "'{}' op einsum spec \"{text}\" has {} operand spec{} but the op has {operands} operand{}",
-                def.name,
-                spec.rhs.len(),
-                if spec.rhs.len() == 1 { "" } else { "s" },
-                if operands == 1 { "" } else { "s" },
-            )),
-            Ok(_) => {}
-        },
-        AttrKind::BlockSpec => match parse_block_spec(text) {
-            Err(e) => push(format!(
-                "'{}' op attribute '{name}': {}",
-                def.name,
-                spec_error("block spec", text, &e)
-            )),
-            Ok(spec) if spec.rhs.len() != operands => push(format!(
-                "'{}' op block spec \"{text}\" has {} operand spec{} but the op has {operands} operand{}",
-                def.name,
-                spec.rhs.len(),
-                if spec.rhs.len() == 1 { "" } else { "s" },
-                if operands == 1 { "" } else { "s" },
-            )),
-            Ok(_) => {}
-        },
+        AttrKind::EinsumSpec | AttrKind::BlockSpec => {
+            let (kind, parsed) = if attr_def.kind == AttrKind::EinsumSpec {
+                ("einsum spec", parse_einsum_spec(text))
+            } else {
+                ("block spec", parse_block_spec(text))
+            };
+            match parsed {
+                Err(e) => push(format!(
+                    "'{}' op attribute '{name}': {}",
+                    def.name,
+                    spec_error(kind, text, &e)
+                )),
+                Ok(spec) if spec.rhs.len() != operands => push(format!(
+                    "'{}' op {kind} \"{text}\" has {} but the op has {}",
+                    def.name,
+                    count(spec.rhs.len(), "operand spec"),
+                    count(operands, "operand"),
+                )),
+                Ok(_) => {}
+            }
+        }
         AttrKind::Enum(values) => {
             if !values.contains(&text) {
                 push(format!(
@@ -320,6 +311,15 @@ fn check_attribute(
             }
         }
         AttrKind::I64 | AttrKind::Any => {}
+    }
+}
+
+/// `n thing` or `n things`.
+fn count(n: usize, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
     }
 }
 
