@@ -8,12 +8,13 @@
 //!
 //! | pass | what it does |
 //! |---|---|
-//! | `ocannl-verify` | every spec string parses; every ocannl op has the operands and attributes its shape logic needs |
+//! | `ocannl-verify` | every spec string parses; every ocannl op has the operands and attributes its shape logic needs; pointwise ops on builtin tensors follow MLIR's `Broadcastable` trait ([`broadcast`]) |
 //!
 //! Architecture invariant: passes translate IR to `ocannl-shape` values and
 //! back; they never re-implement the spec grammar or the solver.
 #![warn(missing_docs)]
 
+pub mod broadcast;
 pub mod driver;
 mod ffi;
 pub mod registry;

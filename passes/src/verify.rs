@@ -1,5 +1,6 @@
-//! `ocannl-verify`: every spec string parses and every ocannl op has the
-//! operands and attributes its shape logic needs.
+//! `ocannl-verify`: every spec string parses, every ocannl op has the
+//! operands and attributes its shape logic needs, and pointwise ops on
+//! builtin tensors broadcast as MLIR's `Broadcastable` trait says.
 //!
 //! Algorithm (one walk over the anchor op, pre-order):
 //! 1. For every op, the types it defines (results, block arguments, and the
@@ -13,6 +14,13 @@
 //!    kind (shape spec, einsum spec with as many operand slots as operands,
 //!    block spec likewise, enum value, 64-bit integer); an einsum `combine`
 //!    fits the operand count.
+//! 3. For every pointwise `ocannl.*` op (shape logic `PointwiseUn`,
+//!    `PointwiseBin`, `PointwiseTern`) whose operands and results are all
+//!    builtin tensors, MLIR's `Broadcastable` trait exactly as
+//!    `OpTrait::impl::verifyCompatibleOperandBroadcast` in llvm-project
+//!    `mlir/lib/Dialect/Traits.cpp` implements it ([`crate::broadcast`];
+//!    prose: `shared/reference/mlir-broadcastable-trait.zh.md`). Ops with an
+//!    `!ocannl.tensor` operand or result are left to the row-based check.
 //!
 //! Every problem is an error at the op's location (spec errors name the
 //! byte position inside the spec); the pass reports all of them and then
@@ -25,22 +33,26 @@ use melior::ir::{
     r#type::FunctionType,
 };
 use mlir_sys::{
-    mlirAttributeIsAInteger, mlirTypeIsAFloat, mlirTypeIsAIndex, mlirTypeIsAInteger,
+    mlirAttributeIsAInteger, mlirShapedTypeGetDimSize, mlirShapedTypeGetRank,
+    mlirShapedTypeIsDynamicDim, mlirTypeIsAFloat, mlirTypeIsAIndex, mlirTypeIsAInteger,
     mlirValueGetLocation,
 };
 use ocannl_dialect::{
-    catalog::{self, AttrDef, AttrKind, OpDef},
+    catalog::{self, AttrDef, AttrKind, OpDef, ShapeLogic},
     diagnostics::emit_error,
     types::TensorType,
 };
 use ocannl_shape::spec::{SpecError, parse_block_spec, parse_einsum_spec, parse_shape_spec};
 
-use crate::registry::{PassDef, PassFailed, PassOptions};
+use crate::{
+    broadcast::{Dim, verify_compatible_operand_broadcast},
+    registry::{PassDef, PassFailed, PassOptions},
+};
 
 /// The registry entry of `ocannl-verify`.
 pub const PASS: PassDef = PassDef {
     argument: c"ocannl-verify",
-    description: c"Check ocannl spec strings, op arity and attributes",
+    description: c"Check ocannl spec strings, op arity and attributes, builtin-tensor broadcasting",
     anchor: None,
     options: &[],
     run,
@@ -232,6 +244,55 @@ fn check_ocannl_op(op: OperationRef<'_, '_>, def: &OpDef, problems: &mut Vec<Pro
         && let Ok(s) = StringAttribute::try_from(attr)
     {
         check_combine_arity(def, s.value(), n, problems);
+    }
+    check_builtin_broadcast(op, def, problems);
+}
+
+/// Step 3: a pointwise op whose operands and results are all builtin
+/// tensors follows MLIR's `Broadcastable` trait ([`crate::broadcast`]).
+fn check_builtin_broadcast(op: OperationRef<'_, '_>, def: &OpDef, problems: &mut Vec<Problem<'_>>) {
+    if !matches!(
+        def.logic,
+        ShapeLogic::PointwiseUn | ShapeLogic::PointwiseBin | ShapeLogic::PointwiseTern
+    ) {
+        return;
+    }
+    let operands: Option<Vec<_>> = op.operands().map(|v| builtin_shape(v.r#type())).collect();
+    let results: Option<Vec<_>> = op.results().map(|v| builtin_shape(v.r#type())).collect();
+    let (Some(operands), Some(results)) = (operands, results) else {
+        return;
+    };
+    if let Err(e) = verify_compatible_operand_broadcast(&operands, &results) {
+        // `Operation::emitOpError`'s prefix.
+        problems.push(Problem::at_op(format!("'{}' op {e}", def.name)));
+    }
+}
+
+/// The shape of a builtin tensor type: `Some(Some(dims))` when ranked,
+/// `Some(None)` when unranked, `None` for any other type (an
+/// `!ocannl.tensor`, a non-tensor).
+fn builtin_shape(ty: Type<'_>) -> Option<Option<Vec<Dim>>> {
+    match TensorType::classify(ty)? {
+        TensorType::Ocannl { .. } => None,
+        TensorType::Unranked { .. } => Some(None),
+        TensorType::Ranked { .. } => {
+            let raw = ty.to_raw();
+            // SAFETY: `raw` is a ranked tensor type (checked by `classify`)
+            // and every index is below its rank.
+            let dims = unsafe {
+                let rank = mlirShapedTypeGetRank(raw).max(0) as isize;
+                (0..rank)
+                    .map(|i| {
+                        if mlirShapedTypeIsDynamicDim(raw, i) {
+                            None
+                        } else {
+                            u64::try_from(mlirShapedTypeGetDimSize(raw, i)).ok()
+                        }
+                    })
+                    .collect()
+            };
+            Some(Some(dims))
+        }
     }
 }
 
