@@ -1,4 +1,6 @@
 //! `ocannl-shape`: the pure-Rust engine of ocannl-mlir (no MLIR dependency).
 #![warn(missing_docs)]
 
+pub mod problem;
+pub mod solver;
 pub mod spec;

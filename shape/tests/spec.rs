@@ -358,3 +358,7 @@ proptest! {
         check_no_panic_and_round_trip(&s)?;
     }
 }
+
+/// Shape inference tests (one test binary for the crate).
+#[path = "inference/mod.rs"]
+mod inference;

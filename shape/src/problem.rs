@@ -1,0 +1,546 @@
+//! Shape-inference problems: shapes from specs, ops from their shape logic
+//! (reference: "Deriving the constraints", OCANNL's `Shape.get_inequalities`),
+//! solving, and solved shapes as specs.
+//!
+//! One [`Problem`] is one variable scope (in MLIR: one `func.func`): the same
+//! dimension or row variable name in two specs is one variable.
+
+use std::collections::HashMap;
+
+use crate::{
+    solver::{
+        Closing, Constraint, Dim, DimVar, OpId, Origin, Role, Row, RowVar, Shape, ShapeError,
+        Solver,
+    },
+    spec::{self, EinsumAxis, EinsumSpec, RowKind, ShapeAxis, ShapeSpec, SlotSpec},
+};
+
+/// A shape registered in a [`Problem`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ShapeId(pub u32);
+
+/// The shape logic of one op, with what it needs from the op's attributes.
+#[derive(Debug, Clone, Copy)]
+pub enum OpLogic<'a> {
+    /// Operand broadcasts to the result.
+    PointwiseUn,
+    /// Both operands broadcast to the result.
+    PointwiseBin,
+    /// All three operands broadcast to the result.
+    PointwiseTern,
+    /// Outputs of operand 1 feed the inputs of operand 0.
+    Compose,
+    /// `Compose` of operands 0 and 1, plus operand 2 broadcast.
+    ComposeAccumulate,
+    /// Input and output rows swap.
+    Transpose,
+    /// OCANNL's Permute/Einsum/Einsum_tern: rows equal the spec's slots.
+    Einsum(&'a EinsumSpec),
+    /// The leftmost batch axis of the operand is sliced away at `index`.
+    BatchSlice {
+        /// The position taken.
+        index: u64,
+    },
+    /// A terminal: optionally a given shape and a known element count.
+    Terminal {
+        /// A shape the result must equal (e.g. the `spec` attribute).
+        spec: Option<ShapeId>,
+        /// The number of elements, when the data fixes it.
+        elems: Option<u64>,
+    },
+    /// A terminal with as many elements as its operand.
+    Reshape,
+}
+
+/// An op that the shape logic cannot express.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LogicError {
+    /// Wrong number of operands for the logic.
+    #[error("shape logic needs {expected} operand(s), got {got}")]
+    Arity {
+        /// Expected count.
+        expected: String,
+        /// Actual count.
+        got: usize,
+    },
+    /// An einsum axis kind that shape inference does not support yet.
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// A shape-inference problem over one variable scope.
+#[derive(Debug, Default)]
+pub struct Problem {
+    solver: Solver,
+    shapes: Vec<Shape>,
+    pending: Vec<(Constraint, Origin)>,
+    dim_names: HashMap<String, DimVar>,
+    row_names: HashMap<String, RowVar>,
+}
+
+const KINDS: [RowKind; 3] = [RowKind::Batch, RowKind::Input, RowKind::Output];
+
+impl Problem {
+    /// An empty problem.
+    pub fn new() -> Self {
+        Problem {
+            solver: Solver::new(),
+            ..Default::default()
+        }
+    }
+
+    /// Registers the shape of `spec`. Named variables are shared across the
+    /// problem; `_` and `...` are fresh. `terminal` shapes (function
+    /// arguments, constants) close to their least upper bounds.
+    pub fn shape_from_spec(&mut self, spec: &ShapeSpec, terminal: bool) -> ShapeId {
+        let mut shape = Shape::default();
+        for kind in KINDS {
+            let row = spec.row(kind);
+            let conv = |p: &mut Self, a: &ShapeAxis| p.shape_axis(a, terminal);
+            let beg: Vec<Dim> = row.beg.iter().map(|a| conv(self, a)).collect();
+            let end: Vec<Dim> = row.end.iter().map(|a| conv(self, a)).collect();
+            let var = row.var.as_ref().map(|v| match v {
+                spec::RowVar::Anonymous => self.solver.fresh_row(kind, terminal),
+                spec::RowVar::Named(name) => {
+                    let v = match self.row_names.get(name) {
+                        Some(&v) => v,
+                        None => {
+                            let v = self.solver.fresh_row(kind, terminal);
+                            self.row_names.insert(name.clone(), v);
+                            v
+                        }
+                    };
+                    if terminal {
+                        self.solver.mark_row_terminal(v);
+                    }
+                    v
+                }
+            });
+            *shape.row_mut(kind) = Row { beg, var, end };
+        }
+        self.push_shape(shape)
+    }
+
+    fn shape_axis(&mut self, a: &ShapeAxis, terminal: bool) -> Dim {
+        match a {
+            ShapeAxis::Size(d) => Dim::size(*d),
+            ShapeAxis::Labeled { label, size } => Dim::Size(*size, self.solver.label(label)),
+            ShapeAxis::Fresh => Dim::Var(self.solver.fresh_dim(terminal)),
+            ShapeAxis::Var(name) => {
+                let v = match self.dim_names.get(name) {
+                    Some(&v) => v,
+                    None => {
+                        let v = self.solver.fresh_dim(terminal);
+                        self.dim_names.insert(name.clone(), v);
+                        v
+                    }
+                };
+                if terminal {
+                    self.solver.mark_dim_terminal(v);
+                }
+                Dim::Var(v)
+            }
+        }
+    }
+
+    fn push_shape(&mut self, shape: Shape) -> ShapeId {
+        self.shapes.push(shape);
+        ShapeId(u32::try_from(self.shapes.len() - 1).expect("fewer than 2^32 shapes"))
+    }
+
+    /// The shape as registered (before solving).
+    pub fn raw_shape(&self, id: ShapeId) -> &Shape {
+        &self.shapes[id.0 as usize]
+    }
+
+    fn push(&mut self, c: Constraint, origin: Origin) {
+        self.pending.push((c, origin));
+    }
+
+    /// Adds the constraints of op `op` with shape logic `logic`.
+    ///
+    /// # Errors
+    ///
+    /// When the operand count does not fit the logic, or the einsum spec
+    /// uses axes shape inference does not support yet.
+    pub fn add_op(
+        &mut self,
+        op: OpId,
+        logic: OpLogic<'_>,
+        operands: &[ShapeId],
+        result: ShapeId,
+    ) -> Result<(), LogicError> {
+        let arity = |expected: usize| {
+            if operands.len() == expected {
+                Ok(())
+            } else {
+                Err(LogicError::Arity {
+                    expected: expected.to_string(),
+                    got: operands.len(),
+                })
+            }
+        };
+        let res = self.shapes[result.0 as usize].clone();
+        let opnd = |p: &Self, i: usize| p.shapes[operands[i].0 as usize].clone();
+        let ineq = |p: &mut Self, cur: (&Shape, Role, RowKind), subr: (&Shape, Role, RowKind)| {
+            let origin = Origin::new(op, (cur.1, cur.2), (subr.1, subr.2));
+            p.push(
+                Constraint::RowIneq {
+                    cur: cur.0.row(cur.2).clone(),
+                    subr: subr.0.row(subr.2).clone(),
+                },
+                origin,
+            );
+        };
+        match logic {
+            OpLogic::PointwiseUn | OpLogic::PointwiseBin | OpLogic::PointwiseTern => {
+                arity(match logic {
+                    OpLogic::PointwiseUn => 1,
+                    OpLogic::PointwiseBin => 2,
+                    _ => 3,
+                })?;
+                for i in 0..operands.len() {
+                    let o = opnd(self, i);
+                    for k in KINDS {
+                        ineq(self, (&res, Role::Result, k), (&o, operand_role(i), k));
+                    }
+                }
+            }
+            OpLogic::Compose | OpLogic::ComposeAccumulate => {
+                arity(if matches!(logic, OpLogic::Compose) {
+                    2
+                } else {
+                    3
+                })?;
+                let (a, b) = (opnd(self, 0), opnd(self, 1));
+                ineq(
+                    self,
+                    (&a, Role::Operand(0), RowKind::Input),
+                    (&b, Role::Operand(1), RowKind::Output),
+                );
+                ineq(
+                    self,
+                    (&res, Role::Result, RowKind::Batch),
+                    (&a, Role::Operand(0), RowKind::Batch),
+                );
+                ineq(
+                    self,
+                    (&res, Role::Result, RowKind::Batch),
+                    (&b, Role::Operand(1), RowKind::Batch),
+                );
+                ineq(
+                    self,
+                    (&res, Role::Result, RowKind::Input),
+                    (&b, Role::Operand(1), RowKind::Input),
+                );
+                ineq(
+                    self,
+                    (&res, Role::Result, RowKind::Output),
+                    (&a, Role::Operand(0), RowKind::Output),
+                );
+                if operands.len() == 3 {
+                    let c = opnd(self, 2);
+                    for k in KINDS {
+                        ineq(self, (&res, Role::Result, k), (&c, Role::Operand(2), k));
+                    }
+                }
+            }
+            OpLogic::Transpose => {
+                arity(1)?;
+                let a = opnd(self, 0);
+                ineq(
+                    self,
+                    (&res, Role::Result, RowKind::Batch),
+                    (&a, Role::Operand(0), RowKind::Batch),
+                );
+                ineq(
+                    self,
+                    (&res, Role::Result, RowKind::Input),
+                    (&a, Role::Operand(0), RowKind::Output),
+                );
+                ineq(
+                    self,
+                    (&res, Role::Result, RowKind::Output),
+                    (&a, Role::Operand(0), RowKind::Input),
+                );
+            }
+            OpLogic::Einsum(spec) => {
+                if operands.len() != spec.rhs.len() {
+                    return Err(LogicError::Arity {
+                        expected: spec.rhs.len().to_string(),
+                        got: operands.len(),
+                    });
+                }
+                let mut labels: HashMap<String, Dim> = HashMap::new();
+                let mut rows: HashMap<String, RowVar> = HashMap::new();
+                let n = operands.len();
+                for (i, slot) in spec
+                    .rhs
+                    .iter()
+                    .chain(std::iter::once(&spec.lhs))
+                    .enumerate()
+                {
+                    let slot_shape = self.slot_shape(op, slot, &mut labels, &mut rows)?;
+                    let (target, role) = if i < n {
+                        (opnd(self, i), operand_role(i))
+                    } else {
+                        (res.clone(), Role::Result)
+                    };
+                    let slot_role = Role::SpecSlot(u8::try_from(i).unwrap_or(u8::MAX));
+                    for k in KINDS {
+                        let origin = Origin::new(op, (role, k), (slot_role, k));
+                        self.push(
+                            Constraint::RowEq(target.row(k).clone(), slot_shape.row(k).clone()),
+                            origin,
+                        );
+                    }
+                }
+            }
+            OpLogic::BatchSlice { index } => {
+                arity(1)?;
+                let a = opnd(self, 0);
+                let slice = Dim::Var(self.solver.fresh_dim(false));
+                let mut expanded = res.batch.clone();
+                if expanded.var.is_some() {
+                    expanded.beg.insert(0, slice);
+                } else {
+                    expanded.end.insert(0, slice);
+                }
+                let origin = |k| Origin::new(op, (Role::Operand(0), k), (Role::Result, k));
+                self.push(
+                    Constraint::RowEq(a.batch.clone(), expanded),
+                    origin(RowKind::Batch),
+                );
+                self.push(
+                    Constraint::RowEq(a.input.clone(), res.input.clone()),
+                    origin(RowKind::Input),
+                );
+                self.push(
+                    Constraint::RowEq(a.output.clone(), res.output.clone()),
+                    origin(RowKind::Output),
+                );
+                self.push(
+                    Constraint::AtLeast(slice, index.saturating_add(1)),
+                    origin(RowKind::Batch),
+                );
+            }
+            OpLogic::Terminal { spec, elems } => {
+                arity(0)?;
+                self.mark_terminal(result);
+                if let Some(spec) = spec {
+                    let s = self.shapes[spec.0 as usize].clone();
+                    for k in KINDS {
+                        let origin = Origin::new(op, (Role::Result, k), (Role::Attribute, k));
+                        self.push(
+                            Constraint::RowEq(res.row(k).clone(), s.row(k).clone()),
+                            origin,
+                        );
+                    }
+                }
+                if let Some(n) = elems {
+                    let origin = Origin::new(
+                        op,
+                        (Role::Result, RowKind::Batch),
+                        (Role::Attribute, RowKind::Output),
+                    );
+                    self.push(Constraint::TotalElems(all_rows(&res), n), origin);
+                }
+            }
+            OpLogic::Reshape => {
+                arity(1)?;
+                self.mark_terminal(result);
+                let a = opnd(self, 0);
+                let origin = Origin::new(
+                    op,
+                    (Role::Result, RowKind::Batch),
+                    (Role::Operand(0), RowKind::Batch),
+                );
+                self.push(Constraint::SameElems(all_rows(&res), all_rows(&a)), origin);
+            }
+        }
+        Ok(())
+    }
+
+    /// Marks every variable of a shape as terminal.
+    pub fn mark_terminal(&mut self, id: ShapeId) {
+        let shape = self.shapes[id.0 as usize].clone();
+        for k in KINDS {
+            let row = shape.row(k);
+            for d in row.beg.iter().chain(&row.end) {
+                if let Dim::Var(v) = d {
+                    self.solver.mark_dim_terminal(*v);
+                }
+            }
+            if let Some(v) = row.var {
+                self.solver.mark_row_terminal(v);
+            }
+        }
+    }
+
+    /// The shape of one einsum slot: labels are local to the spec and shared
+    /// between its slots; `...` of a row kind is that kind's row variable of
+    /// the spec (OCANNL names it `batch`/`input`/`output`).
+    fn slot_shape(
+        &mut self,
+        op: OpId,
+        slot: &SlotSpec,
+        labels: &mut HashMap<String, Dim>,
+        rows: &mut HashMap<String, RowVar>,
+    ) -> Result<Shape, LogicError> {
+        let mut shape = Shape::default();
+        for kind in KINDS {
+            let row = slot.row(kind);
+            let mut axes = |p: &mut Self, list: &[EinsumAxis]| -> Result<Vec<Dim>, LogicError> {
+                list.iter()
+                    .map(|a| match a {
+                        EinsumAxis::Label(l) => Ok(*labels
+                            .entry(l.clone())
+                            .or_insert_with(|| Dim::Var(p.solver.fresh_dim(false)))),
+                        EinsumAxis::Fresh => Ok(Dim::Var(p.solver.fresh_dim(false))),
+                        EinsumAxis::Fixed(i) => {
+                            let d = Dim::Var(p.solver.fresh_dim(false));
+                            let origin = Origin::new(
+                                op,
+                                (Role::SpecSlot(0), kind),
+                                (Role::SpecSlot(0), kind),
+                            );
+                            p.push(Constraint::AtLeast(d, i.saturating_add(1)), origin);
+                            Ok(d)
+                        }
+                        EinsumAxis::Affine { .. } => Err(LogicError::Unsupported(
+                            "strided and convolution axes are not supported by shape inference yet"
+                                .into(),
+                        )),
+                        EinsumAxis::Concat(_) => Err(LogicError::Unsupported(
+                            "concatenated axes are not supported by shape inference yet".into(),
+                        )),
+                    })
+                    .collect()
+            };
+            let beg = axes(self, &row.beg)?;
+            let end = axes(self, &row.end)?;
+            let var = row.var.as_ref().map(|v| {
+                let name = match v {
+                    spec::RowVar::Anonymous => crate::solver::kind_name(kind).to_owned(),
+                    spec::RowVar::Named(n) => n.clone(),
+                };
+                *rows
+                    .entry(name)
+                    .or_insert_with(|| self.solver.fresh_row(kind, false))
+            });
+            *shape.row_mut(kind) = Row { beg, var, end };
+        }
+        Ok(shape)
+    }
+
+    /// Reorders the pending constraints (a deterministic shuffle by `seed`):
+    /// the solution must not depend on it.
+    pub fn shuffle(&mut self, seed: u64) {
+        let mut state = seed ^ 0x9E37_79B9_7F4A_7C15;
+        for i in (1..self.pending.len()).rev() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let j = (state % (i as u64 + 1)) as usize;
+            self.pending.swap(i, j);
+        }
+    }
+
+    /// Solves: the online stage, then the closing stages if `closing` is
+    /// [`Closing::Full`].
+    ///
+    /// # Errors
+    ///
+    /// The first unsatisfiable constraint, with provenance.
+    pub fn solve(&mut self, closing: Closing) -> Result<(), ShapeError> {
+        for (c, origin) in std::mem::take(&mut self.pending) {
+            self.solver.add(c, origin);
+        }
+        self.solver.solve(closing)
+    }
+
+    /// The solved (resolved) shape of `id`.
+    pub fn shape(&self, id: ShapeId) -> Shape {
+        let s = &self.shapes[id.0 as usize];
+        Shape {
+            batch: self.solver.resolve_row(&s.batch),
+            input: self.solver.resolve_row(&s.input),
+            output: self.solver.resolve_row(&s.output),
+        }
+    }
+
+    /// The number of registered shapes.
+    pub fn shape_count(&self) -> usize {
+        self.shapes.len()
+    }
+
+    /// The solved shape of `id` as a spec. Variables left unsolved print as
+    /// the name they were given, or a generated name (`d1`, `..r1..`) that
+    /// no spec of the problem uses.
+    pub fn to_spec(&self, id: ShapeId) -> ShapeSpec {
+        let shape = self.shape(id);
+        let mut dim_names: HashMap<DimVar, String> = HashMap::new();
+        let mut sorted: Vec<(&String, &DimVar)> = self.dim_names.iter().collect();
+        sorted.sort();
+        for (name, v) in sorted {
+            if let Dim::Var(rep) = self.solver.find_dim(Dim::Var(*v)) {
+                dim_names.entry(rep).or_insert_with(|| name.clone());
+            }
+        }
+        let mut row_names: HashMap<RowVar, String> = HashMap::new();
+        let mut sorted: Vec<(&String, &RowVar)> = self.row_names.iter().collect();
+        sorted.sort();
+        for (name, v) in sorted {
+            if let Some(rep) = self.solver.resolve_row(&Row::of_var(*v)).bare_var() {
+                row_names.entry(rep).or_insert_with(|| name.clone());
+            }
+        }
+        let dim =
+            |d: &Dim| match *d {
+                Dim::Size(s, l) if l == crate::solver::Label::NONE => ShapeAxis::Size(s),
+                Dim::Size(s, l) => ShapeAxis::Labeled {
+                    label: self.solver.label_name(l).to_owned(),
+                    size: s,
+                },
+                Dim::Var(v) => ShapeAxis::Var(dim_names.get(&v).cloned().unwrap_or_else(|| {
+                    self.fresh_name("d", v.0, |n| self.dim_names.contains_key(n))
+                })),
+            };
+        let row = |r: &Row| spec::Row {
+            beg: r.beg.iter().map(dim).collect(),
+            var: r.var.map(|v| {
+                spec::RowVar::Named(row_names.get(&v).cloned().unwrap_or_else(|| {
+                    self.fresh_name("r", v.0, |n| self.row_names.contains_key(n))
+                }))
+            }),
+            end: r.end.iter().map(dim).collect(),
+        };
+        ShapeSpec {
+            batch: row(&shape.batch),
+            input: row(&shape.input),
+            output: row(&shape.output),
+        }
+    }
+
+    fn fresh_name(&self, prefix: &str, id: u32, taken: impl Fn(&str) -> bool) -> String {
+        let mut name = format!("{prefix}{id}");
+        while taken(&name) {
+            name.push('_');
+        }
+        name
+    }
+
+    /// The solver, for inspection.
+    pub fn solver(&self) -> &Solver {
+        &self.solver
+    }
+}
+
+fn operand_role(i: usize) -> Role {
+    Role::Operand(u8::try_from(i).unwrap_or(u8::MAX))
+}
+
+/// Rows in memory order: batch, output, input.
+fn all_rows(s: &Shape) -> Vec<Row> {
+    vec![s.batch.clone(), s.output.clone(), s.input.clone()]
+}

@@ -1,0 +1,347 @@
+//! OCANNL's shape-constraint solver.
+//!
+//! Reference: `ocannl-shape-inference.md`, sections "Representing shapes and
+//! constraints", "Inference strategy" and "Solving the constraints".
+//!
+//! A shape has three rows (batch, input, output); a row is
+//! `beg ++ ..var.. ++ end` where the row variable (if any) stands for any
+//! number of axes in the middle. Constraints are equations and inequalities
+//! between dims and rows, where `cur >= subr` means *subr broadcasts to
+//! cur*: for dims, `subr = cur` or `subr = 1` (unlabelled); for rows, `cur`
+//! has at least as many axes, and the axes, aligned from the end (and from
+//! the start for `beg` axes), are `>=` axis-wise.
+//!
+//! The algorithm:
+//! 1. **Online stage** ([`Solver::propagate`]): a worklist of constraints.
+//!    Each step simplifies one constraint against the current substitution
+//!    and either finishes it, replaces it by simpler ones (dim equations and
+//!    inequalities, forced row expansions by fresh "template" axes), or
+//!    leaves it *stuck*, watching the variables whose binding would let it
+//!    progress. Only forced conclusions are drawn, so the result does not
+//!    depend on the order constraints are added in.
+//! 2. **Closing stages** ([`Solver::close`], stages 3–7 of the reference's
+//!    stage table): terminal row variables take their least upper bound
+//!    (read off the stuck inequalities, transitively through variable-to-
+//!    variable bounds), then no further axes; terminal dims take their LUB,
+//!    then 1; then every remaining row variable gets no further axes and
+//!    every remaining dim its lower bound or 1. Each stage decides for all
+//!    candidates from one snapshot and then applies the decisions, so
+//!    iteration order cannot leak into the result; propagation runs to a
+//!    fixpoint after each stage.
+//!
+//! Errors carry provenance: the origin of the failing constraint and of the
+//! bindings that made its sides what they are.
+
+mod close;
+mod env;
+mod simplify;
+
+use std::fmt;
+
+pub use env::Solver;
+
+use crate::spec::RowKind;
+
+/// A dimension variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DimVar(pub u32);
+
+/// A row variable: stands for any number of axes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RowVar(pub u32);
+
+/// An interned axis label (`rgb` in `rgb=3`); [`Label::NONE`] for none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Label(pub u32);
+
+impl Label {
+    /// No label.
+    pub const NONE: Label = Label(0);
+}
+
+/// One axis: a variable or a size with an optional label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dim {
+    /// Not yet known.
+    Var(DimVar),
+    /// A known size.
+    Size(u64, Label),
+}
+
+impl Dim {
+    /// An unlabelled size.
+    pub fn size(d: u64) -> Self {
+        Dim::Size(d, Label::NONE)
+    }
+}
+
+/// A row of axes `beg ++ ..var.. ++ end`. Invariant: without a row variable
+/// `beg` is empty (all axes are in `end`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Row {
+    /// Axes before the row variable.
+    pub beg: Vec<Dim>,
+    /// The row variable, if the row may have more axes.
+    pub var: Option<RowVar>,
+    /// Axes after the row variable (all axes of a closed row).
+    pub end: Vec<Dim>,
+}
+
+impl Row {
+    /// A closed row with these axes.
+    pub fn closed(dims: Vec<Dim>) -> Self {
+        Row {
+            beg: vec![],
+            var: None,
+            end: dims,
+        }
+    }
+
+    /// The bare row variable `v`.
+    pub fn of_var(v: RowVar) -> Self {
+        Row {
+            beg: vec![],
+            var: Some(v),
+            end: vec![],
+        }
+    }
+
+    /// The number of known axes.
+    pub fn known_len(&self) -> usize {
+        self.beg.len() + self.end.len()
+    }
+
+    /// Whether the row is a bare row variable.
+    pub fn bare_var(&self) -> Option<RowVar> {
+        if self.beg.is_empty() && self.end.is_empty() {
+            self.var
+        } else {
+            None
+        }
+    }
+
+    /// All axes of a closed row.
+    pub fn closed_dims(&self) -> Option<&[Dim]> {
+        self.var.is_none().then_some(&self.end[..])
+    }
+
+    fn normalize(mut self) -> Self {
+        if self.var.is_none() && !self.beg.is_empty() {
+            let mut dims = std::mem::take(&mut self.beg);
+            dims.append(&mut self.end);
+            self.end = dims;
+        }
+        self
+    }
+}
+
+/// A shape: three rows.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Shape {
+    /// The batch row.
+    pub batch: Row,
+    /// The input row.
+    pub input: Row,
+    /// The output row.
+    pub output: Row,
+}
+
+impl Shape {
+    /// The row of `kind`.
+    pub fn row(&self, kind: RowKind) -> &Row {
+        match kind {
+            RowKind::Batch => &self.batch,
+            RowKind::Input => &self.input,
+            RowKind::Output => &self.output,
+        }
+    }
+
+    /// The row of `kind`, mutably.
+    pub fn row_mut(&mut self, kind: RowKind) -> &mut Row {
+        match kind {
+            RowKind::Batch => &mut self.batch,
+            RowKind::Input => &mut self.input,
+            RowKind::Output => &mut self.output,
+        }
+    }
+}
+
+/// Identifies the op (or function argument) a constraint comes from; the
+/// caller maps it to a location.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OpId(pub u32);
+
+/// Which tensor of an op a row belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// The op's result.
+    Result,
+    /// Operand `i` (0-based).
+    Operand(u8),
+    /// Slot `i` of the op's spec (`n` = number of operands: the result slot).
+    SpecSlot(u8),
+    /// A shape given by an attribute (e.g. `spec` of `ocannl.range`).
+    Attribute,
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Role::Result => write!(f, "the result"),
+            Role::Operand(i) => write!(f, "operand #{i}"),
+            Role::SpecSlot(i) => write!(f, "spec slot #{i}"),
+            Role::Attribute => write!(f, "the attribute spec"),
+        }
+    }
+}
+
+/// Where a constraint comes from: the op, and the two rows it relates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Origin {
+    /// The op.
+    pub op: OpId,
+    /// The `cur` (or left) side.
+    pub lhs: (Role, RowKind),
+    /// The `subr` (or right) side.
+    pub rhs: (Role, RowKind),
+    /// The axis, counted from the end of the row (1 = last), once known.
+    pub axis: Option<u16>,
+}
+
+impl Origin {
+    /// An origin relating `lhs` and `rhs` rows of op `op`.
+    pub fn new(op: OpId, lhs: (Role, RowKind), rhs: (Role, RowKind)) -> Self {
+        Origin {
+            op,
+            lhs,
+            rhs,
+            axis: None,
+        }
+    }
+
+    fn at_axis(mut self, axis_from_end: usize) -> Self {
+        self.axis = Some(u16::try_from(axis_from_end).unwrap_or(u16::MAX));
+        self
+    }
+
+    /// E.g. `output axis 1 (from the end) of the result vs output axis 1 of operand #1`.
+    pub fn describe(&self) -> String {
+        let (lr, lk) = self.lhs;
+        let (rr, rk) = self.rhs;
+        match self.axis {
+            Some(a) => format!(
+                "{} axis {a} (from the end) of {lr} vs {} axis {a} of {rr}",
+                kind_name(lk),
+                kind_name(rk)
+            ),
+            None => format!(
+                "{} row of {lr} vs {} row of {rr}",
+                kind_name(lk),
+                kind_name(rk)
+            ),
+        }
+    }
+}
+
+pub(crate) fn kind_name(k: RowKind) -> &'static str {
+    match k {
+        RowKind::Batch => "batch",
+        RowKind::Input => "input",
+        RowKind::Output => "output",
+    }
+}
+
+/// A constraint between dims and rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Constraint {
+    /// `d1 = d2`.
+    DimEq(Dim, Dim),
+    /// `r1 = r2`.
+    RowEq(Row, Row),
+    /// `cur >= subr`: `subr` broadcasts to `cur`.
+    DimIneq {
+        /// The bigger side (a super-tensor's axis).
+        cur: Dim,
+        /// The smaller side (a sub-tensor's axis).
+        subr: Dim,
+    },
+    /// `cur >= subr` for rows.
+    RowIneq {
+        /// The bigger side.
+        cur: Row,
+        /// The smaller side.
+        subr: Row,
+    },
+    /// The dim is at least this size (e.g. a fixed index `i` needs `> i`).
+    AtLeast(Dim, u64),
+    /// The rows together have this many elements (`Total_elems`).
+    TotalElems(Vec<Row>, u64),
+    /// Both row lists have the same number of elements (`ocannl.reshape`).
+    SameElems(Vec<Row>, Vec<Row>),
+}
+
+/// A constraint with its origin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tagged {
+    /// The constraint.
+    pub constraint: Constraint,
+    /// Where it comes from.
+    pub origin: Origin,
+}
+
+/// The kinds of shape errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ShapeErrorKind {
+    /// Two axes that must agree (or broadcast) have different sizes.
+    SizeMismatch,
+    /// Two axes of the same size have different labels.
+    LabelMismatch,
+    /// A row would have to contain itself plus more axes.
+    RankCycle,
+    /// An einsum spec slot does not fit its tensor.
+    EinsumMismatch,
+    /// A row has fewer axes than a row that must broadcast to it.
+    TooFewAxes,
+    /// Two rows that must be equal have different numbers of axes.
+    RankMismatch,
+    /// An element-count constraint cannot hold.
+    ElementCount,
+}
+
+impl fmt::Display for ShapeErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ShapeErrorKind::SizeMismatch => "size mismatch",
+            ShapeErrorKind::LabelMismatch => "label mismatch",
+            ShapeErrorKind::RankCycle => "rank cycle",
+            ShapeErrorKind::EinsumMismatch => "einsum spec mismatch",
+            ShapeErrorKind::TooFewAxes => "too few axes",
+            ShapeErrorKind::RankMismatch => "rank mismatch",
+            ShapeErrorKind::ElementCount => "element count mismatch",
+        })
+    }
+}
+
+/// A shape error with provenance: the constraint that failed (`origin`) and
+/// the constraints that made its sides what they are (`related`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{kind}: {message}")]
+pub struct ShapeError {
+    /// What went wrong.
+    pub kind: ShapeErrorKind,
+    /// Details (sizes, axes, roles).
+    pub message: String,
+    /// The failing constraint's origin.
+    pub origin: Origin,
+    /// Origins of the bindings involved, without `origin` itself.
+    pub related: Vec<Origin>,
+}
+
+/// How far [`Solver::close`] goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Closing {
+    /// Only the online stage: variables stay where nothing forces them.
+    None,
+    /// All closing stages: every variable is solved.
+    Full,
+}

@@ -1,0 +1,480 @@
+//! The solver's environment: variable tables with union-find bindings and
+//! provenance, the constraint store and the worklist.
+
+use std::collections::{HashMap, VecDeque};
+
+use super::{
+    Closing, Constraint, Dim, DimVar, Label, Origin, Row, RowVar, ShapeError, ShapeErrorKind,
+    Tagged,
+};
+use crate::spec::RowKind;
+
+/// The most axes a row may get before growth is reported as a rank cycle.
+/// A positive cycle of row inequalities makes rows grow without bound; real
+/// tensors have far fewer axes.
+pub(crate) const MAX_RANK: usize = 256;
+
+#[derive(Debug, Clone)]
+pub(crate) struct DimInfo {
+    /// `Some` once bound (to a size or another variable).
+    pub binding: Option<(Dim, Origin)>,
+    /// From a terminal shape (closes to its LUB, then 1).
+    pub terminal: bool,
+    /// Lower bound on the size (`AtLeast`).
+    pub at_least: u64,
+    /// The least upper bound from `d >= var` with `d > 1`.
+    pub lub: Option<(u64, Label, Origin)>,
+    /// Stuck constraints to re-examine when this variable is bound.
+    pub watchers: Vec<u32>,
+    /// Union-by-size weight.
+    pub size: u32,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct RowInfo {
+    pub binding: Option<(Row, Origin)>,
+    pub terminal: bool,
+    pub kind: RowKind,
+    pub watchers: Vec<u32>,
+    /// Known axes accumulated through template expansions (rank-cycle guard).
+    pub depth: usize,
+}
+
+/// The solver state. Build constraints with [`Solver::add`], run
+/// [`Solver::propagate`], then [`Solver::close`].
+#[derive(Debug, Default)]
+pub struct Solver {
+    pub(crate) dims: Vec<DimInfo>,
+    pub(crate) rows: Vec<RowInfo>,
+    labels: Vec<String>,
+    label_ids: HashMap<String, Label>,
+    /// All constraints ever added; `None` once finished.
+    pub(crate) store: Vec<Option<Tagged>>,
+    queue: VecDeque<u32>,
+    queued: Vec<bool>,
+}
+
+impl Solver {
+    /// An empty solver.
+    pub fn new() -> Self {
+        let mut s = Solver::default();
+        s.labels.push(String::new());
+        s
+    }
+
+    /// A fresh dimension variable.
+    pub fn fresh_dim(&mut self, terminal: bool) -> DimVar {
+        self.dims.push(DimInfo {
+            binding: None,
+            terminal,
+            at_least: 1,
+            lub: None,
+            watchers: vec![],
+            size: 1,
+        });
+        DimVar(u32::try_from(self.dims.len() - 1).expect("fewer than 2^32 dim variables"))
+    }
+
+    /// A fresh row variable of a row of `kind`.
+    pub fn fresh_row(&mut self, kind: RowKind, terminal: bool) -> RowVar {
+        self.rows.push(RowInfo {
+            binding: None,
+            terminal,
+            kind,
+            watchers: vec![],
+            depth: 0,
+        });
+        RowVar(u32::try_from(self.rows.len() - 1).expect("fewer than 2^32 row variables"))
+    }
+
+    /// Marks a variable as belonging to a terminal shape.
+    pub fn mark_dim_terminal(&mut self, v: DimVar) {
+        self.dims[v.0 as usize].terminal = true;
+    }
+
+    /// Marks a row variable as belonging to a terminal shape.
+    pub fn mark_row_terminal(&mut self, v: RowVar) {
+        self.rows[v.0 as usize].terminal = true;
+    }
+
+    /// The label id of `name` (interned).
+    pub fn label(&mut self, name: &str) -> Label {
+        if name.is_empty() {
+            return Label::NONE;
+        }
+        if let Some(&l) = self.label_ids.get(name) {
+            return l;
+        }
+        let l = Label(u32::try_from(self.labels.len()).expect("fewer than 2^32 labels"));
+        self.labels.push(name.to_owned());
+        self.label_ids.insert(name.to_owned(), l);
+        l
+    }
+
+    /// The name of a label (`""` for none).
+    pub fn label_name(&self, l: Label) -> &str {
+        self.labels.get(l.0 as usize).map_or("", String::as_str)
+    }
+
+    /// Adds a constraint; it is processed by the next [`Solver::propagate`].
+    pub fn add(&mut self, constraint: Constraint, origin: Origin) {
+        let id = u32::try_from(self.store.len()).expect("fewer than 2^32 constraints");
+        self.store.push(Some(Tagged { constraint, origin }));
+        self.queued.push(false);
+        self.enqueue(id);
+    }
+
+    pub(crate) fn enqueue(&mut self, id: u32) {
+        let i = id as usize;
+        if self.store[i].is_some() && !self.queued[i] {
+            self.queued[i] = true;
+            self.queue.push_back(id);
+        }
+    }
+
+    /// Runs the online stage to a fixpoint.
+    ///
+    /// # Errors
+    ///
+    /// The first constraint found unsatisfiable.
+    pub fn propagate(&mut self) -> Result<(), ShapeError> {
+        while let Some(id) = self.queue.pop_front() {
+            self.queued[id as usize] = false;
+            let Some(tagged) = self.store[id as usize].take() else {
+                continue;
+            };
+            match self.step(&tagged)? {
+                super::simplify::Step::Done => {}
+                super::simplify::Step::Replace(cs) => {
+                    for c in cs {
+                        self.add(c.constraint, c.origin);
+                    }
+                }
+                super::simplify::Step::Stuck { dims, rows } => {
+                    for v in dims {
+                        self.dims[v.0 as usize].watchers.push(id);
+                    }
+                    for v in rows {
+                        self.rows[v.0 as usize].watchers.push(id);
+                    }
+                    self.store[id as usize] = Some(tagged);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs the online stage, then the closing stages (`Closing::Full`).
+    ///
+    /// # Errors
+    ///
+    /// The first constraint found unsatisfiable.
+    pub fn solve(&mut self, closing: Closing) -> Result<(), ShapeError> {
+        self.propagate()?;
+        if closing == Closing::Full {
+            self.close()?;
+        }
+        Ok(())
+    }
+
+    /// The representative of a dim: a size or an unbound variable.
+    pub fn find_dim(&self, mut d: Dim) -> Dim {
+        while let Dim::Var(v) = d {
+            match &self.dims[v.0 as usize].binding {
+                Some((next, _)) => d = *next,
+                None => break,
+            }
+        }
+        d
+    }
+
+    /// The origins of the bindings on the way from `d` to its representative.
+    pub(crate) fn dim_provenance(&self, mut d: Dim, out: &mut Vec<Origin>) {
+        while let Dim::Var(v) = d {
+            match &self.dims[v.0 as usize].binding {
+                Some((next, origin)) => {
+                    push_unique(out, *origin);
+                    d = *next;
+                }
+                None => break,
+            }
+        }
+    }
+
+    /// The origins of the bindings that shaped a row variable.
+    pub(crate) fn row_provenance(&self, v: RowVar, out: &mut Vec<Origin>) {
+        let mut v = v;
+        let mut steps = 0;
+        while let Some((row, origin)) = &self.rows[v.0 as usize].binding {
+            push_unique(out, *origin);
+            steps += 1;
+            match row.var {
+                Some(next) if steps < MAX_RANK => v = next,
+                _ => break,
+            }
+        }
+    }
+
+    /// A row with every bound variable substituted (dims to representatives).
+    pub fn resolve_row(&self, row: &Row) -> Row {
+        let mut beg: Vec<Dim> = row.beg.iter().map(|d| self.find_dim(*d)).collect();
+        let mut end_rev: Vec<Dim> = row.end.iter().rev().map(|d| self.find_dim(*d)).collect();
+        let mut var = row.var;
+        while let Some(v) = var {
+            match &self.rows[v.0 as usize].binding {
+                Some((inner, _)) => {
+                    beg.extend(inner.beg.iter().map(|d| self.find_dim(*d)));
+                    end_rev.extend(inner.end.iter().rev().map(|d| self.find_dim(*d)));
+                    var = inner.var;
+                }
+                None => break,
+            }
+        }
+        end_rev.reverse();
+        Row {
+            beg,
+            var,
+            end: end_rev,
+        }
+        .normalize()
+    }
+
+    /// Binds dim variable `v` (unbound) to `value` (a representative).
+    pub(crate) fn bind_dim(
+        &mut self,
+        v: DimVar,
+        value: Dim,
+        origin: Origin,
+    ) -> Result<(), ShapeError> {
+        if value == Dim::Var(v) {
+            return Ok(());
+        }
+        let info = std::mem::replace(
+            &mut self.dims[v.0 as usize],
+            DimInfo {
+                binding: None,
+                terminal: false,
+                at_least: 1,
+                lub: None,
+                watchers: vec![],
+                size: 0,
+            },
+        );
+        let DimInfo {
+            terminal,
+            at_least,
+            lub,
+            watchers,
+            size,
+            ..
+        } = info;
+        self.dims[v.0 as usize].binding = Some((value, origin));
+        self.dims[v.0 as usize].terminal = terminal;
+        for id in watchers {
+            self.enqueue(id);
+        }
+        match value {
+            Dim::Var(u) => {
+                let target = &mut self.dims[u.0 as usize];
+                target.terminal |= terminal;
+                target.size += size;
+                if at_least > target.at_least {
+                    target.at_least = at_least;
+                }
+                if let Some((d, label, lub_origin)) = lub {
+                    self.add_lub(u, d, label, lub_origin)?;
+                }
+            }
+            Dim::Size(d, label) => {
+                if d < at_least {
+                    return Err(self.dim_error(
+                        ShapeErrorKind::SizeMismatch,
+                        format!("size {d} is smaller than the required minimum {at_least}"),
+                        origin,
+                        &[Dim::Var(v)],
+                    ));
+                }
+                if let Some((e, elabel, lub_origin)) = lub
+                    && !(d == e || (d == 1 && label == Label::NONE))
+                {
+                    let mut err = self.dim_error(
+                        ShapeErrorKind::SizeMismatch,
+                        format!("size {d} does not broadcast to size {e}"),
+                        origin,
+                        &[Dim::Var(v)],
+                    );
+                    push_unique(&mut err.related, lub_origin);
+                    err.related.retain(|o| *o != err.origin);
+                    let _ = elabel;
+                    return Err(err);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Records `d >= v` with `d > 1` (a least upper bound of `v`).
+    pub(crate) fn add_lub(
+        &mut self,
+        v: DimVar,
+        d: u64,
+        label: Label,
+        origin: Origin,
+    ) -> Result<(), ShapeError> {
+        match self.dims[v.0 as usize].lub {
+            None => {
+                self.dims[v.0 as usize].lub = Some((d, label, origin));
+                Ok(())
+            }
+            Some((e, elabel, _)) if e == d && (elabel == label || label == Label::NONE) => Ok(()),
+            Some((e, _, _)) if e == d => {
+                self.dims[v.0 as usize].lub = Some((d, label, origin));
+                Ok(())
+            }
+            // Two different upper bounds > 1: only 1 broadcasts to both.
+            Some(_) => self.bind_dim(v, Dim::size(1), origin),
+        }
+    }
+
+    /// Binds row variable `v` (unbound) to `value` (resolved).
+    pub(crate) fn bind_row(
+        &mut self,
+        v: RowVar,
+        value: Row,
+        origin: Origin,
+    ) -> Result<(), ShapeError> {
+        if value.bare_var() == Some(v) {
+            return Ok(());
+        }
+        if value.var == Some(v) {
+            let mut related = vec![];
+            self.row_provenance(v, &mut related);
+            related.retain(|o| *o != origin);
+            return Err(ShapeError {
+                kind: ShapeErrorKind::RankCycle,
+                message: format!(
+                    "a row would have to equal itself plus {} more axes ({})",
+                    value.known_len(),
+                    origin.describe()
+                ),
+                origin,
+                related,
+            });
+        }
+        let depth = self.rows[v.0 as usize].depth + value.known_len();
+        if depth > MAX_RANK {
+            let mut related = vec![];
+            self.row_provenance(v, &mut related);
+            related.retain(|o| *o != origin);
+            return Err(ShapeError {
+                kind: ShapeErrorKind::RankCycle,
+                message: format!(
+                    "rows grow without bound (more than {MAX_RANK} axes): the inequalities form a cycle ({})",
+                    origin.describe()
+                ),
+                origin,
+                related,
+            });
+        }
+        let terminal = self.rows[v.0 as usize].terminal;
+        if let Some(inner) = value.var {
+            let info = &mut self.rows[inner.0 as usize];
+            info.terminal |= terminal;
+            info.depth = info.depth.max(depth);
+        }
+        if terminal {
+            for d in value.beg.iter().chain(&value.end) {
+                if let Dim::Var(dv) = d {
+                    self.dims[dv.0 as usize].terminal = true;
+                }
+            }
+        }
+        let watchers = std::mem::take(&mut self.rows[v.0 as usize].watchers);
+        self.rows[v.0 as usize].binding = Some((value, origin));
+        for id in watchers {
+            self.enqueue(id);
+        }
+        Ok(())
+    }
+
+    /// An error about dims, with the provenance of their bindings.
+    pub(crate) fn dim_error(
+        &self,
+        kind: ShapeErrorKind,
+        message: String,
+        origin: Origin,
+        dims: &[Dim],
+    ) -> ShapeError {
+        let mut related = vec![];
+        for d in dims {
+            self.dim_provenance(*d, &mut related);
+        }
+        related.retain(|o| *o != origin);
+        ShapeError {
+            kind,
+            message: format!("{message} at {}", origin.describe()),
+            origin,
+            related,
+        }
+    }
+
+    /// An error about rows, with the provenance of their variables' bindings.
+    pub(crate) fn row_error(
+        &self,
+        kind: ShapeErrorKind,
+        message: String,
+        origin: Origin,
+        rows: &[&Row],
+    ) -> ShapeError {
+        let mut related = vec![];
+        for r in rows {
+            for d in r.beg.iter().chain(&r.end) {
+                self.dim_provenance(*d, &mut related);
+            }
+            if let Some(v) = r.var {
+                self.row_provenance(v, &mut related);
+            }
+        }
+        related.retain(|o| *o != origin);
+        ShapeError {
+            kind,
+            message: format!("{message} ({})", origin.describe()),
+            origin,
+            related,
+        }
+    }
+
+    /// Every unbound dim variable.
+    pub(crate) fn free_dims(&self) -> impl Iterator<Item = DimVar> + '_ {
+        self.dims
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.binding.is_none())
+            .map(|(i, _)| DimVar(i as u32))
+    }
+
+    /// Every unbound row variable.
+    pub(crate) fn free_rows(&self) -> impl Iterator<Item = RowVar> + '_ {
+        self.rows
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.binding.is_none())
+            .map(|(i, _)| RowVar(i as u32))
+    }
+
+    /// The constraints still stuck (not finished).
+    pub(crate) fn stuck(&self) -> impl Iterator<Item = &Tagged> {
+        self.store.iter().flatten()
+    }
+
+    /// Whether `closing` left variables (for callers printing them).
+    pub fn has_free_variables(&self) -> bool {
+        self.free_dims().next().is_some() || self.free_rows().next().is_some()
+    }
+}
+
+pub(crate) fn push_unique(out: &mut Vec<Origin>, o: Origin) {
+    if !out.contains(&o) && out.len() < 8 {
+        out.push(o);
+    }
+}

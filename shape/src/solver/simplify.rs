@@ -1,0 +1,612 @@
+//! One simplification step per constraint (the online stage).
+//!
+//! Each rule below is preceded by the identity it implements. `cur >= subr`
+//! reads "subr broadcasts to cur".
+
+use super::{
+    Constraint, Dim, DimVar, Label, Origin, Row, RowVar, ShapeError, ShapeErrorKind, Solver, Tagged,
+};
+
+/// The outcome of one step.
+pub(crate) enum Step {
+    /// The constraint holds.
+    Done,
+    /// The constraint is equivalent to these.
+    Replace(Vec<Tagged>),
+    /// Nothing more can be concluded until one of these is bound.
+    Stuck {
+        dims: Vec<DimVar>,
+        rows: Vec<RowVar>,
+    },
+}
+
+fn stuck_on_rows(rows: impl IntoIterator<Item = Option<RowVar>>) -> Step {
+    Step::Stuck {
+        dims: vec![],
+        rows: rows.into_iter().flatten().collect(),
+    }
+}
+
+fn tag(constraint: Constraint, origin: Origin) -> Tagged {
+    Tagged { constraint, origin }
+}
+
+/// `c_i = s_i` (or `>=`) for aligned axis lists; `from_end_base` is the
+/// position (counted from the end of the row, 1 = last) of the last pair,
+/// `None` when unknown.
+fn pairs(
+    c: &[Dim],
+    s: &[Dim],
+    eq: bool,
+    origin: Origin,
+    from_end_base: Option<usize>,
+) -> Vec<Tagged> {
+    let n = c.len().min(s.len());
+    (0..n)
+        .map(|i| {
+            let o = match from_end_base {
+                Some(base) => origin.at_axis(base + n - 1 - i),
+                None => origin,
+            };
+            let constraint = if eq {
+                Constraint::DimEq(c[i], s[i])
+            } else {
+                Constraint::DimIneq {
+                    cur: c[i],
+                    subr: s[i],
+                }
+            };
+            tag(constraint, o)
+        })
+        .collect()
+}
+
+impl Solver {
+    pub(crate) fn step(&mut self, t: &Tagged) -> Result<Step, ShapeError> {
+        let origin = t.origin;
+        match &t.constraint {
+            Constraint::DimEq(a, b) => self.dim_eq(*a, *b, origin),
+            Constraint::DimIneq { cur, subr } => self.dim_ineq(*cur, *subr, origin),
+            Constraint::RowEq(a, b) => {
+                let (a, b) = (self.resolve_row(a), self.resolve_row(b));
+                self.row_eq(a, b, origin)
+            }
+            Constraint::RowIneq { cur, subr } => {
+                let (cur, subr) = (self.resolve_row(cur), self.resolve_row(subr));
+                self.row_ineq(cur, subr, origin)
+            }
+            Constraint::AtLeast(d, n) => match self.find_dim(*d) {
+                Dim::Size(size, _) if size >= *n => Ok(Step::Done),
+                Dim::Size(size, _) => Err(self.dim_error(
+                    ShapeErrorKind::SizeMismatch,
+                    format!("size {size} is too small: the index needs at least {n}"),
+                    origin,
+                    &[*d],
+                )),
+                Dim::Var(v) => {
+                    let info = &mut self.dims[v.0 as usize];
+                    info.at_least = info.at_least.max(*n);
+                    Ok(Step::Done)
+                }
+            },
+            Constraint::TotalElems(rows, n) => self.total_elems(rows, *n, origin),
+            Constraint::SameElems(a, b) => self.same_elems(a, b, origin),
+        }
+    }
+
+    /// `a = b`: bind a variable side, or compare sizes and labels.
+    fn dim_eq(&mut self, a: Dim, b: Dim, origin: Origin) -> Result<Step, ShapeError> {
+        match (self.find_dim(a), self.find_dim(b)) {
+            (x, y) if x == y => Ok(Step::Done),
+            (Dim::Var(u), Dim::Var(v)) => {
+                // Union by size: the smaller class points at the bigger one.
+                let (from, to) = if self.dims[u.0 as usize].size < self.dims[v.0 as usize].size {
+                    (u, v)
+                } else {
+                    (v, u)
+                };
+                self.bind_dim(from, Dim::Var(to), origin)?;
+                Ok(Step::Done)
+            }
+            (Dim::Var(v), s @ Dim::Size(..)) | (s @ Dim::Size(..), Dim::Var(v)) => {
+                self.bind_dim(v, s, origin)?;
+                Ok(Step::Done)
+            }
+            (Dim::Size(d1, l1), Dim::Size(d2, l2)) => {
+                if d1 != d2 {
+                    Err(self.dim_error(
+                        ShapeErrorKind::SizeMismatch,
+                        format!("size {d1} vs {d2}"),
+                        origin,
+                        &[a, b],
+                    ))
+                } else if l1 != l2 && l1 != Label::NONE && l2 != Label::NONE {
+                    Err(self.dim_error(
+                        ShapeErrorKind::LabelMismatch,
+                        format!(
+                            "label {} vs {} (both of size {d1})",
+                            self.label_name(l1),
+                            self.label_name(l2)
+                        ),
+                        origin,
+                        &[a, b],
+                    ))
+                } else {
+                    Ok(Step::Done)
+                }
+            }
+        }
+    }
+
+    /// `cur >= subr` for dims.
+    fn dim_ineq(&mut self, cur: Dim, subr: Dim, origin: Origin) -> Result<Step, ShapeError> {
+        match (self.find_dim(cur), self.find_dim(subr)) {
+            (x, y) if x == y => Ok(Step::Done),
+            // n >= 1 (unlabelled) for every n.
+            (_, Dim::Size(1, Label::NONE)) => Ok(Step::Done),
+            // n >= m with both known: m = n (labels agree) or m = 1.
+            (Dim::Size(..), Dim::Size(..)) => self.dim_eq(cur, subr, origin).map_err(|mut e| {
+                if e.kind == ShapeErrorKind::SizeMismatch
+                    && let (Dim::Size(c, _), Dim::Size(s, _)) =
+                        (self.find_dim(cur), self.find_dim(subr))
+                {
+                    e.message = format!(
+                        "size {s} does not broadcast to size {c} at {}",
+                        origin.describe()
+                    );
+                }
+                e
+            }),
+            // v >= m with m > 1 (or labelled): v = m.
+            (Dim::Var(_), Dim::Size(..)) => self.dim_eq(cur, subr, origin),
+            // 1 >= v: v = 1.
+            (Dim::Size(1, Label::NONE), Dim::Var(v)) => {
+                self.bind_dim(v, Dim::size(1), origin)?;
+                Ok(Step::Done)
+            }
+            // n >= v with n > 1: v's least upper bound is n.
+            (Dim::Size(n, label), Dim::Var(v)) => {
+                self.add_lub(v, n, label, origin)?;
+                Ok(Step::Done)
+            }
+            // u >= v: wait for either.
+            (Dim::Var(u), Dim::Var(v)) => Ok(Step::Stuck {
+                dims: vec![u, v],
+                rows: vec![],
+            }),
+        }
+    }
+
+    /// `r1 = r2` (unification).
+    fn row_eq(&mut self, a: Row, b: Row, origin: Origin) -> Result<Step, ShapeError> {
+        let mismatch = |s: &Self, a: &Row, b: &Row, kind: ShapeErrorKind| {
+            let kind = if origin.rhs.0 == super::Role::SpecSlot(0)
+                || matches!(origin.rhs.0, super::Role::SpecSlot(_))
+            {
+                if kind == ShapeErrorKind::RankCycle {
+                    kind
+                } else {
+                    ShapeErrorKind::EinsumMismatch
+                }
+            } else {
+                kind
+            };
+            s.row_error(
+                kind,
+                format!(
+                    "a row of {} axes cannot equal a row of {} axes",
+                    describe_len(a),
+                    describe_len(b)
+                ),
+                origin,
+                &[a, b],
+            )
+        };
+        match (a.var, b.var) {
+            // [a1..an] = [b1..bm]: n = m and ai = bi.
+            (None, None) => {
+                if a.end.len() != b.end.len() {
+                    return Err(mismatch(self, &a, &b, ShapeErrorKind::RankMismatch));
+                }
+                Ok(Step::Replace(pairs(&a.end, &b.end, true, origin, Some(1))))
+            }
+            // [c] = beg ++ v ++ end: v is the middle of c.
+            (None, Some(v)) | (Some(v), None) => {
+                let (closed, open) = if a.var.is_none() { (&a, &b) } else { (&b, &a) };
+                let c = &closed.end;
+                if c.len() < open.known_len() {
+                    return Err(mismatch(self, closed, open, ShapeErrorKind::RankMismatch));
+                }
+                let mid_end = c.len() - open.end.len();
+                let mut out = pairs(
+                    &c[..open.beg.len()],
+                    &open.beg,
+                    true,
+                    origin,
+                    Some(c.len() - open.beg.len() + 1),
+                );
+                out.extend(pairs(&c[mid_end..], &open.end, true, origin, Some(1)));
+                self.bind_row(v, Row::closed(c[open.beg.len()..mid_end].to_vec()), origin)?;
+                Ok(Step::Replace(out))
+            }
+            (Some(u), Some(v)) if u == v => {
+                if a.known_len() != b.known_len() {
+                    return Err(mismatch(self, &a, &b, ShapeErrorKind::RankCycle));
+                }
+                if a.beg.len() == b.beg.len() {
+                    let mut out = pairs(&a.beg, &b.beg, true, origin, None);
+                    out.extend(pairs(&a.end, &b.end, true, origin, Some(1)));
+                    return Ok(Step::Replace(out));
+                }
+                // `x ++ v = v ++ y`: depends on v's length.
+                Ok(stuck_on_rows([Some(u)]))
+            }
+            // b1 ++ u ++ e1 = b2 ++ v ++ e2: match the common prefix and
+            // suffix, then u = b2' ++ X ++ e2', v = b1' ++ X ++ e1'.
+            (Some(u), Some(v)) => {
+                let nb = a.beg.len().min(b.beg.len());
+                let ne = a.end.len().min(b.end.len());
+                let mut out = pairs(&a.beg[..nb], &b.beg[..nb], true, origin, None);
+                out.extend(pairs(
+                    &a.end[a.end.len() - ne..],
+                    &b.end[b.end.len() - ne..],
+                    true,
+                    origin,
+                    Some(1),
+                ));
+                let (b1, e1) = (&a.beg[nb..], &a.end[..a.end.len() - ne]);
+                let (b2, e2) = (&b.beg[nb..], &b.end[..b.end.len() - ne]);
+                if b1.is_empty() && e1.is_empty() && b2.is_empty() && e2.is_empty() {
+                    self.bind_row(u, Row::of_var(v), origin)?;
+                } else {
+                    let kind = self.rows[u.0 as usize].kind;
+                    let terminal =
+                        self.rows[u.0 as usize].terminal || self.rows[v.0 as usize].terminal;
+                    let x = self.fresh_row(kind, terminal);
+                    self.bind_row(
+                        u,
+                        Row {
+                            beg: b2.to_vec(),
+                            var: Some(x),
+                            end: e2.to_vec(),
+                        },
+                        origin,
+                    )?;
+                    self.bind_row(
+                        v,
+                        Row {
+                            beg: b1.to_vec(),
+                            var: Some(x),
+                            end: e1.to_vec(),
+                        },
+                        origin,
+                    )?;
+                }
+                Ok(Step::Replace(out))
+            }
+        }
+    }
+
+    /// Expands row variable `v` by `n` fresh axes at its start (`at_beg`) or
+    /// end: `v = F ++ v'` or `v = v' ++ F`.
+    fn expand(
+        &mut self,
+        v: RowVar,
+        n: usize,
+        at_beg: bool,
+        origin: Origin,
+    ) -> Result<(), ShapeError> {
+        let info = &self.rows[v.0 as usize];
+        let (kind, terminal) = (info.kind, info.terminal);
+        let fresh: Vec<Dim> = (0..n).map(|_| Dim::Var(self.fresh_dim(terminal))).collect();
+        let rest = self.fresh_row(kind, terminal);
+        let row = if at_beg {
+            Row {
+                beg: fresh,
+                var: Some(rest),
+                end: vec![],
+            }
+        } else {
+            Row {
+                beg: vec![],
+                var: Some(rest),
+                end: fresh,
+            }
+        };
+        self.bind_row(v, row, origin)
+    }
+
+    /// `cur >= subr` for rows.
+    fn row_ineq(&mut self, cur: Row, subr: Row, origin: Origin) -> Result<Step, ShapeError> {
+        let too_few = |s: &Self, cur: &Row, subr: &Row| {
+            s.row_error(
+                ShapeErrorKind::TooFewAxes,
+                format!(
+                    "a row of {} axes cannot take a broadcast of a row of {} axes",
+                    describe_len(cur),
+                    describe_len(subr)
+                ),
+                origin,
+                &[cur, subr],
+            )
+        };
+        match (cur.var, subr.var) {
+            // [c] >= [s]: |c| >= |s|, and the last |s| axes of c are >= s.
+            (None, None) => {
+                let (c, s) = (&cur.end, &subr.end);
+                if c.len() < s.len() {
+                    return Err(too_few(self, &cur, &subr));
+                }
+                Ok(Step::Replace(pairs(
+                    &c[c.len() - s.len()..],
+                    s,
+                    false,
+                    origin,
+                    Some(1),
+                )))
+            }
+            // cb ++ a ++ ce >= [s].
+            (Some(a), None) => {
+                let s = &subr.end;
+                let ce = &cur.end;
+                if s.len() <= ce.len() {
+                    return Ok(Step::Replace(pairs(
+                        &ce[ce.len() - s.len()..],
+                        s,
+                        false,
+                        origin,
+                        Some(1),
+                    )));
+                }
+                let k = s.len() - ce.len();
+                if cur.beg.is_empty() {
+                    // |a| >= k is forced: a = a' ++ F with |F| = k.
+                    self.expand(a, k, false, origin)?;
+                    return Ok(Step::Replace(vec![tag(
+                        Constraint::RowIneq { cur, subr },
+                        origin,
+                    )]));
+                }
+                // The first k axes of s align with the end of cb ++ a, which
+                // depends on |a|; |a| >= k - |cb| is forced.
+                let mut out = pairs(ce, &s[k..], false, origin, Some(1));
+                if k > cur.beg.len() {
+                    self.expand(a, k - cur.beg.len(), false, origin)?;
+                }
+                out.push(tag(
+                    Constraint::RowIneq {
+                        cur: Row {
+                            beg: cur.beg.clone(),
+                            var: Some(a),
+                            end: vec![],
+                        },
+                        subr: Row::closed(s[..k].to_vec()),
+                    },
+                    origin,
+                ));
+                Ok(Step::Replace(out))
+            }
+            // [c] >= sb ++ w ++ se: the middle of c bounds w.
+            (None, Some(w)) => {
+                let c = &cur.end;
+                if c.len() < subr.known_len() {
+                    return Err(too_few(self, &cur, &subr));
+                }
+                let mid_end = c.len() - subr.end.len();
+                let mut out = pairs(
+                    &c[..subr.beg.len()],
+                    &subr.beg,
+                    false,
+                    origin,
+                    Some(c.len() - subr.beg.len() + 1),
+                );
+                out.extend(pairs(&c[mid_end..], &subr.end, false, origin, Some(1)));
+                out.push(tag(
+                    Constraint::RowIneq {
+                        cur: Row::closed(c[subr.beg.len()..mid_end].to_vec()),
+                        subr: Row::of_var(w),
+                    },
+                    origin,
+                ));
+                if subr.known_len() == 0 {
+                    // Already `[c] >= w`: a least-upper-bound record.
+                    return Ok(stuck_on_rows([Some(w)]));
+                }
+                Ok(Step::Replace(out))
+            }
+            (Some(a), Some(w)) if a == w => {
+                // cb ++ a ++ ce >= sb ++ a ++ se needs |cb|+|ce| >= |sb|+|se|.
+                if cur.known_len() < subr.known_len() {
+                    return Err(self.row_error(
+                        ShapeErrorKind::RankCycle,
+                        format!(
+                            "a row would have to be longer than itself: {} axes >= {} axes",
+                            describe_len(&cur),
+                            describe_len(&subr)
+                        ),
+                        origin,
+                        &[&cur, &subr],
+                    ));
+                }
+                if cur.beg.len() == subr.beg.len() && cur.end.len() == subr.end.len() {
+                    let mut out = pairs(&cur.beg, &subr.beg, false, origin, None);
+                    out.extend(pairs(&cur.end, &subr.end, false, origin, Some(1)));
+                    return Ok(Step::Replace(out));
+                }
+                Ok(stuck_on_rows([Some(a)]))
+            }
+            // cb ++ a ++ ce >= sb ++ w ++ se.
+            (Some(a), Some(w)) => self.open_row_ineq(cur, subr, a, w, origin),
+        }
+    }
+
+    fn open_row_ineq(
+        &mut self,
+        cur: Row,
+        subr: Row,
+        a: RowVar,
+        w: RowVar,
+        origin: Origin,
+    ) -> Result<Step, ShapeError> {
+        if subr.known_len() == 0 {
+            // `cur >= w`: a least-upper-bound record for w.
+            return Ok(stuck_on_rows([Some(a), Some(w)]));
+        }
+        let (cb, ce, sb, se) = (&cur.beg, &cur.end, &subr.beg, &subr.end);
+        // The end of subr aligns with the end of cur; when ce is shorter and
+        // cb is empty, |a| >= |se| - |ce| is forced.
+        if se.len() > ce.len() && cb.is_empty() {
+            self.expand(a, se.len() - ce.len(), false, origin)?;
+            return Ok(Step::Replace(vec![tag(
+                Constraint::RowIneq { cur, subr },
+                origin,
+            )]));
+        }
+        // Symmetrically at the start.
+        if sb.len() > cb.len() && ce.is_empty() {
+            self.expand(a, sb.len() - cb.len(), true, origin)?;
+            return Ok(Step::Replace(vec![tag(
+                Constraint::RowIneq { cur, subr },
+                origin,
+            )]));
+        }
+        let mut out = Vec::new();
+        let (mut cb2, mut ce2, mut sb2, mut se2) = (cb.clone(), ce.clone(), sb.clone(), se.clone());
+        if se.len() <= ce.len() {
+            out.extend(pairs(
+                &ce[ce.len() - se.len()..],
+                se,
+                false,
+                origin,
+                Some(1),
+            ));
+            ce2.truncate(ce.len() - se.len());
+            se2.clear();
+        }
+        if sb.len() <= cb.len() {
+            out.extend(pairs(&cb[..sb.len()], sb, false, origin, None));
+            cb2.drain(..sb.len());
+            sb2.clear();
+        }
+        if out.is_empty() {
+            // Both sides are ambiguous until |a| is known.
+            return Ok(stuck_on_rows([Some(a), Some(w)]));
+        }
+        out.push(tag(
+            Constraint::RowIneq {
+                cur: Row {
+                    beg: cb2,
+                    var: Some(a),
+                    end: ce2,
+                },
+                subr: Row {
+                    beg: sb2,
+                    var: Some(w),
+                    end: se2,
+                },
+            },
+            origin,
+        ));
+        Ok(Step::Replace(out))
+    }
+
+    /// The rows together have `n` elements.
+    fn total_elems(&mut self, rows: &[Row], n: u64, origin: Origin) -> Result<Step, ShapeError> {
+        let rows: Vec<Row> = rows.iter().map(|r| self.resolve_row(r)).collect();
+        let mut known: u64 = 1;
+        let mut unknown: Vec<DimVar> = vec![];
+        let mut row_vars: Vec<RowVar> = vec![];
+        for r in &rows {
+            for d in r.beg.iter().chain(&r.end) {
+                match d {
+                    Dim::Size(s, _) => known = known.saturating_mul(*s),
+                    Dim::Var(v) => {
+                        if !unknown.contains(v) {
+                            unknown.push(*v);
+                        }
+                    }
+                }
+            }
+            if let Some(v) = r.var {
+                row_vars.push(v);
+            }
+        }
+        let fail = |s: &Self, msg: String| {
+            let refs: Vec<&Row> = rows.iter().collect();
+            s.row_error(ShapeErrorKind::ElementCount, msg, origin, &refs)
+        };
+        if known == 0 || n % known != 0 {
+            return Err(fail(
+                self,
+                format!("the axes have {known} elements, which does not divide {n}"),
+            ));
+        }
+        if !row_vars.is_empty() || unknown.len() > 1 {
+            return Ok(Step::Stuck {
+                dims: unknown,
+                rows: row_vars,
+            });
+        }
+        match unknown.first() {
+            None if known == n => Ok(Step::Done),
+            None => Err(fail(
+                self,
+                format!("the axes have {known} elements, expected {n}"),
+            )),
+            Some(&v) => {
+                self.bind_dim(v, Dim::size(n / known), origin)?;
+                Ok(Step::Done)
+            }
+        }
+    }
+
+    /// Both row lists have as many elements: once one side is fully known,
+    /// the other has that many (`TotalElems`).
+    fn same_elems(&mut self, a: &[Row], b: &[Row], origin: Origin) -> Result<Step, ShapeError> {
+        let count = |s: &Self, rows: &[Row]| -> Option<u64> {
+            let mut n: u64 = 1;
+            for r in rows {
+                let r = s.resolve_row(r);
+                r.var.is_none().then_some(())?;
+                for d in &r.end {
+                    match d {
+                        Dim::Size(x, _) => n = n.saturating_mul(*x),
+                        Dim::Var(_) => return None,
+                    }
+                }
+            }
+            Some(n)
+        };
+        if let Some(n) = count(self, a) {
+            return Ok(Step::Replace(vec![tag(
+                Constraint::TotalElems(b.to_vec(), n),
+                origin,
+            )]));
+        }
+        if let Some(n) = count(self, b) {
+            return Ok(Step::Replace(vec![tag(
+                Constraint::TotalElems(a.to_vec(), n),
+                origin,
+            )]));
+        }
+        let mut dims = vec![];
+        let mut rows = vec![];
+        for r in a.iter().chain(b) {
+            let r = self.resolve_row(r);
+            for d in r.beg.iter().chain(&r.end) {
+                if let Dim::Var(v) = d {
+                    dims.push(*v);
+                }
+            }
+            rows.extend(r.var);
+        }
+        Ok(Step::Stuck { dims, rows })
+    }
+}
+
+fn describe_len(r: &Row) -> String {
+    match r.var {
+        None => r.end.len().to_string(),
+        Some(_) => format!("{}+", r.known_len()),
+    }
+}

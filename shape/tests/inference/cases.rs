@@ -1,0 +1,168 @@
+//! Data-driven inference cases.
+
+use super::harness::check;
+
+#[test]
+fn einsum_permute_all() {
+    check(
+        "arg hey : 2|3->4
+         r = einsum[\"b|i->o => o|b->i\"](hey) : ...|...->...",
+        "hey: 2|3->4
+         r: 4|2->3",
+    );
+}
+
+#[test]
+fn einsum_permute_sum() {
+    check(
+        "arg hey2 : 2,3|4,5->6,7
+         r = einsum[\"ab|cd->ef => c|a->d\"](hey2) : ...|...->...",
+        "hey2: 2,3|4,5->6,7
+         r: 4|2->5",
+    );
+}
+
+#[test]
+fn einsum_binary() {
+    check(
+        "arg a : 2|3->4
+         arg b : 2|4->5
+         r = einsum[\"a|i->h; b|h->o => ab|i->o\"](a, b) : ...|...->...",
+        "a: 2|3->4
+         b: 2|4->5
+         r: 2,2|3->5",
+    );
+}
+
+#[test]
+fn hey_from_usage() {
+    check(
+        "arg hey : ...|...->...
+         arg x : 20
+         arg y : 20
+         m = matmul(hey, x) : ...|...->...
+         s = add(m, y) : ...|...->...",
+        "hey: 20->20
+         x: 20
+         y: 20
+         m: 20
+         s: 20",
+    );
+}
+
+#[test]
+fn rosette_readme() {
+    check(
+        "arg a : 4->3
+         arg c1 : 5->3
+         arg c3 : 7->3
+         arg i1 : ...|...->...
+         arg i2 : ...|...->...
+         arg i3 : ...|...->...
+         t1 = fma(a, i1, c1) : ...|...->...
+         t2 = add(t1, i2) : ...|...->...
+         t3 = fma(t2, i3, c3) : ...|...->...",
+        "a: 4->3
+         c1: 5->3
+         c3: 7->3
+         i1: 5->4
+         i2: 5->3
+         i3: 7->5
+         t1: 5->3
+         t2: 5->3
+         t3: 7->3",
+    );
+}
+
+#[test]
+fn pointwise_broadcasts() {
+    check(
+        "arg a : 2,3|4->5
+         arg b : 5
+         r = add(a, b) : ...|...->...",
+        "a: 2,3|4->5
+         b: 5
+         r: 2,3|4->5",
+    );
+    check(
+        "arg a : 1,3
+         arg b : 4,1
+         r = mul(a, b) : _,_",
+        "a: 1,3
+         b: 4,1
+         r: 4,3",
+    );
+}
+
+#[test]
+fn errors() {
+    check(
+        "arg a : 3\narg b : 4\nr = add(a, b) : ...",
+        "error: size mismatch",
+    );
+    check(
+        "arg a : rgb=3\narg b : hsv=3\nr = add(a, b) : ...",
+        "error: label mismatch",
+    );
+    check("arg a : 2,3\nr = neg(a) : 3", "error: too few axes");
+    check(
+        "arg a : 2,3\nr = einsum[\"i => i\"](a) : ...",
+        "error: einsum spec mismatch",
+    );
+    check(
+        "arg a : ..r..\nr = add(a, a) : ..r..,2\ns = add(r, a) : ..r..",
+        "error: rank cycle",
+    );
+}
+
+#[test]
+fn named_variables_are_shared() {
+    check(
+        "arg x : b|784
+         arg w : 784->h
+         arg bias : h
+         y = fma(w, x, bias) : b|h
+         arg v : 10
+         z = add(y, v) : ...|...->...",
+        "x: 1|784
+         w: 784->10
+         bias: 10
+         y: 1|10
+         v: 10
+         z: 1|10",
+    );
+}
+
+#[test]
+fn batch_slice_and_terminals() {
+    check(
+        "arg x : 8,4|3->2
+         s = batch_slice[2](x) : ...|...->...",
+        "x: 8,4|3->2
+         s: 4|3->2",
+    );
+    check(
+        "arg x : 2|3\ns = batch_slice[5](x) : ...|...->...",
+        "error: size mismatch",
+    );
+    check(
+        "c = constant[elems=6]() : ...|...->...
+         r = range[\"20\"]() : ...|...->...
+         arg x : 2,3
+         y = reshape(x) : _",
+        "c: 6
+         r: 20
+         x: 2,3
+         y: 6",
+    );
+}
+
+#[test]
+fn transpose() {
+    check(
+        "arg x : b|3->4
+         t = transpose(x) : ...|...->...",
+        "x: 1|3->4
+         t: 1|4->3",
+    );
+}
