@@ -120,7 +120,7 @@ mod tests {
         );
         let elem = melior::ir::Type::float32(&context);
         typed_builder_builds_a_verified_op(&context, elem);
-        let built = types::ocannl_tensor_type(&context, elem, "b|i->o").expect("dialect is loaded");
+        let built = types::ocannl_tensor_type(elem, "b|i->o").expect("dialect is loaded");
         assert_eq!(built.to_string(), r#"!ocannl.tensor<f32, "b|i->o">"#);
         assert_eq!(
             types::TensorType::classify(built),
@@ -136,8 +136,8 @@ mod tests {
     fn typed_builder_builds_a_verified_op<'c>(context: &'c Context, elem: melior::ir::Type<'c>) {
         use melior::ir::{Block, Location, Region, RegionLike, attribute::StringAttribute};
         let location = Location::unknown(context);
-        let t2 = types::ocannl_tensor_type(context, elem, "2").expect("dialect is loaded");
-        let t3 = types::ocannl_tensor_type(context, elem, "3").expect("dialect is loaded");
+        let t2 = types::ocannl_tensor_type(elem, "2").expect("dialect is loaded");
+        let t3 = types::ocannl_tensor_type(elem, "3").expect("dialect is loaded");
         let block = Block::new(&[(t2, location), (t3, location)]);
         let (a, b) = (
             block.argument(0).expect("arg").into(),

@@ -6,7 +6,7 @@
 //! `tensor<*xf32>` is a fresh output row variable (DESIGN.md, "The dialect").
 
 use melior::{
-    Context, StringRef,
+    StringRef,
     ir::{Type, TypeLike},
 };
 use mlir_sys::{
@@ -131,16 +131,18 @@ fn output_only(output: Row<ShapeAxis>) -> ShapeSpec {
     }
 }
 
-/// `!ocannl.tensor<elem, "spec">`; `None` when the ocannl dialect is not
-/// loaded in `context`.
-pub fn ocannl_tensor_type<'c>(
-    context: &'c Context,
-    elem: Type<'c>,
-    spec: &str,
-) -> Option<Type<'c>> {
+/// `!ocannl.tensor<elem, "spec">` in `elem`'s context; `None` when the
+/// ocannl dialect is not loaded there.
+pub fn ocannl_tensor_type<'c>(elem: Type<'c>, spec: &str) -> Option<Type<'c>> {
     let spec = StringRef::new(spec);
     // SAFETY: all handles are valid; the shim returns a null type when the
     // dialect is missing.
-    let raw = unsafe { ffi::ocannlTensorTypeGet(context.to_raw(), elem.to_raw(), spec.to_raw()) };
+    let raw = unsafe {
+        ffi::ocannlTensorTypeGet(
+            mlir_sys::mlirTypeGetContext(elem.to_raw()),
+            elem.to_raw(),
+            spec.to_raw(),
+        )
+    };
     (!raw.ptr.is_null()).then(|| unsafe { Type::from_raw(raw) })
 }

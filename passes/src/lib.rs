@@ -17,6 +17,7 @@
 pub mod broadcast;
 pub mod driver;
 mod ffi;
+pub mod infer_shapes;
 pub mod registry;
 pub mod verify;
 

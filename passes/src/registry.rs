@@ -87,7 +87,7 @@ impl PassDef {
 }
 
 /// Every ocannl pass.
-pub static PASSES: &[PassDef] = &[crate::verify::PASS];
+pub static PASSES: &[PassDef] = &[crate::verify::PASS, crate::infer_shapes::PASS];
 
 unsafe extern "C" fn trampoline(
     op: MlirOperation,

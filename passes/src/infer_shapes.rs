@@ -1,0 +1,452 @@
+//! `ocannl-infer-shapes`: OCANNL shape inference on every `func.func`.
+//!
+//! Algorithm, per function (reference: ocannl-shape-inference.md, "Solving
+//! the constraints"; the engine is `ocannl_shape::problem`):
+//! 1. Variables named in types are scoped to the function: every type of
+//!    the function is turned into a shape of one [`Problem`]. Entry-block
+//!    arguments and values made by non-ocannl ops are terminals (their
+//!    shapes close to their least upper bounds).
+//! 2. Every ocannl op adds the constraints of its catalog shape logic
+//!    (einsum specs, `batch_slice` indices, constant element counts and
+//!    `spec` attributes included).
+//! 3. The problem is solved; with `close=true` (default) the closing stages
+//!    run and every shape becomes concrete, with `close=false` the remaining
+//!    variables stay visible in the printed types.
+//! 4. The solution is written back into the result types of ocannl ops, the
+//!    entry block's argument types and the function signature. Builtin
+//!    tensors are refined in place (`?` to sizes, `*` to ranked).
+//!
+//! A conflict is an error at the op whose constraint failed, with notes at
+//! the ops whose constraints fixed the conflicting sizes.
+
+use std::collections::HashMap;
+
+use melior::ir::{
+    BlockLike, Location, RegionLike, Type, TypeLike, Value, ValueLike,
+    attribute::{AttributeLike, StringAttribute},
+    operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
+};
+use mlir_sys::{
+    MlirType, MlirValue, mlirAttributeIsAElements, mlirElementsAttrGetNumElements,
+    mlirFunctionTypeGet, mlirIntegerAttrGetValueInt, mlirOperationSetAttributeByName,
+    mlirRankedTensorTypeGet, mlirShapedTypeGetDynamicSize, mlirTypeAttrGet, mlirValueSetType,
+};
+use ocannl_dialect::{
+    catalog::{self, ShapeLogic},
+    diagnostics::emit_error,
+    types::{TensorType, ocannl_tensor_type, shape_spec},
+};
+use ocannl_shape::{
+    problem::{OpLogic, Problem, ShapeId},
+    solver::{Closing, OpId, ShapeError},
+    spec::{EinsumSpec, ShapeAxis, ShapeSpec, parse_einsum_spec, parse_shape_spec},
+};
+
+use crate::registry::{OptionKind, PassDef, PassFailed, PassOptionDef, PassOptions};
+
+/// The registry entry of `ocannl-infer-shapes`.
+pub const PASS: PassDef = PassDef {
+    argument: c"ocannl-infer-shapes",
+    description: c"Infer OCANNL shapes in every func.func and write them into the types",
+    anchor: None,
+    options: &[PassOptionDef {
+        name: c"close",
+        description: c"Apply OCANNL's closing stages (false: leave unsolved variables visible)",
+        kind: OptionKind::Bool,
+        default: c"true",
+    }],
+    run,
+};
+
+fn run(root: OperationRef<'_, '_>, options: &PassOptions) -> Result<(), PassFailed> {
+    let closing = if options.get_bool("close") {
+        Closing::Full
+    } else {
+        Closing::None
+    };
+    let mut funcs = vec![];
+    root.walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("func.func") {
+            funcs.push(op.to_raw());
+            WalkResult::Skip
+        } else {
+            WalkResult::Advance
+        }
+    });
+    let mut failed = false;
+    for raw in funcs {
+        // SAFETY: the function ops live for the whole pass run.
+        let func = unsafe { OperationRef::from_raw(raw) };
+        if infer_function(func, closing).is_err() {
+            failed = true;
+        }
+    }
+    if failed { Err(PassFailed) } else { Ok(()) }
+}
+
+/// A value whose type takes part, and whether the pass may rewrite it.
+struct Tracked {
+    value: MlirValue,
+    shape: ShapeId,
+    writable: bool,
+}
+
+/// What one function contributes: the problem, the values, and the ops in
+/// `OpId` order (for diagnostics).
+struct FunctionShapes<'c> {
+    problem: Problem,
+    values: Vec<Tracked>,
+    by_value: HashMap<usize, usize>,
+    op_locations: Vec<Location<'c>>,
+}
+
+impl<'c> FunctionShapes<'c> {
+    /// The shape of `value`, registering it (as a terminal) when unseen.
+    fn shape_of(
+        &mut self,
+        value: Value<'c, '_>,
+        writable: bool,
+        terminal: bool,
+    ) -> Result<Option<ShapeId>, String> {
+        let key = value.to_raw().ptr as usize;
+        if let Some(&i) = self.by_value.get(&key) {
+            return Ok(Some(self.values[i].shape));
+        }
+        let spec = match shape_spec(value.r#type()) {
+            Ok(Some(spec)) => spec,
+            Ok(None) => return Ok(None),
+            Err(e) => {
+                return Err(format!(
+                    "invalid shape spec in type {}: {e}",
+                    value.r#type()
+                ));
+            }
+        };
+        let shape = self.problem.shape_from_spec(&spec, terminal);
+        self.by_value.insert(key, self.values.len());
+        self.values.push(Tracked {
+            value: value.to_raw(),
+            shape,
+            writable,
+        });
+        Ok(Some(shape))
+    }
+}
+
+fn infer_function(func: OperationRef<'_, '_>, closing: Closing) -> Result<(), PassFailed> {
+    let mut fs = FunctionShapes {
+        problem: Problem::new(),
+        values: vec![],
+        by_value: HashMap::new(),
+        op_locations: vec![],
+    };
+    let Some(body) = func.region(0).ok().and_then(|r| r.first_block()) else {
+        return Ok(()); // a declaration: nothing to infer
+    };
+    for i in 0..body.argument_count() {
+        let arg = body.argument(i).expect("index below argument_count");
+        if let Err(e) = fs.shape_of(arg.into(), true, true) {
+            emit_error(func.location(), &e, &[]);
+            return Err(PassFailed);
+        }
+    }
+    // Collect the ops first (the walk borrows the function).
+    let mut ops = vec![];
+    func.walk(WalkOrder::PreOrder, |op| {
+        if op.to_raw().ptr != func.to_raw().ptr {
+            ops.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    let mut einsum_specs: Vec<(usize, EinsumSpec)> = vec![];
+    let mut failed = false;
+    // First pass: register every op result and parse einsum specs (they must
+    // outlive the `OpLogic` borrows below).
+    for (index, raw) in ops.iter().enumerate() {
+        // SAFETY: ops of the function are alive during the pass.
+        let op = unsafe { OperationRef::from_raw(*raw) };
+        let name = op.name();
+        let name = name.as_string_ref().as_str().unwrap_or_default().to_owned();
+        let def = catalog::lookup(&name);
+        let is_terminal_result = def.is_none_or(|d| d.logic == ShapeLogic::Terminal);
+        for result in op.results() {
+            if let Err(e) = fs.shape_of(result.into(), def.is_some(), is_terminal_result) {
+                emit_error(op.location(), &e, &[]);
+                failed = true;
+            }
+        }
+        if let Some(def) = def
+            && def.logic == ShapeLogic::Einsum
+        {
+            match string_attr(op, "spec").map(|s| parse_einsum_spec(&s)) {
+                Some(Ok(spec)) => einsum_specs.push((index, spec)),
+                Some(Err(e)) => {
+                    emit_error(
+                        op.location(),
+                        &format!("'{name}' op invalid einsum spec: {e}"),
+                        &[],
+                    );
+                    failed = true;
+                }
+                None => {
+                    emit_error(
+                        op.location(),
+                        &format!("'{name}' op requires attribute 'spec'"),
+                        &[],
+                    );
+                    failed = true;
+                }
+            }
+        }
+    }
+    if failed {
+        return Err(PassFailed);
+    }
+    // Second pass: constraints.
+    let mut einsum_iter = einsum_specs.iter().peekable();
+    for (index, raw) in ops.iter().enumerate() {
+        // SAFETY: as above.
+        let op = unsafe { OperationRef::from_raw(*raw) };
+        fs.op_locations.push(op.location());
+        let name = op.name();
+        let name = name.as_string_ref().as_str().unwrap_or_default().to_owned();
+        let Some(def) = catalog::lookup(&name) else {
+            continue;
+        };
+        let mut operands = vec![];
+        for operand in op.operands() {
+            match fs.shape_of(operand, false, true) {
+                Ok(Some(s)) => operands.push(s),
+                Ok(None) => {
+                    emit_error(
+                        op.location(),
+                        &format!(
+                            "'{name}' op operand must be a tensor, got {}",
+                            operand.r#type()
+                        ),
+                        &[],
+                    );
+                    failed = true;
+                }
+                Err(e) => {
+                    emit_error(op.location(), &e, &[]);
+                    failed = true;
+                }
+            }
+        }
+        let Some(result) = op
+            .result(0)
+            .ok()
+            .and_then(|r| fs.by_value.get(&(r.to_raw().ptr as usize)).copied())
+        else {
+            continue;
+        };
+        let result = fs.values[result].shape;
+        let logic = match def.logic {
+            ShapeLogic::PointwiseUn => OpLogic::PointwiseUn,
+            ShapeLogic::PointwiseBin => OpLogic::PointwiseBin,
+            ShapeLogic::PointwiseTern => OpLogic::PointwiseTern,
+            ShapeLogic::Compose => OpLogic::Compose,
+            ShapeLogic::ComposeAccumulate => OpLogic::ComposeAccumulate,
+            ShapeLogic::Transpose => OpLogic::Transpose,
+            ShapeLogic::Einsum => match einsum_iter.next_if(|(i, _)| *i == index) {
+                Some((_, spec)) => OpLogic::Einsum(spec),
+                None => continue,
+            },
+            ShapeLogic::BatchSlice => {
+                let index = op
+                    .attribute("index")
+                    .ok()
+                    .map(|a| unsafe { mlirIntegerAttrGetValueInt(a.to_raw()) });
+                OpLogic::BatchSlice {
+                    index: index.unwrap_or(0).max(0) as u64,
+                }
+            }
+            ShapeLogic::Terminal if name == "ocannl.reshape" => OpLogic::Reshape,
+            ShapeLogic::Terminal => {
+                let spec = match string_attr(op, "spec").map(|s| parse_shape_spec(&s)) {
+                    Some(Ok(spec)) => Some(fs.problem.shape_from_spec(&spec, true)),
+                    Some(Err(e)) => {
+                        emit_error(
+                            op.location(),
+                            &format!("'{name}' op invalid shape spec: {e}"),
+                            &[],
+                        );
+                        failed = true;
+                        continue;
+                    }
+                    None => None,
+                };
+                let elems = op.attribute("value").ok().and_then(|a| {
+                    // SAFETY: `a` is a valid attribute.
+                    unsafe { mlirAttributeIsAElements(a.to_raw()) }.then(|| {
+                        unsafe { mlirElementsAttrGetNumElements(a.to_raw()) }.max(0) as u64
+                    })
+                });
+                OpLogic::Terminal { spec, elems }
+            }
+            ShapeLogic::Block => {
+                emit_error(
+                    op.location(),
+                    &format!(
+                        "'{name}' op: shape inference for concatenation (Block logic) is not supported yet"
+                    ),
+                    &[],
+                );
+                failed = true;
+                continue;
+            }
+        };
+        if let Err(e) = fs
+            .problem
+            .add_op(OpId(index as u32), logic, &operands, result)
+        {
+            emit_error(op.location(), &format!("'{name}' op: {e}"), &[]);
+            failed = true;
+        }
+    }
+    if failed {
+        return Err(PassFailed);
+    }
+    if let Err(e) = fs.problem.solve(closing) {
+        report(&fs, func.location(), &e);
+        return Err(PassFailed);
+    }
+    write_back(func, &fs);
+    Ok(())
+}
+
+fn string_attr(op: OperationRef<'_, '_>, name: &str) -> Option<String> {
+    op.attribute(name)
+        .ok()
+        .and_then(|a| StringAttribute::try_from(a).ok())
+        .map(|s| s.value().to_owned())
+}
+
+/// An error at the failing constraint's op, notes at the related ops.
+fn report(fs: &FunctionShapes<'_>, func_location: Location<'_>, e: &ShapeError) {
+    let location = |op: OpId| {
+        fs.op_locations
+            .get(op.0 as usize)
+            .copied()
+            .unwrap_or(func_location)
+    };
+    let notes: Vec<(Location<'_>, String)> = e
+        .related
+        .iter()
+        .map(|o| {
+            let what = if o.op.0 == u32::MAX {
+                "a variable was closed here (OCANNL's closing stages)".to_owned()
+            } else {
+                format!("constrained here: {}", o.describe())
+            };
+            (location(o.op), what)
+        })
+        .collect();
+    emit_error(
+        location(e.origin.op),
+        &format!("shape inference failed: {e}"),
+        &notes,
+    );
+}
+
+/// Writes the solved shapes into types and the function signature.
+fn write_back(func: OperationRef<'_, '_>, fs: &FunctionShapes<'_>) {
+    for tracked in fs.values.iter().filter(|t| t.writable) {
+        // SAFETY: tracked values belong to the function, alive for the pass.
+        let value = unsafe { Value::from_raw(tracked.value) };
+        let spec = fs.problem.to_spec(tracked.shape);
+        if let Some(new) = solved_type(value.r#type(), &spec) {
+            // SAFETY: both handles are valid; the new type is a tensor type.
+            unsafe { mlirValueSetType(tracked.value, new.to_raw()) };
+        }
+    }
+    // The signature follows the entry block and the return op.
+    let Some(body) = func.region(0).ok().and_then(|r| r.first_block()) else {
+        return;
+    };
+    let inputs: Vec<MlirType> = (0..body.argument_count())
+        .filter_map(|i| body.argument(i).ok())
+        .map(|a| a.r#type().to_raw())
+        .collect();
+    let results: Vec<MlirType> = body
+        .terminator()
+        .filter(|t| t.name().as_string_ref().as_str() == Ok("func.return"))
+        .map(|t| t.operands().map(|v| v.r#type().to_raw()).collect())
+        .unwrap_or_else(|| {
+            func.attribute("function_type")
+                .ok()
+                .and_then(|a| melior::ir::attribute::TypeAttribute::try_from(a).ok())
+                .and_then(|a| melior::ir::r#type::FunctionType::try_from(a.value()).ok())
+                .map(|f| {
+                    (0..f.result_count())
+                        .filter_map(|i| f.result(i).ok())
+                        .map(|t| t.to_raw())
+                        .collect()
+                })
+                .unwrap_or_default()
+        });
+    // SAFETY: valid context and type arrays for the duration of the calls.
+    unsafe {
+        let ctx = mlir_sys::mlirOperationGetContext(func.to_raw());
+        let fty = mlirFunctionTypeGet(
+            ctx,
+            inputs.len() as isize,
+            inputs.as_ptr(),
+            results.len() as isize,
+            results.as_ptr(),
+        );
+        let name = melior::StringRef::new("function_type");
+        mlirOperationSetAttributeByName(func.to_raw(), name.to_raw(), mlirTypeAttrGet(fty));
+    }
+}
+
+/// The type `old` becomes with the solved `spec`: an `!ocannl.tensor` with
+/// the canonical spec, or a builtin tensor refined in place.
+fn solved_type<'c>(old: Type<'c>, spec: &ShapeSpec) -> Option<Type<'c>> {
+    match TensorType::classify(old)? {
+        TensorType::Ocannl { elem, spec: text } => {
+            let printed = spec.to_string();
+            if printed == text {
+                None
+            } else {
+                ocannl_tensor_type(elem, &printed)
+            }
+        }
+        TensorType::Ranked { elem } | TensorType::Unranked { elem } => {
+            // Builtin tensors have only an output row.
+            if !spec.batch.is_empty_closed()
+                || !spec.input.is_empty_closed()
+                || spec.output.var.is_some()
+            {
+                return None;
+            }
+            // SAFETY: plain query.
+            let dynamic = unsafe { mlirShapedTypeGetDynamicSize() };
+            let dims: Vec<i64> = spec
+                .output
+                .end
+                .iter()
+                .map(|a| match a {
+                    ShapeAxis::Size(d) | ShapeAxis::Labeled { size: d, .. } => {
+                        i64::try_from(*d).unwrap_or(dynamic)
+                    }
+                    _ => dynamic,
+                })
+                .collect();
+            // SAFETY: `dims` outlives the call; a null encoding is allowed.
+            let raw = unsafe {
+                mlirRankedTensorTypeGet(
+                    dims.len() as isize,
+                    dims.as_ptr(),
+                    elem.to_raw(),
+                    mlir_sys::MlirAttribute {
+                        ptr: std::ptr::null(),
+                    },
+                )
+            };
+            // SAFETY: a valid ranked tensor type.
+            Some(unsafe { Type::from_raw(raw) })
+        }
+    }
+}
