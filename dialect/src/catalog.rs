@@ -30,6 +30,24 @@ pub enum ShapeLogic {
     Terminal,
 }
 
+impl ShapeLogic {
+    /// OCANNL's name of the logic, e.g. `Pointwise_bin`.
+    pub fn ocannl_name(self) -> &'static str {
+        match self {
+            ShapeLogic::PointwiseUn => "Pointwise_un",
+            ShapeLogic::PointwiseBin => "Pointwise_bin",
+            ShapeLogic::PointwiseTern => "Pointwise_tern",
+            ShapeLogic::Compose => "Compose",
+            ShapeLogic::ComposeAccumulate => "Compose_accumulate",
+            ShapeLogic::Transpose => "Transpose",
+            ShapeLogic::Einsum => "Einsum",
+            ShapeLogic::Block => "Block",
+            ShapeLogic::BatchSlice => "Batch_slice",
+            ShapeLogic::Terminal => "Terminal",
+        }
+    }
+}
+
 /// How `ocannl-verify` checks an attribute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AttrKind {

@@ -48,15 +48,15 @@ func.func @pointwise(%a: !ocannl.tensor<f32, "b|i->o">, %b: !ocannl.tensor<f32, 
 }
 
 // CHECK-LABEL: func.func @structural
-func.func @structural(%w: !ocannl.tensor<f32, "784->hidden">, %x: !ocannl.tensor<f32, "batch|784">,
-                      %c: !ocannl.tensor<f32, "hidden">) -> !ocannl.tensor<f32, "hidden->batch"> {
-  // CHECK: "ocannl.matmul"({{.*}}) : (!ocannl.tensor<f32, "784->hidden">, !ocannl.tensor<f32, "batch|784">) -> !ocannl.tensor<f32, "batch|hidden">
-  %0 = "ocannl.matmul"(%w, %x) : (!ocannl.tensor<f32, "784->hidden">, !ocannl.tensor<f32, "batch|784">) -> !ocannl.tensor<f32, "batch|hidden">
+func.func @structural(%w: !ocannl.tensor<f32, "784->h">, %x: !ocannl.tensor<f32, "b|784">,
+                      %c: !ocannl.tensor<f32, "h">) -> !ocannl.tensor<f32, "h->b"> {
+  // CHECK: "ocannl.matmul"({{.*}}) : (!ocannl.tensor<f32, "784->h">, !ocannl.tensor<f32, "b|784">) -> !ocannl.tensor<f32, "b|h">
+  %0 = "ocannl.matmul"(%w, %x) : (!ocannl.tensor<f32, "784->h">, !ocannl.tensor<f32, "b|784">) -> !ocannl.tensor<f32, "b|h">
   // CHECK: "ocannl.fma"
-  %1 = "ocannl.fma"(%w, %x, %c) : (!ocannl.tensor<f32, "784->hidden">, !ocannl.tensor<f32, "batch|784">, !ocannl.tensor<f32, "hidden">) -> !ocannl.tensor<f32, "batch|hidden">
+  %1 = "ocannl.fma"(%w, %x, %c) : (!ocannl.tensor<f32, "784->h">, !ocannl.tensor<f32, "b|784">, !ocannl.tensor<f32, "h">) -> !ocannl.tensor<f32, "b|h">
   // CHECK: "ocannl.einsum"({{.*}}) {spec = "b|->h => h->b"}
-  %2 = "ocannl.einsum"(%1) {spec = "b|->h => h->b"} : (!ocannl.tensor<f32, "batch|hidden">) -> !ocannl.tensor<f32, "hidden->batch">
-  return %2 : !ocannl.tensor<f32, "hidden->batch">
+  %2 = "ocannl.einsum"(%1) {spec = "b|->h => h->b"} : (!ocannl.tensor<f32, "b|h">) -> !ocannl.tensor<f32, "h->b">
+  return %2 : !ocannl.tensor<f32, "h->b">
 }
 
 // CHECK-LABEL: func.func @einsum_and_friends

@@ -11,8 +11,8 @@
 // RUN: ocannl-opt %s | FileCheck %s
 
 // CHECK-LABEL: func.func @mixed
-// CHECK: "ocannl.matmul"(%{{.*}}, %{{.*}}) : (!ocannl.tensor<f32, "784->hidden">, tensor<?x784xf32>) -> !ocannl.tensor<f32, "batch|hidden">
-func.func @mixed(%w: !ocannl.tensor<f32, "784->hidden">, %x: tensor<?x784xf32>) -> !ocannl.tensor<f32, "batch|hidden"> {
-  %0 = "ocannl.matmul"(%w, %x) : (!ocannl.tensor<f32, "784->hidden">, tensor<?x784xf32>) -> !ocannl.tensor<f32, "batch|hidden">
-  return %0 : !ocannl.tensor<f32, "batch|hidden">
+// CHECK: "ocannl.matmul"(%{{.*}}, %{{.*}}) : (!ocannl.tensor<f32, "784->h">, tensor<?x784xf32>) -> !ocannl.tensor<f32, "b|h">
+func.func @mixed(%w: !ocannl.tensor<f32, "784->h">, %x: tensor<?x784xf32>) -> !ocannl.tensor<f32, "b|h"> {
+  %0 = "ocannl.matmul"(%w, %x) : (!ocannl.tensor<f32, "784->h">, tensor<?x784xf32>) -> !ocannl.tensor<f32, "b|h">
+  return %0 : !ocannl.tensor<f32, "b|h">
 }

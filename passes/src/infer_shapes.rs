@@ -158,16 +158,14 @@ fn infer_function(func: OperationRef<'_, '_>, closing: Closing) -> Result<(), Pa
         }
         WalkResult::Advance
     });
-    let mut einsum_specs: Vec<(usize, EinsumSpec)> = vec![];
     let mut failed = false;
-    // First pass: register every op result and parse einsum specs (they must
-    // outlive the `OpLogic` borrows below).
-    for (index, raw) in ops.iter().enumerate() {
+    // First pass: register every op result (operands may be defined later
+    // in graph regions).
+    for raw in &ops {
         // SAFETY: ops of the function are alive during the pass.
         let op = unsafe { OperationRef::from_raw(*raw) };
         let name = op.name();
-        let name = name.as_string_ref().as_str().unwrap_or_default().to_owned();
-        let def = catalog::lookup(&name);
+        let def = catalog::lookup(name.as_string_ref().as_str().unwrap_or_default());
         let is_terminal_result = def.is_none_or(|d| d.logic == ShapeLogic::Terminal);
         for result in op.results() {
             if let Err(e) = fs.shape_of(result.into(), def.is_some(), is_terminal_result) {
@@ -175,57 +173,24 @@ fn infer_function(func: OperationRef<'_, '_>, closing: Closing) -> Result<(), Pa
                 failed = true;
             }
         }
-        if let Some(def) = def
-            && def.logic == ShapeLogic::Einsum
-        {
-            match string_attr(op, "spec").map(|s| parse_einsum_spec(&s)) {
-                Some(Ok(spec)) => einsum_specs.push((index, spec)),
-                Some(Err(e)) => {
-                    emit_error(
-                        op.location(),
-                        &format!("'{name}' op invalid einsum spec: {e}"),
-                        &[],
-                    );
-                    failed = true;
-                }
-                None => {
-                    emit_error(
-                        op.location(),
-                        &format!("'{name}' op requires attribute 'spec'"),
-                        &[],
-                    );
-                    failed = true;
-                }
-            }
-        }
     }
     if failed {
         return Err(PassFailed);
     }
     // Second pass: constraints.
-    let mut einsum_iter = einsum_specs.iter().peekable();
     for (index, raw) in ops.iter().enumerate() {
         // SAFETY: as above.
         let op = unsafe { OperationRef::from_raw(*raw) };
         fs.op_locations.push(op.location());
         let name = op.name();
         let name = name.as_string_ref().as_str().unwrap_or_default().to_owned();
-        let Some(def) = catalog::lookup(&name) else {
-            continue;
-        };
+        let Some(def) = catalog::lookup(&name) else { continue };
         let mut operands = vec![];
         for operand in op.operands() {
             match fs.shape_of(operand, false, true) {
                 Ok(Some(s)) => operands.push(s),
                 Ok(None) => {
-                    emit_error(
-                        op.location(),
-                        &format!(
-                            "'{name}' op operand must be a tensor, got {}",
-                            operand.r#type()
-                        ),
-                        &[],
-                    );
+                    emit_error(op.location(), &format!("'{name}' op operand must be a tensor, got {}", operand.r#type()), &[]);
                     failed = true;
                 }
                 Err(e) => {
@@ -234,73 +199,20 @@ fn infer_function(func: OperationRef<'_, '_>, closing: Closing) -> Result<(), Pa
                 }
             }
         }
-        let Some(result) = op
-            .result(0)
-            .ok()
-            .and_then(|r| fs.by_value.get(&(r.to_raw().ptr as usize)).copied())
-        else {
+        let Some(result) = op.result(0).ok().and_then(|r| fs.by_value.get(&(r.to_raw().ptr as usize)).copied()) else {
             continue;
         };
         let result = fs.values[result].shape;
-        let logic = match def.logic {
-            ShapeLogic::PointwiseUn => OpLogic::PointwiseUn,
-            ShapeLogic::PointwiseBin => OpLogic::PointwiseBin,
-            ShapeLogic::PointwiseTern => OpLogic::PointwiseTern,
-            ShapeLogic::Compose => OpLogic::Compose,
-            ShapeLogic::ComposeAccumulate => OpLogic::ComposeAccumulate,
-            ShapeLogic::Transpose => OpLogic::Transpose,
-            ShapeLogic::Einsum => match einsum_iter.next_if(|(i, _)| *i == index) {
-                Some((_, spec)) => OpLogic::Einsum(spec),
-                None => continue,
-            },
-            ShapeLogic::BatchSlice => {
-                let index = op
-                    .attribute("index")
-                    .ok()
-                    .map(|a| unsafe { mlirIntegerAttrGetValueInt(a.to_raw()) });
-                OpLogic::BatchSlice {
-                    index: index.unwrap_or(0).max(0) as u64,
-                }
-            }
-            ShapeLogic::Terminal if name == "ocannl.reshape" => OpLogic::Reshape,
-            ShapeLogic::Terminal => {
-                let spec = match string_attr(op, "spec").map(|s| parse_shape_spec(&s)) {
-                    Some(Ok(spec)) => Some(fs.problem.shape_from_spec(&spec, true)),
-                    Some(Err(e)) => {
-                        emit_error(
-                            op.location(),
-                            &format!("'{name}' op invalid shape spec: {e}"),
-                            &[],
-                        );
-                        failed = true;
-                        continue;
-                    }
-                    None => None,
-                };
-                let elems = op.attribute("value").ok().and_then(|a| {
-                    // SAFETY: `a` is a valid attribute.
-                    unsafe { mlirAttributeIsAElements(a.to_raw()) }.then(|| {
-                        unsafe { mlirElementsAttrGetNumElements(a.to_raw()) }.max(0) as u64
-                    })
-                });
-                OpLogic::Terminal { spec, elems }
-            }
-            ShapeLogic::Block => {
-                emit_error(
-                    op.location(),
-                    &format!(
-                        "'{name}' op: shape inference for concatenation (Block logic) is not supported yet"
-                    ),
-                    &[],
-                );
+        let owned = match OwnedLogic::of(op, def) {
+            Ok(owned) => owned,
+            Err(e) => {
+                emit_error(op.location(), &format!("'{name}' op {e}"), &[]);
                 failed = true;
                 continue;
             }
         };
-        if let Err(e) = fs
-            .problem
-            .add_op(OpId(index as u32), logic, &operands, result)
-        {
+        let logic = owned.as_logic(&mut fs.problem);
+        if let Err(e) = fs.problem.add_op(OpId(index as u32), logic, &operands, result) {
             emit_error(op.location(), &format!("'{name}' op: {e}"), &[]);
             failed = true;
         }
@@ -314,6 +226,79 @@ fn infer_function(func: OperationRef<'_, '_>, closing: Closing) -> Result<(), Pa
     }
     write_back(func, &fs);
     Ok(())
+}
+
+/// The shape logic of an ocannl op with the attribute values it needs,
+/// owned (an einsum spec is borrowed by [`OpLogic`]).
+pub(crate) struct OwnedLogic {
+    logic: ShapeLogic,
+    reshape: bool,
+    einsum: Option<EinsumSpec>,
+    index: u64,
+    spec: Option<ShapeSpec>,
+    elems: Option<u64>,
+}
+
+impl OwnedLogic {
+    /// Reads the logic of `op` (catalog entry `def`) and its attributes.
+    pub(crate) fn of(op: OperationRef<'_, '_>, def: &catalog::OpDef) -> Result<Self, String> {
+        let mut owned = OwnedLogic {
+            logic: def.logic,
+            reshape: def.name == "ocannl.reshape",
+            einsum: None,
+            index: 0,
+            spec: None,
+            elems: None,
+        };
+        match def.logic {
+            ShapeLogic::Einsum => match string_attr(op, "spec").map(|s| parse_einsum_spec(&s)) {
+                Some(Ok(spec)) => owned.einsum = Some(spec),
+                Some(Err(e)) => return Err(format!("invalid einsum spec: {e}")),
+                None => return Err("requires attribute 'spec'".into()),
+            },
+            ShapeLogic::BatchSlice => {
+                // SAFETY: `a` is a valid attribute; non-integers give 0.
+                let index = op.attribute("index").ok().map(|a| unsafe { mlirIntegerAttrGetValueInt(a.to_raw()) });
+                owned.index = index.unwrap_or(0).max(0) as u64;
+            }
+            ShapeLogic::Terminal if !owned.reshape => {
+                owned.spec = match string_attr(op, "spec").map(|s| parse_shape_spec(&s)) {
+                    Some(Ok(spec)) => Some(spec),
+                    Some(Err(e)) => return Err(format!("invalid shape spec: {e}")),
+                    None => None,
+                };
+                owned.elems = op.attribute("value").ok().and_then(|a| {
+                    // SAFETY: `a` is a valid attribute.
+                    unsafe { mlirAttributeIsAElements(a.to_raw()) }
+                        .then(|| unsafe { mlirElementsAttrGetNumElements(a.to_raw()) }.max(0) as u64)
+                });
+            }
+            ShapeLogic::Block => {
+                return Err("shape inference for concatenation (Block logic) is not supported yet".into());
+            }
+            _ => {}
+        }
+        Ok(owned)
+    }
+
+    /// The engine's view (registers the `spec` attribute's shape, if any).
+    pub(crate) fn as_logic<'a>(&'a self, problem: &mut Problem) -> OpLogic<'a> {
+        match self.logic {
+            ShapeLogic::PointwiseUn => OpLogic::PointwiseUn,
+            ShapeLogic::PointwiseBin => OpLogic::PointwiseBin,
+            ShapeLogic::PointwiseTern => OpLogic::PointwiseTern,
+            ShapeLogic::Compose => OpLogic::Compose,
+            ShapeLogic::ComposeAccumulate => OpLogic::ComposeAccumulate,
+            ShapeLogic::Transpose => OpLogic::Transpose,
+            ShapeLogic::Einsum => OpLogic::Einsum(self.einsum.as_ref().expect("set by `of` for einsum")),
+            ShapeLogic::BatchSlice => OpLogic::BatchSlice { index: self.index },
+            ShapeLogic::Terminal if self.reshape => OpLogic::Reshape,
+            ShapeLogic::Terminal | ShapeLogic::Block => OpLogic::Terminal {
+                spec: self.spec.as_ref().map(|s| problem.shape_from_spec(s, true)),
+                elems: self.elems,
+            },
+        }
+    }
 }
 
 fn string_attr(op: OperationRef<'_, '_>, name: &str) -> Option<String> {
@@ -331,9 +316,16 @@ fn report(fs: &FunctionShapes<'_>, func_location: Location<'_>, e: &ShapeError) 
             .copied()
             .unwrap_or(func_location)
     };
+    // One note per op: the first (most direct) constraint of each.
+    let mut seen = vec![e.origin.op];
     let notes: Vec<(Location<'_>, String)> = e
         .related
         .iter()
+        .filter(|o| {
+            let fresh = !seen.contains(&o.op);
+            seen.push(o.op);
+            fresh
+        })
         .map(|o| {
             let what = if o.op.0 == u32::MAX {
                 "a variable was closed here (OCANNL's closing stages)".to_owned()

@@ -22,6 +22,10 @@
 //!    prose: `shared/reference/mlir-broadcastable-trait.zh.md`). Ops with an
 //!    `!ocannl.tensor` operand or result are left to the row-based check.
 //!
+//! 4. Every other ocannl op: its own constraints, solved alone without
+//!    closing (the Broadcastable idea over rows with OCANNL's inequality),
+//!    must be satisfiable.
+//!
 //! Every problem is an error at the op's location (spec errors name the
 //! byte position inside the spec); the pass reports all of them and then
 //! fails.
@@ -40,19 +44,24 @@ use mlir_sys::{
 use ocannl_dialect::{
     catalog::{self, AttrDef, AttrKind, OpDef, ShapeLogic},
     diagnostics::emit_error,
-    types::TensorType,
+    types::{TensorType, shape_spec},
 };
-use ocannl_shape::spec::{SpecError, parse_block_spec, parse_einsum_spec, parse_shape_spec};
+use ocannl_shape::{
+    problem::Problem as ShapeProblem,
+    solver::{Closing, OpId},
+    spec::{SpecError, parse_block_spec, parse_einsum_spec, parse_shape_spec},
+};
 
 use crate::{
     broadcast::{Dim, verify_compatible_operand_broadcast},
+    infer_shapes::OwnedLogic,
     registry::{PassDef, PassFailed, PassOptions},
 };
 
 /// The registry entry of `ocannl-verify`.
 pub const PASS: PassDef = PassDef {
     argument: c"ocannl-verify",
-    description: c"Check ocannl spec strings, op arity and attributes, builtin-tensor broadcasting",
+    description: c"Check ocannl spec strings, op arity and attributes, and each op's broadcasting",
     anchor: None,
     options: &[],
     run,
@@ -245,27 +254,64 @@ fn check_ocannl_op(op: OperationRef<'_, '_>, def: &OpDef, problems: &mut Vec<Pro
     {
         check_combine_arity(def, s.value(), n, problems);
     }
-    check_builtin_broadcast(op, def, problems);
+    let before = problems.len();
+    if !check_builtin_broadcast(op, def, problems) && problems.len() == before {
+        check_shape_logic(op, def, problems);
+    }
+}
+
+/// Step 4: any other ocannl op (one with an `!ocannl.tensor`, or a
+/// non-pointwise logic): the op's own constraints, solved alone and without
+/// closing, must be satisfiable. This is the Broadcastable idea over rows
+/// with OCANNL's inequality: an operand axis of size 1 broadcasts, row
+/// variables stand for unknown ranks, variables for unknown sizes
+/// (reference: ocannl-shape-inference.md, "Inference strategy"). Variable
+/// names are local to the op here; `ocannl-infer-shapes` relates ops.
+fn check_shape_logic(op: OperationRef<'_, '_>, def: &OpDef, problems: &mut Vec<Problem<'_>>) {
+    if def.logic == ShapeLogic::Block {
+        return;
+    }
+    let Ok(owned) = OwnedLogic::of(op, def) else { return };
+    let mut problem = ShapeProblem::new();
+    let shape = |problem: &mut ShapeProblem, ty: Type<'_>| {
+        shape_spec(ty).ok().flatten().map(|s| problem.shape_from_spec(&s, false))
+    };
+    let operands: Option<Vec<_>> = op.operands().map(|v| shape(&mut problem, v.r#type())).collect();
+    let result = op.result(0).ok().and_then(|r| shape(&mut problem, r.r#type()));
+    let (Some(operands), Some(result)) = (operands, result) else { return };
+    let logic = owned.as_logic(&mut problem);
+    if problem.add_op(OpId(0), logic, &operands, result).is_err() {
+        return;
+    }
+    if let Err(e) = problem.solve(Closing::None) {
+        problems.push(Problem::at_op(format!(
+            "'{}' op types violate its {} shape logic: {e}",
+            def.name,
+            def.logic.ocannl_name()
+        )));
+    }
 }
 
 /// Step 3: a pointwise op whose operands and results are all builtin
 /// tensors follows MLIR's `Broadcastable` trait ([`crate::broadcast`]).
-fn check_builtin_broadcast(op: OperationRef<'_, '_>, def: &OpDef, problems: &mut Vec<Problem<'_>>) {
+/// Returns whether the op was such an op.
+fn check_builtin_broadcast(op: OperationRef<'_, '_>, def: &OpDef, problems: &mut Vec<Problem<'_>>) -> bool {
     if !matches!(
         def.logic,
         ShapeLogic::PointwiseUn | ShapeLogic::PointwiseBin | ShapeLogic::PointwiseTern
     ) {
-        return;
+        return false;
     }
     let operands: Option<Vec<_>> = op.operands().map(|v| builtin_shape(v.r#type())).collect();
     let results: Option<Vec<_>> = op.results().map(|v| builtin_shape(v.r#type())).collect();
     let (Some(operands), Some(results)) = (operands, results) else {
-        return;
+        return false;
     };
     if let Err(e) = verify_compatible_operand_broadcast(&operands, &results) {
         // `Operation::emitOpError`'s prefix.
         problems.push(Problem::at_op(format!("'{}' op {e}", def.name)));
     }
+    true
 }
 
 /// The shape of a builtin tensor type: `Some(Some(dims))` when ranked,

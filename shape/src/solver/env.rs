@@ -18,6 +18,10 @@ pub(crate) const MAX_RANK: usize = 256;
 pub(crate) struct DimInfo {
     /// `Some` once bound (to a size or another variable).
     pub binding: Option<(Dim, Origin)>,
+    /// Where the bound value itself came from (the provenance of the other
+    /// side of the binding constraint): bindings go straight to
+    /// representatives, so this keeps the story of how they got their size.
+    pub via: Vec<Origin>,
     /// From a terminal shape (closes to its LUB, then 1).
     pub terminal: bool,
     /// Lower bound on the size (`AtLeast`).
@@ -66,6 +70,7 @@ impl Solver {
     pub fn fresh_dim(&mut self, terminal: bool) -> DimVar {
         self.dims.push(DimInfo {
             binding: None,
+            via: vec![],
             terminal,
             at_least: 1,
             lub: None,
@@ -145,9 +150,17 @@ impl Solver {
             };
             match self.step(&tagged)? {
                 super::simplify::Step::Done => {}
+                // Derived constraints go first (depth-first, "simplify
+                // early"): an op's consequences are settled before the next
+                // op's constraints are looked at.
                 super::simplify::Step::Replace(cs) => {
+                    let first = self.store.len();
                     for c in cs {
-                        self.add(c.constraint, c.origin);
+                        self.store.push(Some(c));
+                        self.queued.push(true);
+                    }
+                    for id in (first..self.store.len()).rev() {
+                        self.queue.push_front(id as u32);
                     }
                 }
                 super::simplify::Step::Stuck { dims, rows } => {
@@ -194,6 +207,9 @@ impl Solver {
             match &self.dims[v.0 as usize].binding {
                 Some((next, origin)) => {
                     push_unique(out, *origin);
+                    for o in &self.dims[v.0 as usize].via {
+                        push_unique(out, *o);
+                    }
                     d = *next;
                 }
                 None => break,
@@ -217,26 +233,31 @@ impl Solver {
 
     /// A row with every bound variable substituted (dims to representatives).
     pub fn resolve_row(&self, row: &Row) -> Row {
-        let mut beg: Vec<Dim> = row.beg.iter().map(|d| self.find_dim(*d)).collect();
-        let mut end_rev: Vec<Dim> = row.end.iter().rev().map(|d| self.find_dim(*d)).collect();
+        let mut r = self.expand_row(row);
+        for d in r.beg.iter_mut().chain(r.end.iter_mut()) {
+            *d = self.find_dim(*d);
+        }
+        r
+    }
+
+    /// A row with bound row variables substituted; dims are kept as written,
+    /// so that their binding chains (provenance) stay reachable.
+    pub(crate) fn expand_row(&self, row: &Row) -> Row {
+        let mut beg: Vec<Dim> = row.beg.clone();
+        let mut end_rev: Vec<Dim> = row.end.iter().rev().copied().collect();
         let mut var = row.var;
         while let Some(v) = var {
             match &self.rows[v.0 as usize].binding {
                 Some((inner, _)) => {
-                    beg.extend(inner.beg.iter().map(|d| self.find_dim(*d)));
-                    end_rev.extend(inner.end.iter().rev().map(|d| self.find_dim(*d)));
+                    beg.extend(inner.beg.iter().copied());
+                    end_rev.extend(inner.end.iter().rev().copied());
                     var = inner.var;
                 }
                 None => break,
             }
         }
         end_rev.reverse();
-        Row {
-            beg,
-            var,
-            end: end_rev,
-        }
-        .normalize()
+        Row { beg, var, end: end_rev }.normalize()
     }
 
     /// Binds dim variable `v` (unbound) to `value` (a representative).
@@ -253,6 +274,7 @@ impl Solver {
             &mut self.dims[v.0 as usize],
             DimInfo {
                 binding: None,
+                via: vec![],
                 terminal: false,
                 at_least: 1,
                 lub: None,
@@ -310,6 +332,23 @@ impl Solver {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Binds `v` to `value`, remembering the provenance of `source` (the
+    /// dim, as written, that `value` was read from).
+    pub(crate) fn bind_dim_from(
+        &mut self,
+        v: DimVar,
+        value: Dim,
+        origin: Origin,
+        source: Dim,
+    ) -> Result<(), ShapeError> {
+        let mut via = vec![];
+        self.dim_provenance(source, &mut via);
+        via.retain(|o| *o != origin);
+        self.bind_dim(v, value, origin)?;
+        self.dims[v.0 as usize].via = via;
         Ok(())
     }
 

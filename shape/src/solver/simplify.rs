@@ -67,13 +67,13 @@ impl Solver {
         match &t.constraint {
             Constraint::DimEq(a, b) => self.dim_eq(*a, *b, origin),
             Constraint::DimIneq { cur, subr } => self.dim_ineq(*cur, *subr, origin),
-            Constraint::RowEq(a, b) => {
-                let (a, b) = (self.resolve_row(a), self.resolve_row(b));
-                self.row_eq(a, b, origin)
+            Constraint::RowEq(a0, b0) => {
+                let (a, b) = (self.expand_row(a0), self.expand_row(b0));
+                self.row_eq(a, b, origin).map_err(|e| self.with_provenance(e, &[a0, b0]))
             }
-            Constraint::RowIneq { cur, subr } => {
-                let (cur, subr) = (self.resolve_row(cur), self.resolve_row(subr));
-                self.row_ineq(cur, subr, origin)
+            Constraint::RowIneq { cur: c0, subr: s0 } => {
+                let (cur, subr) = (self.expand_row(c0), self.expand_row(s0));
+                self.row_ineq(cur, subr, origin).map_err(|e| self.with_provenance(e, &[c0, s0]))
             }
             Constraint::AtLeast(d, n) => match self.find_dim(*d) {
                 Dim::Size(size, _) if size >= *n => Ok(Step::Done),
@@ -94,6 +94,23 @@ impl Solver {
         }
     }
 
+    /// Adds the provenance of the variables of the rows as written (before
+    /// substitution) to an error.
+    fn with_provenance(&self, mut e: ShapeError, rows: &[&Row]) -> ShapeError {
+        let mut related = std::mem::take(&mut e.related);
+        for r in rows {
+            if let Some(v) = r.var {
+                self.row_provenance(v, &mut related);
+            }
+            for d in r.beg.iter().chain(&r.end) {
+                self.dim_provenance(*d, &mut related);
+            }
+        }
+        related.retain(|o| *o != e.origin);
+        e.related = related;
+        e
+    }
+
     /// `a = b`: bind a variable side, or compare sizes and labels.
     fn dim_eq(&mut self, a: Dim, b: Dim, origin: Origin) -> Result<Step, ShapeError> {
         match (self.find_dim(a), self.find_dim(b)) {
@@ -108,8 +125,12 @@ impl Solver {
                 self.bind_dim(from, Dim::Var(to), origin)?;
                 Ok(Step::Done)
             }
-            (Dim::Var(v), s @ Dim::Size(..)) | (s @ Dim::Size(..), Dim::Var(v)) => {
-                self.bind_dim(v, s, origin)?;
+            (Dim::Var(v), s @ Dim::Size(..)) => {
+                self.bind_dim_from(v, s, origin, b)?;
+                Ok(Step::Done)
+            }
+            (s @ Dim::Size(..), Dim::Var(v)) => {
+                self.bind_dim_from(v, s, origin, a)?;
                 Ok(Step::Done)
             }
             (Dim::Size(d1, l1), Dim::Size(d2, l2)) => {
@@ -194,7 +215,7 @@ impl Solver {
             s.row_error(
                 kind,
                 format!(
-                    "a row of {} axes cannot equal a row of {} axes",
+                    "a row of {} cannot equal a row of {}",
                     describe_len(a),
                     describe_len(b)
                 ),
@@ -215,7 +236,7 @@ impl Solver {
                 let (closed, open) = if a.var.is_none() { (&a, &b) } else { (&b, &a) };
                 let c = &closed.end;
                 if c.len() < open.known_len() {
-                    return Err(mismatch(self, closed, open, ShapeErrorKind::RankMismatch));
+                    return Err(mismatch(self, &a, &b, ShapeErrorKind::RankMismatch));
                 }
                 let mid_end = c.len() - open.end.len();
                 let mut out = pairs(
@@ -322,7 +343,7 @@ impl Solver {
             s.row_error(
                 ShapeErrorKind::TooFewAxes,
                 format!(
-                    "a row of {} axes cannot take a broadcast of a row of {} axes",
+                    "a row of {} cannot take a broadcast of a row of {}",
                     describe_len(cur),
                     describe_len(subr)
                 ),
@@ -420,7 +441,7 @@ impl Solver {
                     return Err(self.row_error(
                         ShapeErrorKind::RankCycle,
                         format!(
-                            "a row would have to be longer than itself: {} axes >= {} axes",
+                            "a row would have to be longer than itself: {} >= {}",
                             describe_len(&cur),
                             describe_len(&subr)
                         ),
@@ -604,9 +625,12 @@ impl Solver {
     }
 }
 
+/// `1 axis`, `2 axes`, `at least 2 axes`.
 fn describe_len(r: &Row) -> String {
+    let n = r.known_len();
+    let noun = if n == 1 { "axis" } else { "axes" };
     match r.var {
-        None => r.end.len().to_string(),
-        Some(_) => format!("{}+", r.known_len()),
+        None => format!("{n} {noun}"),
+        Some(_) => format!("at least {n} {noun}"),
     }
 }

@@ -1,0 +1,85 @@
+// Every kind of shape-inference error: an error at the op whose constraint
+// fails, notes at the ops whose constraints fixed the conflicting parts.
+// RUN: ocannl-opt %s -split-input-file -verify-diagnostics -p 'builtin.module(ocannl-infer-shapes)'
+
+func.func @size_mismatch(%a: !ocannl.tensor<f32, "3">, %b: !ocannl.tensor<f32, "4">) -> !ocannl.tensor<f32, "..."> {
+  // expected-note @+1 {{constrained here: output axis 1 (from the end) of the result vs output axis 1 of operand #0}}
+  %0 = "ocannl.neg"(%a) : (!ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "...">
+  // expected-error @+1 {{shape inference failed: size mismatch: size 4 does not broadcast to size 3 at output axis 1 (from the end) of the result vs output axis 1 of operand #1}}
+  %1 = "ocannl.add"(%0, %b) : (!ocannl.tensor<f32, "...">, !ocannl.tensor<f32, "4">) -> !ocannl.tensor<f32, "...">
+  return %1 : !ocannl.tensor<f32, "...">
+}
+
+// -----
+
+func.func @label_mismatch(%a: !ocannl.tensor<f32, "rgb=3">, %b: !ocannl.tensor<f32, "hsv=3">) -> !ocannl.tensor<f32, "..."> {
+  // expected-note @+1 {{constrained here}}
+  %0 = "ocannl.neg"(%a) : (!ocannl.tensor<f32, "rgb=3">) -> !ocannl.tensor<f32, "...">
+  // expected-error @+1 {{label mismatch: label rgb vs hsv (both of size 3)}}
+  %1 = "ocannl.add"(%0, %b) : (!ocannl.tensor<f32, "...">, !ocannl.tensor<f32, "hsv=3">) -> !ocannl.tensor<f32, "...">
+  return %1 : !ocannl.tensor<f32, "...">
+}
+
+// -----
+
+// Two ops each need one row to be longer than the other.
+func.func @rank_cycle(%x: !ocannl.tensor<f32, "..u..,3">, %y: !ocannl.tensor<f32, "..v..,3">) -> !ocannl.tensor<f32, "..u.."> {
+  // expected-error @+1 {{rank cycle: rows grow without bound (more than 256 axes): the inequalities form a cycle}}
+  %0 = "ocannl.neg"(%x) : (!ocannl.tensor<f32, "..u..,3">) -> !ocannl.tensor<f32, "..v..">
+  // expected-note @+1 {{constrained here: output row of the result vs output row of operand #0}}
+  %1 = "ocannl.neg"(%y) : (!ocannl.tensor<f32, "..v..,3">) -> !ocannl.tensor<f32, "..u..">
+  return %1 : !ocannl.tensor<f32, "..u..">
+}
+
+// -----
+
+func.func @rank_cycle_in_one_op(%a: !ocannl.tensor<f32, "..r..,2">) -> !ocannl.tensor<f32, "..r.."> {
+  // expected-error @+1 {{rank cycle: a row would have to be longer than itself}}
+  %0 = "ocannl.neg"(%a) : (!ocannl.tensor<f32, "..r..,2">) -> !ocannl.tensor<f32, "..r..">
+  return %0 : !ocannl.tensor<f32, "..r..">
+}
+
+// -----
+
+func.func @einsum_spec_mismatch(%a: !ocannl.tensor<f32, "2,3">) -> !ocannl.tensor<f32, "..."> {
+  // expected-note @+1 {{constrained here: output axis 2 (from the end) of the result vs output axis 2 of operand #0}}
+  %0 = "ocannl.neg"(%a) : (!ocannl.tensor<f32, "2,3">) -> !ocannl.tensor<f32, "...">
+  // expected-error @+1 {{einsum spec mismatch: a row of at least 2 axes cannot equal a row of 1 axis (output row of operand #0 vs output row of spec slot #0)}}
+  %1 = "ocannl.einsum"(%0) {spec = "i => i"} : (!ocannl.tensor<f32, "...">) -> !ocannl.tensor<f32, "...">
+  return %1 : !ocannl.tensor<f32, "...">
+}
+
+// -----
+
+func.func @too_few_axes(%a: !ocannl.tensor<f32, "2,3">) -> !ocannl.tensor<f32, "n"> {
+  // expected-error @+1 {{too few axes: a row of 1 axis cannot take a broadcast of a row of 2 axes (output row of the result vs output row of operand #0)}}
+  %0 = "ocannl.neg"(%a) : (!ocannl.tensor<f32, "2,3">) -> !ocannl.tensor<f32, "n">
+  return %0 : !ocannl.tensor<f32, "n">
+}
+
+// -----
+
+// Backward: the argument's shape comes from two uses that disagree.
+func.func @conflicting_uses(%w: !ocannl.tensor<f32, "...|...->...">, %x: !ocannl.tensor<f32, "3">, %y: !ocannl.tensor<f32, "4">) {
+  // expected-note @+1 {{constrained here: input axis 1 (from the end) of operand #0 vs output axis 1 of operand #1}}
+  %0 = "ocannl.matmul"(%w, %x) : (!ocannl.tensor<f32, "...|...->...">, !ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "...|...->...">
+  // expected-error @+1 {{size mismatch}}
+  %1 = "ocannl.matmul"(%w, %y) : (!ocannl.tensor<f32, "...|...->...">, !ocannl.tensor<f32, "4">) -> !ocannl.tensor<f32, "...|...->...">
+  return
+}
+
+// -----
+
+func.func @batch_slice_out_of_range(%x: !ocannl.tensor<f32, "2|3">) {
+  // expected-error @+1 {{size mismatch: size 2 is too small: the index needs at least 6}}
+  %0 = "ocannl.batch_slice"(%x) {index = 5 : i64} : (!ocannl.tensor<f32, "2|3">) -> !ocannl.tensor<f32, "...|...->...">
+  return
+}
+
+// -----
+
+func.func @element_count(%x: !ocannl.tensor<f32, "2,3">) {
+  // expected-error @+1 {{element count mismatch: the axes have 4 elements, which does not divide 6}}
+  %0 = "ocannl.reshape"(%x) : (!ocannl.tensor<f32, "2,3">) -> !ocannl.tensor<f32, "4,n">
+  return
+}
