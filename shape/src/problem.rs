@@ -73,6 +73,7 @@ pub enum LogicError {
 pub struct Problem {
     solver: Solver,
     shapes: Vec<Shape>,
+    /// Constraints not yet given to the solver.
     pending: Vec<(Constraint, Origin)>,
     dim_names: HashMap<String, DimVar>,
     row_names: HashMap<String, RowVar>,
@@ -433,8 +434,9 @@ impl Problem {
         Ok(shape)
     }
 
-    /// Reorders the pending constraints (a deterministic shuffle by `seed`):
-    /// the solution must not depend on it.
+    /// Reorders the pending constraints (a deterministic shuffle by `seed`),
+    /// as a caller adding them in another order would: the solution does not
+    /// depend on it (property-tested).
     pub fn shuffle(&mut self, seed: u64) {
         let mut state = seed ^ 0x9E37_79B9_7F4A_7C15;
         for i in (1..self.pending.len()).rev() {
@@ -453,7 +455,14 @@ impl Problem {
     ///
     /// The first unsatisfiable constraint, with provenance.
     pub fn solve(&mut self, closing: Closing) -> Result<(), ShapeError> {
-        for (c, origin) in std::mem::take(&mut self.pending) {
+        // The constraints form a set: they are given to the solver in an
+        // order derived from their content (origin, then the constraint),
+        // never from the order they were added in, so the solution (and the
+        // error reported) is a function of the set. The simplification rules
+        // themselves draw only forced conclusions.
+        let mut pending = std::mem::take(&mut self.pending);
+        pending.sort_unstable_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+        for (c, origin) in pending {
             self.solver.add(c, origin);
         }
         self.solver.solve(closing)

@@ -60,7 +60,7 @@ impl Label {
 }
 
 /// One axis: a variable or a size with an optional label.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Dim {
     /// Not yet known.
     Var(DimVar),
@@ -77,7 +77,7 @@ impl Dim {
 
 /// A row of axes `beg ++ ..var.. ++ end`. Invariant: without a row variable
 /// `beg` is empty (all axes are in `end`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
 pub struct Row {
     /// Axes before the row variable.
     pub beg: Vec<Dim>,
@@ -172,7 +172,7 @@ impl Shape {
 pub struct OpId(pub u32);
 
 /// Which tensor of an op a row belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Role {
     /// The op's result.
     Result,
@@ -196,7 +196,7 @@ impl fmt::Display for Role {
 }
 
 /// Where a constraint comes from: the op, and the two rows it relates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Origin {
     /// The op.
     pub op: OpId,
@@ -252,7 +252,7 @@ pub(crate) fn kind_name(k: RowKind) -> &'static str {
 }
 
 /// A constraint between dims and rows.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Constraint {
     /// `d1 = d2`.
     DimEq(Dim, Dim),
@@ -306,6 +306,9 @@ pub enum ShapeErrorKind {
     RankMismatch,
     /// An element-count constraint cannot hold.
     ElementCount,
+    /// The solver stopped making progress (an internal error: please report
+    /// the input).
+    NoConvergence,
 }
 
 impl fmt::Display for ShapeErrorKind {
@@ -318,6 +321,7 @@ impl fmt::Display for ShapeErrorKind {
             ShapeErrorKind::TooFewAxes => "too few axes",
             ShapeErrorKind::RankMismatch => "rank mismatch",
             ShapeErrorKind::ElementCount => "element count mismatch",
+            ShapeErrorKind::NoConvergence => "internal error: the solver does not converge",
         })
     }
 }

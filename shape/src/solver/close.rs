@@ -12,8 +12,6 @@
 //! first decides for all candidates from the same snapshot of the solver,
 //! then binds, then propagates to a fixpoint.
 
-use std::collections::HashMap;
-
 use super::{Constraint, Dim, DimVar, Label, OpId, Origin, Role, Row, RowVar, ShapeError, Solver};
 use crate::spec::RowKind;
 
@@ -33,24 +31,42 @@ impl Solver {
     ///
     /// A constraint that the closing decisions make unsatisfiable.
     pub fn close(&mut self) -> Result<(), ShapeError> {
+        // Ambiguous alignments take their least-rank solution first, so that
+        // the rows the later stages see do not depend on how (in which
+        // order) they were reached.
+        self.resolve_ambiguous_alignments()?;
+
         // Stage 3: terminal row variables take their least upper bound.
         let lubs = self.row_lubs();
         let decisions: Vec<(RowVar, Row)> = self
             .free_rows()
             .filter(|v| self.rows[v.0 as usize].terminal)
-            .filter_map(|v| lubs.get(&v).map(|lub| (v, lub.clone())))
+            .filter_map(|v| {
+                lubs.get(v.0 as usize)
+                    .cloned()
+                    .flatten()
+                    .map(|lub| (v, lub))
+            })
             .collect();
         self.bind_rows(decisions)?;
         self.propagate()?;
         self.resolve_total_elems()?;
         self.propagate()?;
 
+        self.close_ambiguous_equations(Ambiguous::CrossingTerminal)?;
+
         // Stage 4: terminal dims take their LUB; terminal rows close.
         let dim_lubs = self.dim_lubs();
         let decisions: Vec<(DimVar, Dim)> = self
             .free_dims()
             .filter(|v| self.dims[v.0 as usize].terminal)
-            .filter_map(|v| dim_lubs.get(&v).map(|(d, l)| (v, Dim::Size(*d, *l))))
+            .filter_map(|v| {
+                dim_lubs
+                    .get(v.0 as usize)
+                    .copied()
+                    .flatten()
+                    .map(|(d, l)| (v, Dim::Size(d, l)))
+            })
             .collect();
         self.bind_dims(decisions)?;
         let decisions: Vec<(RowVar, Row)> = self
@@ -73,6 +89,7 @@ impl Solver {
         self.propagate()?;
 
         // Stage 6: every remaining row variable closes.
+        self.close_ambiguous_equations(Ambiguous::Crossing)?;
         let decisions: Vec<(RowVar, Row)> =
             self.free_rows().map(|v| (v, Row::closed(vec![]))).collect();
         self.bind_rows(decisions)?;
@@ -87,12 +104,121 @@ impl Solver {
         self.propagate()
     }
 
+    /// A stuck equation `u ++ e1 = b2 ++ v` (leftovers crossing) has
+    /// several solutions; the one of least rank closes one side: `u = []`
+    /// when `|e1| >= |b2|` (then `v` is the rest of `e1`), else `v = []`.
+    /// Closing both sides at once (stage 6) would break the equation. A
+    /// stuck `x ++ v = v ++ y` takes `v = []`.
+    ///
+    /// Which equations `which` selects: same-variable ones, crossing ones
+    /// between two terminal variables (before terminal rows close together),
+    /// or all crossing ones (before all rows close).
+    fn close_ambiguous_equations(&mut self, which: Ambiguous) -> Result<(), ShapeError> {
+        let mut decisions: Vec<(RowVar, Row)> = vec![];
+        for t in self.stuck() {
+            let Constraint::RowEq(a, b) = &t.constraint else {
+                continue;
+            };
+            let (a, b) = (self.resolve_row(a), self.resolve_row(b));
+            let (Some(u), Some(v)) = (a.var, b.var) else {
+                continue;
+            };
+            if decisions.iter().any(|(x, _)| *x == u || *x == v) {
+                continue;
+            }
+            if u == v {
+                if which == Ambiguous::SameVariable {
+                    // `x ++ v = v ++ y`: v = [] (then x = y).
+                    decisions.push((u, Row::closed(vec![])));
+                }
+                continue;
+            }
+            let terminal = |s: &Self, r: RowVar| s.rows[r.0 as usize].terminal;
+            match which {
+                Ambiguous::SameVariable => continue,
+                Ambiguous::CrossingTerminal if !(terminal(self, u) && terminal(self, v)) => {
+                    continue;
+                }
+                _ => {}
+            }
+            let nb = a.beg.len().min(b.beg.len());
+            let ne = a.end.len().min(b.end.len());
+            let (b1, e1) = (a.beg.len() - nb, a.end.len() - ne);
+            let (b2, e2) = (b.beg.len() - nb, b.end.len() - ne);
+            let close = if b1 == 0 && e2 == 0 && e1 > 0 && b2 > 0 {
+                // u ++ e1 = b2 ++ v
+                if e1 >= b2 { u } else { v }
+            } else if b2 == 0 && e1 == 0 && e2 > 0 && b1 > 0 {
+                // b1 ++ u = v ++ e2
+                if e2 >= b1 { v } else { u }
+            } else {
+                continue;
+            };
+            decisions.push((close, Row::closed(vec![])));
+        }
+        self.bind_rows(decisions)?;
+        self.propagate()
+    }
+
+    /// Stuck constraints whose alignment depends on a row variable's length
+    /// (a row with leading axes before its variable, an equation whose
+    /// leftovers cross, a row against itself) hold information that some
+    /// representations of the same rows show and others hide. Each such
+    /// variable takes the least rank, `[]` (for a crossing equation, the side
+    /// that keeps it solvable), all decided from one snapshot; repeated until
+    /// no ambiguity is left.
+    fn resolve_ambiguous_alignments(&mut self) -> Result<(), ShapeError> {
+        loop {
+            let mut decisions: Vec<RowVar> = vec![];
+            for t in self.stuck() {
+                let pick = match &t.constraint {
+                    Constraint::RowEq(a, b) => {
+                        let (a, b) = (self.resolve_row(a), self.resolve_row(b));
+                        match (a.var, b.var) {
+                            (Some(u), Some(v)) if u == v => Some(u),
+                            (Some(u), Some(v)) => crossing_side(&a, &b, u, v),
+                            _ => None,
+                        }
+                    }
+                    Constraint::RowIneq { cur, subr } => {
+                        let (cur, subr) = (self.resolve_row(cur), self.resolve_row(subr));
+                        match (cur.var, subr.var) {
+                            (_, Some(w)) if subr.bare_var().is_some() && cur.var != Some(w) => None,
+                            (Some(a), Some(w)) if a == w => Some(a),
+                            (_, Some(w)) if !subr.beg.is_empty() => Some(w),
+                            (Some(a), _) if !cur.beg.is_empty() => Some(a),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
+                if let Some(v) = pick
+                    && !decisions.contains(&v)
+                {
+                    decisions.push(v);
+                }
+            }
+            if decisions.is_empty() {
+                return Ok(());
+            }
+            decisions.sort_unstable();
+            self.bind_rows(
+                decisions
+                    .into_iter()
+                    .map(|v| (v, Row::closed(vec![])))
+                    .collect(),
+            )?;
+            self.propagate()?;
+        }
+    }
+
     fn bind_rows(&mut self, decisions: Vec<(RowVar, Row)>) -> Result<(), ShapeError> {
         for (v, row) in decisions {
             if self.rows[v.0 as usize].binding.is_some() {
                 continue;
             }
-            let row = self.resolve_row(&row);
+            // Dims as written: their variables stay linked (labels, provenance).
+            let row = self.expand_row(&row);
             if row.var == Some(v) {
                 continue;
             }
@@ -112,60 +238,70 @@ impl Solver {
     }
 
     /// The effective least upper bound of every free row variable that has
-    /// one: the `cur` sides of the stuck inequalities `cur >= var`, followed
-    /// through variable-to-variable bounds, combined by [`meet_rows`].
-    fn row_lubs(&mut self) -> HashMap<RowVar, Row> {
+    /// one (indexed by variable): the `cur` sides of the stuck inequalities
+    /// `cur >= var`, followed through variable-to-variable bounds, combined
+    /// by [`Solver::meet_rows`].
+    fn row_lubs(&mut self) -> Vec<Option<Row>> {
+        let n = self.rows.len();
         // Direct candidates: resolved `cur` of stuck `cur >= bare var`.
-        let mut direct: HashMap<RowVar, Vec<Row>> = HashMap::new();
+        let mut direct: Vec<Vec<Row>> = vec![Vec::new(); n];
+        let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut roots: Vec<u32> = vec![];
         for t in self.stuck() {
             if let Constraint::RowIneq { cur, subr } = &t.constraint {
                 let subr = self.resolve_row(subr);
                 if let Some(w) = subr.bare_var() {
-                    let cur = self.resolve_row(cur);
+                    let cur = self.expand_row(cur);
                     if cur.var != Some(w) {
-                        direct.entry(w).or_default().push(cur);
+                        if let Some(a) = cur.bare_var() {
+                            succ[w.0 as usize].push(a.0);
+                        }
+                        if direct[w.0 as usize].is_empty() {
+                            roots.push(w.0);
+                        }
+                        direct[w.0 as usize].push(cur);
                     }
                 }
             }
         }
-        // Follow bare-variable candidates through the bound graph.
-        let mut keys: Vec<RowVar> = direct.keys().copied().collect();
-        keys.sort();
-        let succ = |v: RowVar| -> Vec<RowVar> {
-            direct
-                .get(&v)
-                .map(|cs| cs.iter().filter_map(Row::bare_var).collect())
-                .unwrap_or_default()
-        };
-        let order = post_order(&keys, succ);
-        let mut done: HashMap<RowVar, Option<Row>> = HashMap::new();
-        for v in order {
+        roots.sort_unstable();
+        let mut done: Vec<Option<Row>> = vec![None; n];
+        for v in post_order(&roots, n, &succ) {
             let mut effective: Vec<Row> = vec![];
-            for c in direct.get(&v).cloned().unwrap_or_default() {
+            for c in std::mem::take(&mut direct[v as usize]) {
                 match c.bare_var() {
-                    Some(a) => {
-                        if let Some(Some(lub)) = done.get(&a) {
-                            effective.push(lub.clone());
-                        }
-                    }
+                    Some(a) => effective.extend(done[a.0 as usize].clone()),
                     None => effective.push(c),
                 }
             }
-            let lub = self.meet_rows(v, effective);
-            done.insert(v, lub);
+            done[v as usize] = self.meet_rows(RowVar(v), effective);
         }
-        done.into_iter()
-            .filter_map(|(v, l)| l.map(|l| (v, l)))
-            .collect()
+        done
     }
 
-    /// The greatest row below all of `rows` (for a LUB of `v`): equal rows
-    /// give themselves; otherwise the common suffix, axis-wise met, after a
-    /// fresh row variable.
+    /// The greatest row below all of `rows` (for a LUB of `v`): closed rows,
+    /// if any, decide; equal rows give themselves; otherwise the common
+    /// suffix, axis-wise met (after a fresh row variable unless all are
+    /// closed and of one length).
     fn meet_rows(&mut self, v: RowVar, mut rows: Vec<Row>) -> Option<Row> {
         rows.retain(|r| r.var != Some(v));
-        rows.sort_by_key(|r| format!("{r:?}"));
-        rows.dedup();
+        // Fully known bounds decide; an open bound's known axes depend on how
+        // the row was reached (its representation), so it is only re-checked
+        // by propagation afterwards.
+        if rows.iter().any(|r| r.var.is_none()) {
+            rows.retain(|r| r.var.is_none());
+        }
+        // Deduplicate by the rows they resolve to.
+        let mut seen: Vec<Row> = vec![];
+        rows.retain(|r| {
+            let resolved = self.resolve_row(r);
+            let fresh = !seen.contains(&resolved);
+            if fresh {
+                seen.push(resolved);
+            }
+            fresh
+        });
+        rows.sort_by_key(|r| format!("{:?}", self.resolve_row(r)));
         match rows.len() {
             0 => None,
             1 => rows.pop(),
@@ -178,7 +314,8 @@ impl Solver {
                         let d = r.end[r.end.len() - n + i];
                         acc = Some(match acc {
                             None => d,
-                            Some(a) => meet_dim(a, d),
+                            Some(a) if self.find_dim(a) == self.find_dim(d) => a,
+                            Some(a) => meet_dim(self.find_dim(a), self.find_dim(d)),
                         });
                     }
                     end.push(acc.expect("at least two rows"));
@@ -200,44 +337,37 @@ impl Solver {
         }
     }
 
-    /// The effective LUB of every free dim variable that has one: its own,
-    /// or through stuck `u >= v` bounds the LUB of `u`.
-    fn dim_lubs(&self) -> HashMap<DimVar, (u64, Label)> {
-        let mut upper: HashMap<DimVar, Vec<DimVar>> = HashMap::new();
+    /// The effective LUB of every free dim variable that has one (indexed by
+    /// variable): its own, or through stuck `u >= v` bounds the LUB of `u`.
+    fn dim_lubs(&self) -> Vec<Option<(u64, Label)>> {
+        let n = self.dims.len();
+        let mut upper: Vec<Vec<u32>> = vec![Vec::new(); n];
         for t in self.stuck() {
             if let Constraint::DimIneq { cur, subr } = &t.constraint
                 && let (Dim::Var(u), Dim::Var(v)) = (self.find_dim(*cur), self.find_dim(*subr))
                 && u != v
             {
-                upper.entry(v).or_default().push(u);
+                upper[v.0 as usize].push(u.0);
             }
         }
-        let mut free: Vec<DimVar> = self.free_dims().collect();
-        free.sort();
-        let order = post_order(&free, |v| upper.get(&v).cloned().unwrap_or_default());
-        let mut out: HashMap<DimVar, (u64, Label)> = HashMap::new();
-        for v in order {
+        let roots: Vec<u32> = self.free_dims().map(|v| v.0).collect();
+        let mut out: Vec<Option<(u64, Label)>> = vec![None; n];
+        for v in post_order(&roots, n, &upper) {
             let mut found: Vec<(u64, Label)> = vec![];
-            if let Some((d, l, _)) = self.dims[v.0 as usize].lub {
+            if let Some((d, l, _)) = self.dims[v as usize].lub {
                 found.push((d, l));
             }
-            for u in upper.get(&v).map(Vec::as_slice).unwrap_or(&[]) {
-                if let Some(&b) = out.get(u) {
-                    found.push(b);
-                }
+            for &u in &upper[v as usize] {
+                found.extend(out[u as usize]);
             }
-            found.sort();
+            found.sort_unstable();
             found.dedup();
-            match found.as_slice() {
-                [] => {}
-                [one] => {
-                    out.insert(v, *one);
-                }
+            out[v as usize] = match found.as_slice() {
+                [] => None,
+                [one] => Some(*one),
                 // Different upper bounds: only 1 broadcasts to all.
-                _ => {
-                    out.insert(v, (1, Label::NONE));
-                }
-            }
+                _ => Some((1, Label::NONE)),
+            };
         }
         out
     }
@@ -302,32 +432,59 @@ fn meet_dim(a: Dim, b: Dim) -> Dim {
     }
 }
 
-/// The nodes reachable from `roots` in post-order (successors first), each
-/// once; back edges of cycles are ignored. Iterative: chains can be long.
-fn post_order<K: Copy + Eq + std::hash::Hash>(roots: &[K], succ: impl Fn(K) -> Vec<K>) -> Vec<K> {
-    let mut state: HashMap<K, bool> = HashMap::new(); // false: on the stack, true: done
+/// The nodes reachable from `roots` (over the adjacency lists `succ`, nodes
+/// `0..n`) in post-order: successors first, each node once, back edges of
+/// cycles ignored. Iterative: chains can be a million long.
+fn post_order(roots: &[u32], n: usize, succ: &[Vec<u32>]) -> Vec<u32> {
+    // 0: unseen, 1: on the stack, 2: done.
+    let mut state = vec![0u8; n];
     let mut order = Vec::new();
+    let mut stack: Vec<(u32, usize)> = vec![];
     for &root in roots {
-        if state.contains_key(&root) {
+        if state[root as usize] != 0 {
             continue;
         }
-        state.insert(root, false);
-        let mut stack = vec![(root, succ(root), 0usize)];
-        while let Some((node, children, next)) = stack.last_mut() {
+        state[root as usize] = 1;
+        stack.push((root, 0));
+        while let Some((node, next)) = stack.last_mut() {
+            let children = &succ[*node as usize];
             if let Some(&child) = children.get(*next) {
                 *next += 1;
-                if let std::collections::hash_map::Entry::Vacant(e) = state.entry(child) {
-                    e.insert(false);
-                    let grandchildren = succ(child);
-                    stack.push((child, grandchildren, 0));
+                if state[child as usize] == 0 {
+                    state[child as usize] = 1;
+                    stack.push((child, 0));
                 }
             } else {
-                let node = *node;
-                state.insert(node, true);
-                order.push(node);
+                state[*node as usize] = 2;
+                order.push(*node);
                 stack.pop();
             }
         }
     }
     order
+}
+
+/// For a stuck equation `a = b` between rows with variables `u` and `v`
+/// whose leftovers cross (`u ++ e1 = b2 ++ v` or `b1 ++ u = v ++ e2`), the
+/// variable whose closing keeps the equation solvable with least rank.
+fn crossing_side(a: &Row, b: &Row, u: RowVar, v: RowVar) -> Option<RowVar> {
+    let nb = a.beg.len().min(b.beg.len());
+    let ne = a.end.len().min(b.end.len());
+    let (b1, e1) = (a.beg.len() - nb, a.end.len() - ne);
+    let (b2, e2) = (b.beg.len() - nb, b.end.len() - ne);
+    if b1 == 0 && e2 == 0 && e1 > 0 && b2 > 0 {
+        Some(if e1 >= b2 { u } else { v })
+    } else if b2 == 0 && e1 == 0 && e2 > 0 && b1 > 0 {
+        Some(if e2 >= b1 { v } else { u })
+    } else {
+        None
+    }
+}
+
+/// The ambiguous equations a closing step resolves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ambiguous {
+    SameVariable,
+    CrossingTerminal,
+    Crossing,
 }

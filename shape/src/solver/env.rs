@@ -46,7 +46,7 @@ pub(crate) struct RowInfo {
 
 /// The solver state. Build constraints with [`Solver::add`], run
 /// [`Solver::propagate`], then [`Solver::close`].
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Solver {
     pub(crate) dims: Vec<DimInfo>,
     pub(crate) rows: Vec<RowInfo>,
@@ -54,6 +54,9 @@ pub struct Solver {
     label_ids: HashMap<String, Label>,
     /// All constraints ever added; `None` once finished.
     pub(crate) store: Vec<Option<Tagged>>,
+    /// Slots of finished constraints, reused by new ones. A stale watcher
+    /// pointing at a reused slot only causes a harmless re-examination.
+    free: Vec<u32>,
     queue: VecDeque<u32>,
     queued: Vec<bool>,
 }
@@ -92,9 +95,11 @@ impl Solver {
         RowVar(u32::try_from(self.rows.len() - 1).expect("fewer than 2^32 row variables"))
     }
 
-    /// Marks a variable as belonging to a terminal shape.
+    /// Marks a variable (its class) as belonging to a terminal shape.
     pub fn mark_dim_terminal(&mut self, v: DimVar) {
-        self.dims[v.0 as usize].terminal = true;
+        if let Dim::Var(rep) = self.find_dim(Dim::Var(v)) {
+            self.dims[rep.0 as usize].terminal = true;
+        }
     }
 
     /// Marks a row variable as belonging to a terminal shape.
@@ -123,10 +128,20 @@ impl Solver {
 
     /// Adds a constraint; it is processed by the next [`Solver::propagate`].
     pub fn add(&mut self, constraint: Constraint, origin: Origin) {
-        let id = u32::try_from(self.store.len()).expect("fewer than 2^32 constraints");
-        self.store.push(Some(Tagged { constraint, origin }));
-        self.queued.push(false);
+        let id = self.alloc(Tagged { constraint, origin });
         self.enqueue(id);
+    }
+
+    /// Stores a constraint in a free slot (not queued yet).
+    fn alloc(&mut self, t: Tagged) -> u32 {
+        if let Some(id) = self.free.pop() {
+            self.store[id as usize] = Some(t);
+            return id;
+        }
+        let id = u32::try_from(self.store.len()).expect("fewer than 2^32 live constraints");
+        self.store.push(Some(t));
+        self.queued.push(false);
+        id
     }
 
     pub(crate) fn enqueue(&mut self, id: u32) {
@@ -143,24 +158,44 @@ impl Solver {
     ///
     /// The first constraint found unsatisfiable.
     pub fn propagate(&mut self) -> Result<(), ShapeError> {
+        // A safety net, far above what propagation needs (each constraint is
+        // simplified a bounded number of times per binding of its variables).
+        let budget =
+            1_000_000 + 256 * (self.store.len() + self.dims.len() + self.rows.len()) as u64;
+        let mut steps = 0u64;
         while let Some(id) = self.queue.pop_front() {
+            steps += 1;
+            if steps > budget {
+                let origin = self.store[id as usize].as_ref().map_or(
+                    Origin::new(
+                        super::OpId(u32::MAX),
+                        (super::Role::Result, RowKind::Output),
+                        (super::Role::Result, RowKind::Output),
+                    ),
+                    |t| t.origin,
+                );
+                return Err(ShapeError {
+                    kind: ShapeErrorKind::NoConvergence,
+                    message: format!("no progress after {steps} steps ({})", origin.describe()),
+                    origin,
+                    related: vec![],
+                });
+            }
             self.queued[id as usize] = false;
             let Some(tagged) = self.store[id as usize].take() else {
                 continue;
             };
             match self.step(&tagged)? {
-                super::simplify::Step::Done => {}
+                super::simplify::Step::Done => self.free.push(id),
                 // Derived constraints go first (depth-first, "simplify
                 // early"): an op's consequences are settled before the next
                 // op's constraints are looked at.
                 super::simplify::Step::Replace(cs) => {
-                    let first = self.store.len();
-                    for c in cs {
-                        self.store.push(Some(c));
-                        self.queued.push(true);
-                    }
-                    for id in (first..self.store.len()).rev() {
-                        self.queue.push_front(id as u32);
+                    self.free.push(id);
+                    let ids: Vec<u32> = cs.into_iter().map(|c| self.alloc(c)).collect();
+                    for &id in ids.iter().rev() {
+                        self.queued[id as usize] = true;
+                        self.queue.push_front(id);
                     }
                 }
                 super::simplify::Step::Stuck { dims, rows } => {
@@ -257,7 +292,12 @@ impl Solver {
             }
         }
         end_rev.reverse();
-        Row { beg, var, end: end_rev }.normalize()
+        Row {
+            beg,
+            var,
+            end: end_rev,
+        }
+        .normalize()
     }
 
     /// Binds dim variable `v` (unbound) to `value` (a representative).
@@ -290,12 +330,15 @@ impl Solver {
             size,
             ..
         } = info;
+        // `value` may be a variable bound to a size (a link that keeps the
+        // classes joined for labels); checks and merges use what it resolves to.
+        let resolved = self.find_dim(value);
         self.dims[v.0 as usize].binding = Some((value, origin));
         self.dims[v.0 as usize].terminal = terminal;
         for id in watchers {
             self.enqueue(id);
         }
-        match value {
+        match resolved {
             Dim::Var(u) => {
                 let target = &mut self.dims[u.0 as usize];
                 target.terminal |= terminal;
@@ -333,6 +376,19 @@ impl Solver {
             }
         }
         Ok(())
+    }
+
+    /// The variable a dim's chain ends at (bound to a size, or free).
+    pub(crate) fn last_var(&self, mut d: Dim) -> Option<DimVar> {
+        let mut last = None;
+        while let Dim::Var(v) = d {
+            last = Some(v);
+            match &self.dims[v.0 as usize].binding {
+                Some((next, _)) => d = *next,
+                None => break,
+            }
+        }
+        last
     }
 
     /// Binds `v` to `value`, remembering the provenance of `source` (the
@@ -423,7 +479,8 @@ impl Solver {
         }
         if terminal {
             for d in value.beg.iter().chain(&value.end) {
-                if let Dim::Var(dv) = d {
+                // The representative carries the class's status.
+                if let Dim::Var(dv) = self.find_dim(*d) {
                     self.dims[dv.0 as usize].terminal = true;
                 }
             }

@@ -69,11 +69,13 @@ impl Solver {
             Constraint::DimIneq { cur, subr } => self.dim_ineq(*cur, *subr, origin),
             Constraint::RowEq(a0, b0) => {
                 let (a, b) = (self.expand_row(a0), self.expand_row(b0));
-                self.row_eq(a, b, origin).map_err(|e| self.with_provenance(e, &[a0, b0]))
+                self.row_eq(a, b, origin)
+                    .map_err(|e| self.with_provenance(e, &[a0, b0]))
             }
             Constraint::RowIneq { cur: c0, subr: s0 } => {
                 let (cur, subr) = (self.expand_row(c0), self.expand_row(s0));
-                self.row_ineq(cur, subr, origin).map_err(|e| self.with_provenance(e, &[c0, s0]))
+                self.row_ineq(cur, subr, origin)
+                    .map_err(|e| self.with_provenance(e, &[c0, s0]))
             }
             Constraint::AtLeast(d, n) => match self.find_dim(*d) {
                 Dim::Size(size, _) if size >= *n => Ok(Step::Done),
@@ -125,12 +127,16 @@ impl Solver {
                 self.bind_dim(from, Dim::Var(to), origin)?;
                 Ok(Step::Done)
             }
+            // Bind to the variable holding the size when there is one, so
+            // that the two classes stay joined (a later label reaches both).
             (Dim::Var(v), s @ Dim::Size(..)) => {
-                self.bind_dim_from(v, s, origin, b)?;
+                let value = self.last_var(b).map_or(s, Dim::Var);
+                self.bind_dim_from(v, value, origin, b)?;
                 Ok(Step::Done)
             }
             (s @ Dim::Size(..), Dim::Var(v)) => {
-                self.bind_dim_from(v, s, origin, a)?;
+                let value = self.last_var(a).map_or(s, Dim::Var);
+                self.bind_dim_from(v, value, origin, a)?;
                 Ok(Step::Done)
             }
             (Dim::Size(d1, l1), Dim::Size(d2, l2)) => {
@@ -153,8 +159,31 @@ impl Solver {
                         &[a, b],
                     ))
                 } else {
+                    // An unlabelled axis equal to a labelled one takes its
+                    // label (reference: "Representing shapes and constraints").
+                    if l1 == Label::NONE && l2 != Label::NONE {
+                        self.relabel(a, l2);
+                    } else if l2 == Label::NONE && l1 != Label::NONE {
+                        self.relabel(b, l1);
+                    }
                     Ok(Step::Done)
                 }
+            }
+        }
+    }
+
+    /// Gives the unlabelled size that `d` is bound to (through variables)
+    /// the label `label`. A size written literally keeps its form.
+    fn relabel(&mut self, d: Dim, label: Label) {
+        let mut cur = d;
+        while let Dim::Var(v) = cur {
+            match self.dims[v.0 as usize].binding {
+                Some((Dim::Size(size, Label::NONE), origin)) => {
+                    self.dims[v.0 as usize].binding = Some((Dim::Size(size, label), origin));
+                    return;
+                }
+                Some((next, _)) => cur = next,
+                None => return,
             }
         }
     }
@@ -263,7 +292,10 @@ impl Solver {
                 Ok(stuck_on_rows([Some(u)]))
             }
             // b1 ++ u ++ e1 = b2 ++ v ++ e2: match the common prefix and
-            // suffix, then u = b2' ++ X ++ e2', v = b1' ++ X ++ e1'.
+            // suffix; then, if the leftovers are on one side at each end,
+            // u = b2' ++ X ++ e2' and v = b1' ++ X ++ e1' is the most general
+            // unifier. Leftovers crossing (`u ++ e1' = b2' ++ v`) have several
+            // incomparable solutions (u may be shorter than b2'): wait.
             (Some(u), Some(v)) => {
                 let nb = a.beg.len().min(b.beg.len());
                 let ne = a.end.len().min(b.end.len());
@@ -277,6 +309,29 @@ impl Solver {
                 ));
                 let (b1, e1) = (&a.beg[nb..], &a.end[..a.end.len() - ne]);
                 let (b2, e2) = (&b.beg[nb..], &b.end[..b.end.len() - ne]);
+                let crossing =
+                    (!b1.is_empty() && !e2.is_empty()) || (!b2.is_empty() && !e1.is_empty());
+                if crossing {
+                    if out.is_empty() {
+                        return Ok(stuck_on_rows([Some(u), Some(v)]));
+                    }
+                    out.push(tag(
+                        Constraint::RowEq(
+                            Row {
+                                beg: b1.to_vec(),
+                                var: Some(u),
+                                end: e1.to_vec(),
+                            },
+                            Row {
+                                beg: b2.to_vec(),
+                                var: Some(v),
+                                end: e2.to_vec(),
+                            },
+                        ),
+                        origin,
+                    ));
+                    return Ok(Step::Replace(out));
+                }
                 if b1.is_empty() && e1.is_empty() && b2.is_empty() && e2.is_empty() {
                     self.bind_row(u, Row::of_var(v), origin)?;
                 } else {
@@ -308,33 +363,32 @@ impl Solver {
         }
     }
 
-    /// Expands row variable `v` by `n` fresh axes at its start (`at_beg`) or
-    /// end: `v = F ++ v'` or `v = v' ++ F`.
-    fn expand(
+    /// Expands row variable `v` by fresh axes: `v = B ++ v' ++ E` with
+    /// `|B| = at_beg`, `|E| = at_end`.
+    fn expand_both(
         &mut self,
         v: RowVar,
-        n: usize,
-        at_beg: bool,
+        at_beg: usize,
+        at_end: usize,
         origin: Origin,
     ) -> Result<(), ShapeError> {
         let info = &self.rows[v.0 as usize];
         let (kind, terminal) = (info.kind, info.terminal);
-        let fresh: Vec<Dim> = (0..n).map(|_| Dim::Var(self.fresh_dim(terminal))).collect();
-        let rest = self.fresh_row(kind, terminal);
-        let row = if at_beg {
-            Row {
-                beg: fresh,
-                var: Some(rest),
-                end: vec![],
-            }
-        } else {
-            Row {
-                beg: vec![],
-                var: Some(rest),
-                end: fresh,
-            }
+        let fresh = |s: &mut Self, n: usize| -> Vec<Dim> {
+            (0..n).map(|_| Dim::Var(s.fresh_dim(terminal))).collect()
         };
-        self.bind_row(v, row, origin)
+        let beg = fresh(self, at_beg);
+        let end = fresh(self, at_end);
+        let rest = self.fresh_row(kind, terminal);
+        self.bind_row(
+            v,
+            Row {
+                beg,
+                var: Some(rest),
+                end,
+            },
+            origin,
+        )
     }
 
     /// `cur >= subr` for rows.
@@ -367,72 +421,32 @@ impl Solver {
                 )))
             }
             // cb ++ a ++ ce >= [s].
-            (Some(a), None) => {
-                let s = &subr.end;
-                let ce = &cur.end;
-                if s.len() <= ce.len() {
-                    return Ok(Step::Replace(pairs(
-                        &ce[ce.len() - s.len()..],
-                        s,
-                        false,
-                        origin,
-                        Some(1),
-                    )));
-                }
-                let k = s.len() - ce.len();
-                if cur.beg.is_empty() {
-                    // |a| >= k is forced: a = a' ++ F with |F| = k.
-                    self.expand(a, k, false, origin)?;
-                    return Ok(Step::Replace(vec![tag(
-                        Constraint::RowIneq { cur, subr },
-                        origin,
-                    )]));
-                }
-                // The first k axes of s align with the end of cb ++ a, which
-                // depends on |a|; |a| >= k - |cb| is forced.
-                let mut out = pairs(ce, &s[k..], false, origin, Some(1));
-                if k > cur.beg.len() {
-                    self.expand(a, k - cur.beg.len(), false, origin)?;
-                }
-                out.push(tag(
-                    Constraint::RowIneq {
-                        cur: Row {
-                            beg: cur.beg.clone(),
-                            var: Some(a),
-                            end: vec![],
-                        },
-                        subr: Row::closed(s[..k].to_vec()),
-                    },
-                    origin,
-                ));
-                Ok(Step::Replace(out))
-            }
-            // [c] >= sb ++ w ++ se: the middle of c bounds w.
+            (Some(a), None) => self.open_cur_ineq(cur, subr, a, origin),
+            // [c] >= sb ++ w ++ se: broadcasting aligns from the end, so se
+            // pairs with the end of c; then c' >= sb ++ w, where sb's place
+            // depends on |w| (unless sb is empty: a least-upper-bound record).
             (None, Some(w)) => {
                 let c = &cur.end;
                 if c.len() < subr.known_len() {
                     return Err(too_few(self, &cur, &subr));
                 }
                 let mid_end = c.len() - subr.end.len();
-                let mut out = pairs(
-                    &c[..subr.beg.len()],
-                    &subr.beg,
-                    false,
-                    origin,
-                    Some(c.len() - subr.beg.len() + 1),
-                );
-                out.extend(pairs(&c[mid_end..], &subr.end, false, origin, Some(1)));
+                let mut out = pairs(&c[mid_end..], &subr.end, false, origin, Some(1));
+                if subr.end.is_empty() {
+                    // Nothing pairs before |w| is known.
+                    return Ok(stuck_on_rows([Some(w)]));
+                }
                 out.push(tag(
                     Constraint::RowIneq {
-                        cur: Row::closed(c[subr.beg.len()..mid_end].to_vec()),
-                        subr: Row::of_var(w),
+                        cur: Row::closed(c[..mid_end].to_vec()),
+                        subr: Row {
+                            beg: subr.beg.clone(),
+                            var: Some(w),
+                            end: vec![],
+                        },
                     },
                     origin,
                 ));
-                if subr.known_len() == 0 {
-                    // Already `[c] >= w`: a least-upper-bound record.
-                    return Ok(stuck_on_rows([Some(w)]));
-                }
                 Ok(Step::Replace(out))
             }
             (Some(a), Some(w)) if a == w => {
@@ -449,81 +463,80 @@ impl Solver {
                         &[&cur, &subr],
                     ));
                 }
-                if cur.beg.len() == subr.beg.len() && cur.end.len() == subr.end.len() {
-                    let mut out = pairs(&cur.beg, &subr.beg, false, origin, None);
-                    out.extend(pairs(&cur.end, &subr.end, false, origin, Some(1)));
+                // Aligned from the end: a ++ ce and a ++ se line up when
+                // |ce| = |se|, and then sb lines up with the end of cb.
+                if cur.end.len() == subr.end.len() {
+                    let mut out = pairs(&cur.end, &subr.end, false, origin, Some(1));
+                    let (cb, sb) = (&cur.beg, &subr.beg);
+                    out.extend(pairs(&cb[cb.len() - sb.len()..], sb, false, origin, None));
                     return Ok(Step::Replace(out));
                 }
                 Ok(stuck_on_rows([Some(a)]))
             }
             // cb ++ a ++ ce >= sb ++ w ++ se.
-            (Some(a), Some(w)) => self.open_row_ineq(cur, subr, a, w, origin),
+            (Some(a), Some(_)) => self.open_cur_ineq(cur, subr, a, origin),
         }
     }
 
-    fn open_row_ineq(
+    /// `cb ++ a ++ ce >= sb ++ w ++ se` (`w` may be absent; `a != w`).
+    /// Broadcasting aligns rows from the end (NumPy).
+    ///
+    /// 1. The last `min(|ce|, |se|)` axes pair up.
+    /// 2. If axes of `se` are left (`ce` is used up), they align with the end
+    ///    of `cb ++ a`. `|cur| >= |subr|` forces
+    ///    `|a| >= |sb| + |se| - |cb| - |ce|`: `a` grows by that many fresh
+    ///    axes at its end (whose alignment with `se` is then forced), and the
+    ///    constraint is looked at again.
+    /// 3. What remains is `cb ++ a ++ ce >= w` (a least-upper-bound record,
+    ///    kept stuck for the closing stages), or `... >= sb ++ w` whose
+    ///    alignment depends on `|w|` (stuck until it is known).
+    fn open_cur_ineq(
         &mut self,
         cur: Row,
         subr: Row,
         a: RowVar,
-        w: RowVar,
         origin: Origin,
     ) -> Result<Step, ShapeError> {
-        if subr.known_len() == 0 {
-            // `cur >= w`: a least-upper-bound record for w.
-            return Ok(stuck_on_rows([Some(a), Some(w)]));
+        let w = subr.var;
+        let (cb, mut ce, sb, mut se) = (cur.beg, cur.end, subr.beg, subr.end);
+        let n = ce.len().min(se.len());
+        let mut out = pairs(
+            &ce[ce.len() - n..],
+            &se[se.len() - n..],
+            false,
+            origin,
+            Some(1),
+        );
+        ce.truncate(ce.len() - n);
+        se.truncate(se.len() - n);
+        let deficit = (sb.len() + se.len()).saturating_sub(cb.len() + ce.len());
+        if deficit > 0 {
+            self.expand_both(a, 0, deficit, origin)?;
         }
-        let (cb, ce, sb, se) = (&cur.beg, &cur.end, &subr.beg, &subr.end);
-        // The end of subr aligns with the end of cur; when ce is shorter and
-        // cb is empty, |a| >= |se| - |ce| is forced.
-        if se.len() > ce.len() && cb.is_empty() {
-            self.expand(a, se.len() - ce.len(), false, origin)?;
-            return Ok(Step::Replace(vec![tag(
-                Constraint::RowIneq { cur, subr },
-                origin,
-            )]));
-        }
-        // Symmetrically at the start.
-        if sb.len() > cb.len() && ce.is_empty() {
-            self.expand(a, sb.len() - cb.len(), true, origin)?;
-            return Ok(Step::Replace(vec![tag(
-                Constraint::RowIneq { cur, subr },
-                origin,
-            )]));
-        }
-        let mut out = Vec::new();
-        let (mut cb2, mut ce2, mut sb2, mut se2) = (cb.clone(), ce.clone(), sb.clone(), se.clone());
-        if se.len() <= ce.len() {
-            out.extend(pairs(
-                &ce[ce.len() - se.len()..],
-                se,
-                false,
-                origin,
-                Some(1),
-            ));
-            ce2.truncate(ce.len() - se.len());
-            se2.clear();
-        }
-        if sb.len() <= cb.len() {
-            out.extend(pairs(&cb[..sb.len()], sb, false, origin, None));
-            cb2.drain(..sb.len());
-            sb2.clear();
-        }
-        if out.is_empty() {
-            // Both sides are ambiguous until |a| is known.
-            return Ok(stuck_on_rows([Some(a), Some(w)]));
+        let progressed = deficit > 0 || !out.is_empty();
+        if se.is_empty() && sb.is_empty() {
+            let Some(w) = w else {
+                return Ok(Step::Replace(out));
+            };
+            if !progressed {
+                // Already `cur >= w`: a least-upper-bound record for w.
+                return Ok(stuck_on_rows([Some(a), Some(w)]));
+            }
+        } else if !progressed {
+            // The alignment of what is left depends on |a| or |w|.
+            return Ok(stuck_on_rows([Some(a), w]));
         }
         out.push(tag(
             Constraint::RowIneq {
                 cur: Row {
-                    beg: cb2,
+                    beg: cb,
                     var: Some(a),
-                    end: ce2,
+                    end: ce,
                 },
                 subr: Row {
-                    beg: sb2,
-                    var: Some(w),
-                    end: se2,
+                    beg: sb,
+                    var: w,
+                    end: se,
                 },
             },
             origin,
