@@ -184,13 +184,22 @@ fn infer_function(func: OperationRef<'_, '_>, closing: Closing) -> Result<(), Pa
         fs.op_locations.push(op.location());
         let name = op.name();
         let name = name.as_string_ref().as_str().unwrap_or_default().to_owned();
-        let Some(def) = catalog::lookup(&name) else { continue };
+        let Some(def) = catalog::lookup(&name) else {
+            continue;
+        };
         let mut operands = vec![];
         for operand in op.operands() {
             match fs.shape_of(operand, false, true) {
                 Ok(Some(s)) => operands.push(s),
                 Ok(None) => {
-                    emit_error(op.location(), &format!("'{name}' op operand must be a tensor, got {}", operand.r#type()), &[]);
+                    emit_error(
+                        op.location(),
+                        &format!(
+                            "'{name}' op operand must be a tensor, got {}",
+                            operand.r#type()
+                        ),
+                        &[],
+                    );
                     failed = true;
                 }
                 Err(e) => {
@@ -199,7 +208,11 @@ fn infer_function(func: OperationRef<'_, '_>, closing: Closing) -> Result<(), Pa
                 }
             }
         }
-        let Some(result) = op.result(0).ok().and_then(|r| fs.by_value.get(&(r.to_raw().ptr as usize)).copied()) else {
+        let Some(result) = op
+            .result(0)
+            .ok()
+            .and_then(|r| fs.by_value.get(&(r.to_raw().ptr as usize)).copied())
+        else {
             continue;
         };
         let result = fs.values[result].shape;
@@ -212,7 +225,10 @@ fn infer_function(func: OperationRef<'_, '_>, closing: Closing) -> Result<(), Pa
             }
         };
         let logic = owned.as_logic(&mut fs.problem);
-        if let Err(e) = fs.problem.add_op(OpId(index as u32), logic, &operands, result) {
+        if let Err(e) = fs
+            .problem
+            .add_op(OpId(index as u32), logic, &operands, result)
+        {
             emit_error(op.location(), &format!("'{name}' op: {e}"), &[]);
             failed = true;
         }
@@ -258,7 +274,10 @@ impl OwnedLogic {
             },
             ShapeLogic::BatchSlice => {
                 // SAFETY: `a` is a valid attribute; non-integers give 0.
-                let index = op.attribute("index").ok().map(|a| unsafe { mlirIntegerAttrGetValueInt(a.to_raw()) });
+                let index = op
+                    .attribute("index")
+                    .ok()
+                    .map(|a| unsafe { mlirIntegerAttrGetValueInt(a.to_raw()) });
                 owned.index = index.unwrap_or(0).max(0) as u64;
             }
             ShapeLogic::Terminal if !owned.reshape => {
@@ -269,12 +288,15 @@ impl OwnedLogic {
                 };
                 owned.elems = op.attribute("value").ok().and_then(|a| {
                     // SAFETY: `a` is a valid attribute.
-                    unsafe { mlirAttributeIsAElements(a.to_raw()) }
-                        .then(|| unsafe { mlirElementsAttrGetNumElements(a.to_raw()) }.max(0) as u64)
+                    unsafe { mlirAttributeIsAElements(a.to_raw()) }.then(|| {
+                        unsafe { mlirElementsAttrGetNumElements(a.to_raw()) }.max(0) as u64
+                    })
                 });
             }
             ShapeLogic::Block => {
-                return Err("shape inference for concatenation (Block logic) is not supported yet".into());
+                return Err(
+                    "shape inference for concatenation (Block logic) is not supported yet".into(),
+                );
             }
             _ => {}
         }
@@ -290,7 +312,9 @@ impl OwnedLogic {
             ShapeLogic::Compose => OpLogic::Compose,
             ShapeLogic::ComposeAccumulate => OpLogic::ComposeAccumulate,
             ShapeLogic::Transpose => OpLogic::Transpose,
-            ShapeLogic::Einsum => OpLogic::Einsum(self.einsum.as_ref().expect("set by `of` for einsum")),
+            ShapeLogic::Einsum => {
+                OpLogic::Einsum(self.einsum.as_ref().expect("set by `of` for einsum"))
+            }
             ShapeLogic::BatchSlice => OpLogic::BatchSlice { index: self.index },
             ShapeLogic::Terminal if self.reshape => OpLogic::Reshape,
             ShapeLogic::Terminal | ShapeLogic::Block => OpLogic::Terminal {

@@ -271,14 +271,27 @@ fn check_shape_logic(op: OperationRef<'_, '_>, def: &OpDef, problems: &mut Vec<P
     if def.logic == ShapeLogic::Block {
         return;
     }
-    let Ok(owned) = OwnedLogic::of(op, def) else { return };
+    let Ok(owned) = OwnedLogic::of(op, def) else {
+        return;
+    };
     let mut problem = ShapeProblem::new();
     let shape = |problem: &mut ShapeProblem, ty: Type<'_>| {
-        shape_spec(ty).ok().flatten().map(|s| problem.shape_from_spec(&s, false))
+        shape_spec(ty)
+            .ok()
+            .flatten()
+            .map(|s| problem.shape_from_spec(&s, false))
     };
-    let operands: Option<Vec<_>> = op.operands().map(|v| shape(&mut problem, v.r#type())).collect();
-    let result = op.result(0).ok().and_then(|r| shape(&mut problem, r.r#type()));
-    let (Some(operands), Some(result)) = (operands, result) else { return };
+    let operands: Option<Vec<_>> = op
+        .operands()
+        .map(|v| shape(&mut problem, v.r#type()))
+        .collect();
+    let result = op
+        .result(0)
+        .ok()
+        .and_then(|r| shape(&mut problem, r.r#type()));
+    let (Some(operands), Some(result)) = (operands, result) else {
+        return;
+    };
     let logic = owned.as_logic(&mut problem);
     if problem.add_op(OpId(0), logic, &operands, result).is_err() {
         return;
@@ -295,7 +308,11 @@ fn check_shape_logic(op: OperationRef<'_, '_>, def: &OpDef, problems: &mut Vec<P
 /// Step 3: a pointwise op whose operands and results are all builtin
 /// tensors follows MLIR's `Broadcastable` trait ([`crate::broadcast`]).
 /// Returns whether the op was such an op.
-fn check_builtin_broadcast(op: OperationRef<'_, '_>, def: &OpDef, problems: &mut Vec<Problem<'_>>) -> bool {
+fn check_builtin_broadcast(
+    op: OperationRef<'_, '_>,
+    def: &OpDef,
+    problems: &mut Vec<Problem<'_>>,
+) -> bool {
     if !matches!(
         def.logic,
         ShapeLogic::PointwiseUn | ShapeLogic::PointwiseBin | ShapeLogic::PointwiseTern
