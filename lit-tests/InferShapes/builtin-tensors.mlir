@@ -1,7 +1,7 @@
 // Builtin tensors take part in inference: `?` becomes a size and `*` a
 // ranked tensor where the solution determines them. A builtin tensor is one
 // output row.
-// RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-shapes)' | FileCheck %s
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-shapes,ocannl-check-shapes)' | FileCheck %s
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-shapes{close=false})' | FileCheck %s --check-prefix=OPEN
 
 // CHECK-LABEL: func.func @refine

@@ -2,7 +2,7 @@
 // written back, the remaining variables stay visible (named as written, or
 // with generated names), and a second run with closing finishes the job.
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-shapes{close=false})' | FileCheck %s --check-prefix=OPEN
-// RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-shapes{close=false})' | ocannl-opt -p 'builtin.module(ocannl-infer-shapes)' | FileCheck %s --check-prefix=CLOSED
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-shapes{close=false})' | ocannl-opt -p 'builtin.module(ocannl-infer-shapes,ocannl-check-shapes)' | FileCheck %s --check-prefix=CLOSED
 
 // OPEN-LABEL: func.func @forced_from_usage
 // OPEN-SAME: !ocannl.tensor<f32, "b|784">

@@ -303,6 +303,28 @@ impl OwnedLogic {
         Ok(owned)
     }
 
+    /// The independent checker's view of the logic.
+    pub(crate) fn to_check_logic(&self) -> ocannl_shape::check::CheckLogic {
+        use ocannl_shape::check::CheckLogic;
+        match self.logic {
+            ShapeLogic::PointwiseUn => CheckLogic::PointwiseUn,
+            ShapeLogic::PointwiseBin => CheckLogic::PointwiseBin,
+            ShapeLogic::PointwiseTern => CheckLogic::PointwiseTern,
+            ShapeLogic::Compose => CheckLogic::Compose,
+            ShapeLogic::ComposeAccumulate => CheckLogic::ComposeAccumulate,
+            ShapeLogic::Transpose => CheckLogic::Transpose,
+            ShapeLogic::Einsum => {
+                CheckLogic::Einsum(self.einsum.clone().expect("set by `of` for einsum"))
+            }
+            ShapeLogic::BatchSlice => CheckLogic::BatchSlice { index: self.index },
+            ShapeLogic::Terminal if self.reshape => CheckLogic::Reshape,
+            ShapeLogic::Terminal | ShapeLogic::Block => CheckLogic::Terminal {
+                spec: self.spec.clone(),
+                elems: self.elems,
+            },
+        }
+    }
+
     /// The engine's view (registers the `spec` attribute's shape, if any).
     pub(crate) fn as_logic<'a>(&'a self, problem: &mut Problem) -> OpLogic<'a> {
         match self.logic {

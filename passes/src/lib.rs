@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod broadcast;
+pub mod check_shapes;
 pub mod driver;
 mod ffi;
 pub mod infer_shapes;

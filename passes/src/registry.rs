@@ -87,7 +87,11 @@ impl PassDef {
 }
 
 /// Every ocannl pass.
-pub static PASSES: &[PassDef] = &[crate::verify::PASS, crate::infer_shapes::PASS];
+pub static PASSES: &[PassDef] = &[
+    crate::verify::PASS,
+    crate::infer_shapes::PASS,
+    crate::check_shapes::PASS,
+];
 
 unsafe extern "C" fn trampoline(
     op: MlirOperation,

@@ -1,0 +1,80 @@
+//! `ocannl-check-shapes`: every ocannl op's types, fully known, satisfy its
+//! shape logic — judged by the independent checker
+//! (`ocannl_shape::check`), which shares no code with the solver.
+//!
+//! Run it after `ocannl-infer-shapes` to confirm a solution (the lit suite
+//! does, on every inference test), or on hand-written IR whose shapes are
+//! all known. An op with a variable left in its types is an error: there is
+//! nothing to check yet.
+
+use melior::ir::{
+    ValueLike,
+    operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
+};
+use ocannl_dialect::{
+    catalog::{self, ShapeLogic},
+    diagnostics::emit_error,
+    types::shape_spec,
+};
+use ocannl_shape::{check::check_op, spec::ShapeSpec};
+
+use crate::{
+    infer_shapes::OwnedLogic,
+    registry::{PassDef, PassFailed, PassOptions},
+};
+
+/// The registry entry of `ocannl-check-shapes`.
+pub const PASS: PassDef = PassDef {
+    argument: c"ocannl-check-shapes",
+    description:
+        c"Check fully known ocannl shapes against each op's shape logic (independent checker)",
+    anchor: None,
+    options: &[],
+    run,
+};
+
+fn run(root: OperationRef<'_, '_>, _options: &PassOptions) -> Result<(), PassFailed> {
+    let mut failed = false;
+    root.walk(WalkOrder::PreOrder, |op| {
+        if let Err(message) = check(op) {
+            emit_error(op.location(), &message, &[]);
+            failed = true;
+        }
+        WalkResult::Advance
+    });
+    if failed { Err(PassFailed) } else { Ok(()) }
+}
+
+fn check(op: OperationRef<'_, '_>) -> Result<(), String> {
+    let name = op.name();
+    let name = name.as_string_ref().as_str().unwrap_or_default();
+    let Some(def) = catalog::lookup(name) else {
+        return Ok(());
+    };
+    if def.logic == ShapeLogic::Block {
+        return Ok(()); // concatenation: not checked yet (no inference either)
+    }
+    let owned = OwnedLogic::of(op, def).map_err(|e| format!("'{name}' op {e}"))?;
+    let spec = |ty| -> Result<ShapeSpec, String> {
+        match shape_spec(ty) {
+            Ok(Some(spec)) => Ok(spec),
+            Ok(None) => Err(format!("'{name}' op: {ty} is not a tensor")),
+            Err(e) => Err(format!("'{name}' op: invalid shape spec: {e}")),
+        }
+    };
+    let operands: Vec<ShapeSpec> = op
+        .operands()
+        .map(|v| spec(v.r#type()))
+        .collect::<Result<_, _>>()?;
+    let result = op
+        .result(0)
+        .map_err(|_| format!("'{name}' op has no result"))?;
+    let result = spec(result.r#type())?;
+    let refs: Vec<&ShapeSpec> = operands.iter().collect();
+    check_op(&owned.to_check_logic(), &refs, &result).map_err(|e| {
+        format!(
+            "'{name}' op types violate its {} shape logic: {e}",
+            def.logic.ocannl_name()
+        )
+    })
+}
