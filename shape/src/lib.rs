@@ -1,6 +1,7 @@
 //! `ocannl-shape`: the pure-Rust engine of ocannl-mlir (no MLIR dependency).
 #![warn(missing_docs)]
 
+pub mod check;
 pub mod problem;
 pub mod solver;
 pub mod spec;

@@ -411,7 +411,7 @@ impl Solver {
             }
             if known == *n {
                 decisions.push((receiver, Row::closed(vec![])));
-            } else if n % known == 0 {
+            } else if n.is_multiple_of(known) {
                 decisions.push((receiver, Row::closed(vec![Dim::size(n / known)])));
             }
         }

@@ -548,17 +548,17 @@ impl Solver {
     fn total_elems(&mut self, rows: &[Row], n: u64, origin: Origin) -> Result<Step, ShapeError> {
         let rows: Vec<Row> = rows.iter().map(|r| self.resolve_row(r)).collect();
         let mut known: u64 = 1;
-        let mut unknown: Vec<DimVar> = vec![];
+        // Unknown dims with their multiplicity (`n,n` has n twice).
+        let mut unknown: Vec<(DimVar, u32)> = vec![];
         let mut row_vars: Vec<RowVar> = vec![];
         for r in &rows {
             for d in r.beg.iter().chain(&r.end) {
                 match d {
                     Dim::Size(s, _) => known = known.saturating_mul(*s),
-                    Dim::Var(v) => {
-                        if !unknown.contains(v) {
-                            unknown.push(*v);
-                        }
-                    }
+                    Dim::Var(v) => match unknown.iter_mut().find(|(u, _)| u == v) {
+                        Some((_, k)) => *k += 1,
+                        None => unknown.push((*v, 1)),
+                    },
                 }
             }
             if let Some(v) = r.var {
@@ -569,7 +569,7 @@ impl Solver {
             let refs: Vec<&Row> = rows.iter().collect();
             s.row_error(ShapeErrorKind::ElementCount, msg, origin, &refs)
         };
-        if known == 0 || n % known != 0 {
+        if known == 0 || !n.is_multiple_of(known) {
             return Err(fail(
                 self,
                 format!("the axes have {known} elements, which does not divide {n}"),
@@ -577,7 +577,7 @@ impl Solver {
         }
         if !row_vars.is_empty() || unknown.len() > 1 {
             return Ok(Step::Stuck {
-                dims: unknown,
+                dims: unknown.into_iter().map(|(v, _)| v).collect(),
                 rows: row_vars,
             });
         }
@@ -587,10 +587,20 @@ impl Solver {
                 self,
                 format!("the axes have {known} elements, expected {n}"),
             )),
-            Some(&v) => {
-                self.bind_dim(v, Dim::size(n / known), origin)?;
-                Ok(Step::Done)
-            }
+            // v^k = n / known: v is the integer k-th root, if there is one.
+            Some(&(v, k)) => match integer_root(n / known, k) {
+                Some(size) => {
+                    self.bind_dim(v, Dim::size(size), origin)?;
+                    Ok(Step::Done)
+                }
+                None => Err(fail(
+                    self,
+                    format!(
+                        "{} is not the {k}th power of a size (the other axes have {known} of {n} elements)",
+                        n / known
+                    ),
+                )),
+            },
         }
     }
 
@@ -636,6 +646,15 @@ impl Solver {
         }
         Ok(Step::Stuck { dims, rows })
     }
+}
+
+/// The `x` with `x^k = r`, if it is an integer (`k >= 1`).
+fn integer_root(r: u64, k: u32) -> Option<u64> {
+    if k == 1 {
+        return Some(r);
+    }
+    let approx = (r as f64).powf(1.0 / f64::from(k)).round() as u64;
+    (approx.saturating_sub(1)..=approx + 1).find(|x| x.checked_pow(k) == Some(r))
 }
 
 /// `1 axis`, `2 axes`, `at least 2 axes`.

@@ -166,3 +166,36 @@ fn transpose() {
          t: 1|4->3",
     );
 }
+
+/// Regression: an ambiguous `beg ++ a >= [s]` (axes before the row
+/// variable) must wait for `a`, not replace itself forever; and `t1`'s batch
+/// row is forced to have two axes (it takes a broadcast of `k,l`).
+#[test]
+fn ambiguous_alignment_terminates() {
+    check(
+        "arg a0 : ...|...->...
+         arg a1 : 
+         t0 = einsum[\"i|i,j->i,...; ...-> => k,l,...|\"](a0, a1) : ...|...->...
+         t1 = add(a0, t0) : ...|...->...",
+        "a0: 1|1,1->1
+         a1:
+         t0: 1,1|
+         t1: 1,1|1,1->1",
+    );
+}
+
+/// Regression (order independence): an unlabelled axis that turns out equal
+/// to a labelled one takes its label, whichever was bound first.
+#[test]
+fn labels_flow_through_equal_axes() {
+    check(
+        "arg a0 : 2,1|
+         arg a2 : 2,1|rgb=1,..r..->
+         t0 = add(a0, a2) : ...|...->...
+         t1 = einsum[\"_,0|i->..r..; j,i|...->..s.. => i|...,j->...,i,k\"](t0, a0) : ...|...->...",
+        "a0: 2,1|
+         a2: 2,1|rgb=1->
+         t0: 2,1|rgb=1->
+         t1: rgb=1|2->rgb=1,1",
+    );
+}

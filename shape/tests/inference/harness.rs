@@ -12,9 +12,10 @@
 use std::collections::HashMap;
 
 use ocannl_shape::{
+    check::{CheckLogic, check_op},
     problem::{OpLogic, Problem, ShapeId},
     solver::{Closing, OpId, ShapeError},
-    spec::{EinsumSpec, parse_einsum_spec, parse_shape_spec},
+    spec::{EinsumSpec, ShapeSpec, parse_einsum_spec, parse_shape_spec},
 };
 
 /// One parsed line.
@@ -32,8 +33,10 @@ pub fn parse_program(src: &str) -> Vec<Line> {
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(|l| {
+            // The scalar's spec is empty: the trimmed line ends in ` :`.
             let (lhs, spec) = l
                 .rsplit_once(" : ")
+                .or_else(|| Some((l.strip_suffix(" :")?, "")))
                 .unwrap_or_else(|| panic!("no ` : SPEC` in {l:?}"));
             let spec = spec.trim().to_owned();
             if let Some(name) = lhs.strip_prefix("arg ") {
@@ -81,6 +84,8 @@ pub struct Built {
     pub names: Vec<(String, ShapeId)>,
     pub lines: Vec<Line>,
     pub einsums: Vec<EinsumSpec>,
+    /// Per line, the shape of its attribute spec (`range["20"]`), if any.
+    pub attrs: Vec<Option<ShapeId>>,
 }
 
 pub fn build(src: &str) -> Built {
@@ -104,6 +109,7 @@ pub fn build(src: &str) -> Built {
         let _ = i;
     }
     let mut einsum_iter = 0;
+    let mut attrs = vec![None; lines.len()];
     for (i, line) in lines.iter().enumerate() {
         if line.logic == "arg" {
             continue;
@@ -121,6 +127,7 @@ pub fn build(src: &str) -> Built {
             }
             _ => None,
         };
+        attrs[i] = spec_shape;
         let logic = match line.logic.as_str() {
             "neg" | "relu" | "exp" => OpLogic::PointwiseUn,
             "add" | "sub" | "mul" => OpLogic::PointwiseBin,
@@ -158,7 +165,78 @@ pub fn build(src: &str) -> Built {
         names,
         lines,
         einsums,
+        attrs,
     }
+}
+
+/// The checker's view of line `i`'s logic; `None` for arguments.
+fn check_logic(built: &Built, i: usize, einsum_index: &mut usize) -> Option<CheckLogic> {
+    let line = &built.lines[i];
+    let attr = line.attr.as_deref();
+    Some(match line.logic.as_str() {
+        "arg" => return None,
+        "neg" | "relu" | "exp" => CheckLogic::PointwiseUn,
+        "add" | "sub" | "mul" => CheckLogic::PointwiseBin,
+        "where" => CheckLogic::PointwiseTern,
+        "matmul" => CheckLogic::Compose,
+        "fma" => CheckLogic::ComposeAccumulate,
+        "transpose" => CheckLogic::Transpose,
+        "einsum" => {
+            *einsum_index += 1;
+            CheckLogic::Einsum(built.einsums[*einsum_index - 1].clone())
+        }
+        "batch_slice" => CheckLogic::BatchSlice {
+            index: attr.expect("index").parse().expect("int"),
+        },
+        "constant" | "range" => CheckLogic::Terminal {
+            spec: built.attrs[i].map(|id| built.problem.to_spec(id)),
+            elems: attr
+                .and_then(|a| a.strip_prefix("elems="))
+                .map(|n| n.parse().expect("int")),
+        },
+        "reshape" => CheckLogic::Reshape,
+        other => panic!("unknown logic {other}"),
+    })
+}
+
+/// After a successful solve: every named tensor's solved spec is concrete,
+/// and the independent checker ([`ocannl_shape::check`]) confirms every op.
+pub fn verify_solution(built: &Built) -> Result<(), String> {
+    let specs: HashMap<&str, ShapeSpec> = built
+        .names
+        .iter()
+        .map(|(name, id)| (name.as_str(), built.problem.to_spec(*id)))
+        .collect();
+    for (name, _) in &built.names {
+        if !specs[name.as_str()].is_concrete() {
+            return Err(format!(
+                "{name}: solved spec `{}` is not concrete",
+                specs[name.as_str()]
+            ));
+        }
+    }
+    let mut einsum_index = 0;
+    for (i, line) in built.lines.iter().enumerate() {
+        let Some(logic) = check_logic(built, i, &mut einsum_index) else {
+            continue;
+        };
+        let operands: Vec<&ShapeSpec> = line.operands.iter().map(|o| &specs[o.as_str()]).collect();
+        check_op(&logic, &operands, &specs[line.name.as_str()]).map_err(|e| {
+            let rendered: Vec<String> = line
+                .operands
+                .iter()
+                .chain(std::iter::once(&line.name))
+                .map(|n| format!("{n}: {}", specs[n.as_str()]))
+                .collect();
+            format!(
+                "op `{}` ({}): {e}\nsolved: {}",
+                line.name,
+                line.logic,
+                rendered.join(", ")
+            )
+        })?;
+    }
+    Ok(())
 }
 
 /// Solves and renders `name: spec` lines (or the error).
@@ -177,9 +255,15 @@ pub fn solve_and_render(built: &mut Built, closing: Closing) -> Result<String, S
 pub fn check(src: &str, expected: &str) {
     let mut built = build(src);
     let actual = match solve_and_render(&mut built, Closing::Full) {
-        Ok(s) => s,
+        Ok(s) => {
+            if let Err(e) = verify_solution(&built) {
+                panic!("the checker rejects the solution: {e}\nprogram:\n{src}\nsolution:\n{s}");
+            }
+            s
+        }
         Err(e) => format!("error: {}", e.kind),
     };
+    let actual: String = actual.lines().map(str::trim).collect::<Vec<_>>().join("\n");
     let expected: String = expected
         .lines()
         .map(str::trim)

@@ -2,7 +2,15 @@
 //!
 //! A program is one op per line, `%name = logic(operands) : SPEC` or an
 //! argument `%name : SPEC`; the expectation lists the solved spec of every
-//! named tensor, or the error kind.
+//! named tensor, or the error kind. Every solution `check` sees is also
+//! confirmed op by op by the independent checker ([`ocannl_shape::check`]).
+//!
+//! * `cases`: hand-written cases;
+//! * `props`: property tests on random op graphs (declarative, sound,
+//!   complete on concrete graphs);
+//! * `regressions`: minimal programs the property tests found.
 
 mod cases;
 pub mod harness;
+mod props;
+mod regressions;

@@ -1,0 +1,351 @@
+//! Data-driven unit tests: each case is a logic, the operand and result
+//! specs, and `ok` or the expected error message.
+
+use super::*;
+
+/// Parses the specs, runs [`check_op`] and compares `ok` / `error: MSG`
+/// with `expect`.
+#[track_caller]
+fn check(logic: &CheckLogic, operands: &[&str], result: &str, expect: &str) {
+    let parse = |s: &str| -> ShapeSpec { s.parse().expect("test specs parse") };
+    let operands: Vec<ShapeSpec> = operands.iter().map(|s| parse(s)).collect();
+    let refs: Vec<&ShapeSpec> = operands.iter().collect();
+    let actual = match check_op(logic, &refs, &parse(result)) {
+        Ok(()) => "ok".to_owned(),
+        Err(e) => format!("error: {e}"),
+    };
+    assert_eq!(actual, expect, "{logic:?} {operands:?} => {result}");
+}
+
+fn einsum(spec: &str) -> CheckLogic {
+    CheckLogic::Einsum(spec.parse().expect("test einsum specs parse"))
+}
+
+#[test]
+fn pointwise_broadcasting() {
+    let bin = &CheckLogic::PointwiseBin;
+    check(bin, &["2,3|4->5", "5"], "2,3|4->5", "ok");
+    check(bin, &["1,3", "4,1"], "4,3", "ok");
+    check(
+        bin,
+        &["3", "4"],
+        "4",
+        "error: output axis 1 (from the end) of operand #0 is 3, which does not broadcast to output axis 1 of the result, which is 4",
+    );
+    check(
+        &CheckLogic::PointwiseUn,
+        &["2,3"],
+        "3",
+        "error: output row of operand #0 (2 axes) does not broadcast to output row of the result (1 axes): too few axes",
+    );
+    // Broadcasting is per row kind: an output axis does not fill a batch axis.
+    check(
+        &CheckLogic::PointwiseUn,
+        &["2|3"],
+        "3",
+        "error: batch row of operand #0 (1 axes) does not broadcast to batch row of the result (0 axes): too few axes",
+    );
+    check(
+        &CheckLogic::PointwiseTern,
+        &["1", "3", "2->1"],
+        "2->3",
+        "ok",
+    );
+}
+
+#[test]
+fn labels() {
+    let un = &CheckLogic::PointwiseUn;
+    check(un, &["rgb=3"], "rgb=3", "ok");
+    // An unlabelled axis agrees with a labelled one of the same size.
+    check(un, &["3"], "rgb=3", "ok");
+    check(un, &["rgb=3"], "3", "ok");
+    check(
+        un,
+        &["rgb=3"],
+        "hsv=3",
+        "error: output axis 1 (from the end) of operand #0 is rgb=3, which does not broadcast to output axis 1 of the result, which is hsv=3",
+    );
+    // Only an unlabelled 1 broadcasts.
+    check(un, &["1"], "rgb=3", "ok");
+    check(
+        un,
+        &["one=1"],
+        "3",
+        "error: output axis 1 (from the end) of operand #0 is one=1, which does not broadcast to output axis 1 of the result, which is 3",
+    );
+}
+
+#[test]
+fn compose() {
+    let compose = &CheckLogic::Compose;
+    check(compose, &["4->3", "2|4"], "2|3", "ok");
+    check(compose, &["4->3", "2|1"], "2|3", "ok");
+    check(
+        compose,
+        &["4->3", "2|5"],
+        "2|3",
+        "error: output axis 1 (from the end) of operand #1 is 5, which does not broadcast to input axis 1 of operand #0, which is 4",
+    );
+    check(compose, &["1|4->3", "2|4"], "2|3", "ok");
+    check(
+        compose,
+        &["3|4->3", "2|4"],
+        "3|3",
+        "error: batch axis 1 (from the end) of operand #1 is 2, which does not broadcast to batch axis 1 of the result, which is 3",
+    );
+    check(compose, &["4->3", "7->4"], "7->3", "ok");
+    check(
+        compose,
+        &["4->3", "7->4"],
+        "3",
+        "error: input row of operand #1 (1 axes) does not broadcast to input row of the result (0 axes): too few axes",
+    );
+    let fma = &CheckLogic::ComposeAccumulate;
+    check(fma, &["4->3", "5->4", "5->3"], "5->3", "ok");
+    check(
+        fma,
+        &["4->3", "5->4", "6->3"],
+        "5->3",
+        "error: input axis 1 (from the end) of operand #2 is 6, which does not broadcast to input axis 1 of the result, which is 5",
+    );
+}
+
+#[test]
+fn transpose() {
+    let t = &CheckLogic::Transpose;
+    check(t, &["2|3->4"], "2|4->3", "ok");
+    check(
+        t,
+        &["2|3->4"],
+        "2|3->4",
+        "error: output axis 1 (from the end) of operand #0 is 4, which does not broadcast to input axis 1 of the result, which is 3",
+    );
+}
+
+#[test]
+fn einsum_labels_and_rows() {
+    check(&einsum("b|i->o => o|b->i"), &["2|3->4"], "4|2->3", "ok");
+    check(
+        &einsum("ab|cd->ef => c|a->d"),
+        &["2,3|4,5->6,7"],
+        "4|2->5",
+        "ok",
+    );
+    check(
+        &einsum("a|i->h; b|h->o => ab|i->o"),
+        &["2|3->4", "2|4->5"],
+        "2,2|3->5",
+        "ok",
+    );
+    check(
+        &einsum("a|i->h; b|h->o => ab|i->o"),
+        &["2|3->4", "2|6->5"],
+        "2,2|3->5",
+        "error: einsum label h is 4 at output axis 1 (from the end) of operand #0 but 6 at input axis 1 (from the end) of operand #1",
+    );
+    // No broadcasting in einsum: a 1 does not stand for any size.
+    check(
+        &einsum("i; i => i"),
+        &["3", "1"],
+        "3",
+        "error: einsum label i is 3 at output axis 1 (from the end) of operand #0 but 1 at output axis 1 (from the end) of operand #1",
+    );
+    check(
+        &einsum("i => i"),
+        &["2,3"],
+        "3",
+        "error: output row of operand #0 has 2 axes but its einsum slot has 1 axes",
+    );
+    check(&einsum("i => ii"), &["2"], "2,2", "ok");
+    check(&einsum("_ => _"), &["2"], "5", "ok");
+}
+
+#[test]
+fn einsum_label_agreement() {
+    check(&einsum("i; i => i"), &["rgb=3", "3"], "3", "ok");
+    check(
+        &einsum("i; i => i"),
+        &["3", "rgb=3"],
+        "hsv=3",
+        "error: einsum label i is rgb=3 at output axis 1 (from the end) of operand #1 but hsv=3 at output axis 1 (from the end) of the result",
+    );
+}
+
+#[test]
+fn einsum_fixed_index() {
+    check(&einsum("2i => i"), &["3,4"], "4", "ok");
+    check(
+        &einsum("3i => i"),
+        &["3,4"],
+        "4",
+        "error: einsum fixed index 3 is out of range of output axis 2 (from the end) of operand #0, of size 3",
+    );
+}
+
+#[test]
+fn einsum_row_variables() {
+    check(
+        &einsum("...|i->o => ...|o->i"),
+        &["2,3|4->5"],
+        "2,3|5->4",
+        "ok",
+    );
+    check(
+        &einsum("...|i->o => ...|o->i"),
+        &["2,3|4->5"],
+        "3,2|5->4",
+        "error: einsum row variable ... (of the batch rows) (its axis 1 from the start) is 2 at batch axis 2 (from the end) of operand #0 but 3 at batch axis 2 (from the end) of the result",
+    );
+    check(
+        &einsum("...|i->o => ...|o->i"),
+        &["2,3|4->5"],
+        "3|5->4",
+        "error: einsum row variable ... (of the batch rows) stands for 2 axes in batch row of operand #0 but 1 in batch row of the result",
+    );
+    // `...` is per row kind: the batch and output row variables are distinct.
+    check(&einsum("...|... => ...|..."), &["2|3"], "2|3", "ok");
+    check(
+        &einsum("...|... => ...|..."),
+        &["2|3"],
+        "3|2",
+        "error: einsum row variable ... (of the batch rows) (its axis 1 from the start) is 2 at batch axis 1 (from the end) of operand #0 but 3 at batch axis 1 (from the end) of the result",
+    );
+    // A named row variable is shared across kinds.
+    check(
+        &einsum("..r..|i; ..r.. => i->..r.."),
+        &["2,3|4", "2,3"],
+        "4->2,3",
+        "ok",
+    );
+    check(
+        &einsum("..r..|i; ..r.. => i->..r.."),
+        &["2,3|4", "3"],
+        "4->2,3",
+        "error: einsum row variable ..r.. stands for 2 axes in batch row of operand #0 but 1 in output row of operand #1",
+    );
+    // Axes on both sides of the row variable.
+    check(&einsum("a,...,b => b,...,a"), &["1,2,3,4"], "4,2,3,1", "ok");
+    check(
+        &einsum("a,...,b => b,...,a"),
+        &["1"],
+        "1",
+        "error: output row of operand #0 has 1 axes but its einsum slot needs at least 2 axes",
+    );
+}
+
+#[test]
+fn batch_slice() {
+    let slice = |index| CheckLogic::BatchSlice { index };
+    check(&slice(2), &["8,4|3->2"], "4|3->2", "ok");
+    check(
+        &slice(8),
+        &["8,4|3->2"],
+        "4|3->2",
+        "error: batch slice index 8 is out of range of the leftmost batch axis of operand #0, of size 8",
+    );
+    check(
+        &slice(0),
+        &["8,4|3->2"],
+        "8|3->2",
+        "error: batch axis 1 (from the end) of operand #0 is 4 but batch axis 1 of the result is 8: they must be equal",
+    );
+    check(
+        &slice(0),
+        &["8|3->2"],
+        "8|3->2",
+        "error: batch row of operand #0 has 1 axes and the result's has 1: batch slice removes exactly one axis",
+    );
+    check(
+        &slice(0),
+        &["2|3->2"],
+        "3->1",
+        "error: output axis 1 (from the end) of operand #0 is 2 but output axis 1 of the result is 1: they must be equal",
+    );
+}
+
+#[test]
+fn terminals_and_reshape() {
+    let elems = |n| CheckLogic::Terminal {
+        spec: None,
+        elems: Some(n),
+    };
+    check(&elems(6), &[], "2|3", "ok");
+    check(
+        &elems(6),
+        &[],
+        "2|4",
+        "error: the result has 8 elements but the terminal has 6",
+    );
+    let spec = |s: &str| CheckLogic::Terminal {
+        spec: Some(s.parse().expect("test specs parse")),
+        elems: None,
+    };
+    check(&spec("20"), &[], "20", "ok");
+    check(
+        &spec("20"),
+        &[],
+        "1|20",
+        "error: batch row of the result has 1 axes but batch row of the attribute spec has 0: they must be equal",
+    );
+    check(&CheckLogic::Reshape, &["2,3"], "6", "ok");
+    check(&CheckLogic::Reshape, &["2,3"], "3|1->2", "ok");
+    check(
+        &CheckLogic::Reshape,
+        &["2,3"],
+        "5",
+        "error: the result has 5 elements but operand #0 has 6",
+    );
+}
+
+#[test]
+fn rejects_what_it_cannot_check() {
+    check(
+        &CheckLogic::PointwiseUn,
+        &["n"],
+        "3",
+        "error: output row of operand #0 is not concrete: dimension variable n",
+    );
+    check(
+        &CheckLogic::PointwiseUn,
+        &["3"],
+        "_",
+        "error: output row of the result is not concrete: `_`",
+    );
+    check(
+        &CheckLogic::PointwiseUn,
+        &["3"],
+        "..r..|3",
+        "error: batch row of the result is not concrete: row variable ..r..",
+    );
+    check(
+        &CheckLogic::PointwiseUn,
+        &["...|3"],
+        "3",
+        "error: batch row of operand #0 is not concrete: row variable ... (of the batch rows)",
+    );
+    check(
+        &CheckLogic::PointwiseBin,
+        &["3"],
+        "3",
+        "error: pointwise binary needs 2 operand(s), got 1",
+    );
+    check(
+        &einsum("i; i => i"),
+        &["3"],
+        "3",
+        "error: einsum needs 2 operand(s), got 1",
+    );
+    check(
+        &einsum("2*o+k => o"),
+        &["7"],
+        "3",
+        "error: strided and convolution axes are not supported by the checker",
+    );
+    check(
+        &einsum("a; b => a^b"),
+        &["2", "3"],
+        "5",
+        "error: concatenated axes are not supported by the checker",
+    );
+}
