@@ -207,63 +207,46 @@ impl Problem {
                     }
                 }
             }
-            OpLogic::Compose | OpLogic::ComposeAccumulate => {
-                arity(if matches!(logic, OpLogic::Compose) {
-                    2
-                } else {
-                    3
+            OpLogic::Compose | OpLogic::ComposeAccumulate | OpLogic::Transpose => {
+                use Role::{Operand, Result};
+                use RowKind::{Batch, Input, Output};
+                // (cur, subr) row pairs: `cur >= subr` (OCANNL's
+                // `Shape.get_inequalities`).
+                const COMPOSE: [(Role, RowKind, Role, RowKind); 5] = [
+                    (Operand(0), Input, Operand(1), Output),
+                    (Result, Batch, Operand(0), Batch),
+                    (Result, Batch, Operand(1), Batch),
+                    (Result, Input, Operand(1), Input),
+                    (Result, Output, Operand(0), Output),
+                ];
+                const ACCUMULATE: [(Role, RowKind, Role, RowKind); 3] = [
+                    (Result, Batch, Operand(2), Batch),
+                    (Result, Input, Operand(2), Input),
+                    (Result, Output, Operand(2), Output),
+                ];
+                const TRANSPOSE: [(Role, RowKind, Role, RowKind); 3] = [
+                    (Result, Batch, Operand(0), Batch),
+                    (Result, Input, Operand(0), Output),
+                    (Result, Output, Operand(0), Input),
+                ];
+                let table: Vec<(Role, RowKind, Role, RowKind)> = match logic {
+                    OpLogic::Compose => COMPOSE.to_vec(),
+                    OpLogic::ComposeAccumulate => [&COMPOSE[..], &ACCUMULATE[..]].concat(),
+                    _ => TRANSPOSE.to_vec(),
+                };
+                arity(match logic {
+                    OpLogic::Compose => 2,
+                    OpLogic::ComposeAccumulate => 3,
+                    _ => 1,
                 })?;
-                let (a, b) = (opnd(self, 0), opnd(self, 1));
-                ineq(
-                    self,
-                    (&a, Role::Operand(0), RowKind::Input),
-                    (&b, Role::Operand(1), RowKind::Output),
-                );
-                ineq(
-                    self,
-                    (&res, Role::Result, RowKind::Batch),
-                    (&a, Role::Operand(0), RowKind::Batch),
-                );
-                ineq(
-                    self,
-                    (&res, Role::Result, RowKind::Batch),
-                    (&b, Role::Operand(1), RowKind::Batch),
-                );
-                ineq(
-                    self,
-                    (&res, Role::Result, RowKind::Input),
-                    (&b, Role::Operand(1), RowKind::Input),
-                );
-                ineq(
-                    self,
-                    (&res, Role::Result, RowKind::Output),
-                    (&a, Role::Operand(0), RowKind::Output),
-                );
-                if operands.len() == 3 {
-                    let c = opnd(self, 2);
-                    for k in KINDS {
-                        ineq(self, (&res, Role::Result, k), (&c, Role::Operand(2), k));
-                    }
+                let shape = |p: &Self, role: Role| match role {
+                    Role::Operand(i) => opnd(p, i as usize),
+                    _ => res.clone(),
+                };
+                for (cr, ck, sr, sk) in table {
+                    let (cur, subr) = (shape(self, cr), shape(self, sr));
+                    ineq(self, (&cur, cr, ck), (&subr, sr, sk));
                 }
-            }
-            OpLogic::Transpose => {
-                arity(1)?;
-                let a = opnd(self, 0);
-                ineq(
-                    self,
-                    (&res, Role::Result, RowKind::Batch),
-                    (&a, Role::Operand(0), RowKind::Batch),
-                );
-                ineq(
-                    self,
-                    (&res, Role::Result, RowKind::Input),
-                    (&a, Role::Operand(0), RowKind::Output),
-                );
-                ineq(
-                    self,
-                    (&res, Role::Result, RowKind::Output),
-                    (&a, Role::Operand(0), RowKind::Input),
-                );
             }
             OpLogic::Einsum(spec) => {
                 if operands.len() != spec.rhs.len() {

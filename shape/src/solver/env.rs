@@ -442,34 +442,18 @@ impl Solver {
             return Ok(());
         }
         if value.var == Some(v) {
-            let mut related = vec![];
-            self.row_provenance(v, &mut related);
-            related.retain(|o| *o != origin);
-            return Err(ShapeError {
-                kind: ShapeErrorKind::RankCycle,
-                message: format!(
-                    "a row would have to equal itself plus {} more axes ({})",
-                    value.known_len(),
-                    origin.describe()
-                ),
-                origin,
-                related,
-            });
+            let message = format!(
+                "a row would have to equal itself plus {} more axes",
+                value.known_len()
+            );
+            return Err(self.rank_cycle(v, message, origin));
         }
         let depth = self.rows[v.0 as usize].depth + value.known_len();
         if depth > MAX_RANK {
-            let mut related = vec![];
-            self.row_provenance(v, &mut related);
-            related.retain(|o| *o != origin);
-            return Err(ShapeError {
-                kind: ShapeErrorKind::RankCycle,
-                message: format!(
-                    "rows grow without bound (more than {MAX_RANK} axes): the inequalities form a cycle ({})",
-                    origin.describe()
-                ),
-                origin,
-                related,
-            });
+            let message = format!(
+                "rows grow without bound (more than {MAX_RANK} axes): the inequalities form a cycle"
+            );
+            return Err(self.rank_cycle(v, message, origin));
         }
         let terminal = self.rows[v.0 as usize].terminal;
         if let Some(inner) = value.var {
@@ -491,6 +475,19 @@ impl Solver {
             self.enqueue(id);
         }
         Ok(())
+    }
+
+    /// A rank-cycle error about row variable `v`, with its provenance.
+    fn rank_cycle(&self, v: RowVar, message: String, origin: Origin) -> ShapeError {
+        let mut related = vec![];
+        self.row_provenance(v, &mut related);
+        related.retain(|o| *o != origin);
+        ShapeError {
+            kind: ShapeErrorKind::RankCycle,
+            message: format!("{message} ({})", origin.describe()),
+            origin,
+            related,
+        }
     }
 
     /// An error about dims, with the provenance of their bindings.
