@@ -83,3 +83,14 @@ func.func @element_count(%x: !ocannl.tensor<f32, "2,3">) {
   %0 = "ocannl.reshape"(%x) : (!ocannl.tensor<f32, "2,3">) -> !ocannl.tensor<f32, "4,n">
   return
 }
+
+// -----
+
+// The row that is too short meets a row forced long by another op.
+func.func @too_few_axes_across_ops(%a: !ocannl.tensor<f32, "2,3">) -> !ocannl.tensor<f32, "n"> {
+  // expected-note @+1 {{constrained here}}
+  %0 = "ocannl.neg"(%a) : (!ocannl.tensor<f32, "2,3">) -> !ocannl.tensor<f32, "...">
+  // expected-error @+1 {{too few axes}}
+  %1 = "ocannl.add"(%0, %0) : (!ocannl.tensor<f32, "...">, !ocannl.tensor<f32, "...">) -> !ocannl.tensor<f32, "n">
+  return %1 : !ocannl.tensor<f32, "n">
+}
