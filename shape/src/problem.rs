@@ -73,8 +73,6 @@ pub enum LogicError {
 pub struct Problem {
     solver: Solver,
     shapes: Vec<Shape>,
-    /// Constraints not yet given to the solver.
-    pending: Vec<(Constraint, Origin)>,
     dim_names: HashMap<String, DimVar>,
     row_names: HashMap<String, RowVar>,
 }
@@ -155,7 +153,7 @@ impl Problem {
     }
 
     fn push(&mut self, c: Constraint, origin: Origin) {
-        self.pending.push((c, origin));
+        self.solver.add_deferred(c, origin);
     }
 
     /// Adds the constraints of op `op` with shape logic `logic`.
@@ -417,37 +415,22 @@ impl Problem {
         Ok(shape)
     }
 
-    /// Reorders the pending constraints (a deterministic shuffle by `seed`),
-    /// as a caller adding them in another order would: the solution does not
-    /// depend on it (property-tested).
+    /// Reorders the constraints added so far (a deterministic shuffle by
+    /// `seed`), as a caller adding them in another order would: the solution
+    /// does not depend on it (property-tested).
     pub fn shuffle(&mut self, seed: u64) {
-        let mut state = seed ^ 0x9E37_79B9_7F4A_7C15;
-        for i in (1..self.pending.len()).rev() {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let j = (state % (i as u64 + 1)) as usize;
-            self.pending.swap(i, j);
-        }
+        self.solver.shuffle_deferred(seed);
     }
 
     /// Solves: the online stage, then the closing stages if `closing` is
-    /// [`Closing::Full`].
+    /// [`Closing::Full`]. The constraints are a set: the solver takes them in
+    /// an order derived from their content, never from the order they were
+    /// added in ([`Solver::enqueue_deferred`]).
     ///
     /// # Errors
     ///
     /// The first unsatisfiable constraint, with provenance.
     pub fn solve(&mut self, closing: Closing) -> Result<(), ShapeError> {
-        // The constraints form a set: they are given to the solver in an
-        // order derived from their content (origin, then the constraint),
-        // never from the order they were added in, so the solution (and the
-        // error reported) is a function of the set. The simplification rules
-        // themselves draw only forced conclusions.
-        let mut pending = std::mem::take(&mut self.pending);
-        pending.sort_unstable_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
-        for (c, origin) in pending {
-            self.solver.add(c, origin);
-        }
         self.solver.solve(closing)
     }
 

@@ -57,6 +57,8 @@ pub struct Solver {
     /// Slots of finished constraints, reused by new ones. A stale watcher
     /// pointing at a reused slot only causes a harmless re-examination.
     free: Vec<u32>,
+    /// Constraints stored but not yet queued ([`Solver::add_deferred`]).
+    deferred: Vec<u32>,
     queue: VecDeque<u32>,
     queued: Vec<bool>,
 }
@@ -130,6 +132,45 @@ impl Solver {
     pub fn add(&mut self, constraint: Constraint, origin: Origin) {
         let id = self.alloc(Tagged { constraint, origin });
         self.enqueue(id);
+    }
+
+    /// Stores a constraint without queueing it: [`Solver::enqueue_deferred`]
+    /// queues all of them at once, in an order derived from their content.
+    pub fn add_deferred(&mut self, constraint: Constraint, origin: Origin) {
+        let id = self.alloc(Tagged { constraint, origin });
+        self.deferred.push(id);
+    }
+
+    /// Permutes the stored deferred constraints (a deterministic shuffle by
+    /// `seed`), as adding them in another order would.
+    pub fn shuffle_deferred(&mut self, seed: u64) {
+        let mut state = seed ^ 0x9E37_79B9_7F4A_7C15;
+        let ids = &self.deferred;
+        for i in (1..ids.len()).rev() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let j = (state % (i as u64 + 1)) as usize;
+            self.store.swap(ids[i] as usize, ids[j] as usize);
+        }
+    }
+
+    /// Queues the deferred constraints ordered by content (origin, then the
+    /// constraint), never by the order they were added in: the constraints
+    /// form a set, and the solution and the error reported are functions of
+    /// the set.
+    pub fn enqueue_deferred(&mut self) {
+        let mut ids = std::mem::take(&mut self.deferred);
+        let key = |id: &u32| {
+            let t = self.store[*id as usize]
+                .as_ref()
+                .expect("deferred constraints are stored");
+            (t.origin, &t.constraint)
+        };
+        ids.sort_unstable_by(|a, b| key(a).cmp(&key(b)));
+        for id in ids {
+            self.enqueue(id);
+        }
     }
 
     /// Stores a constraint in a free slot (not queued yet).
@@ -218,6 +259,7 @@ impl Solver {
     ///
     /// The first constraint found unsatisfiable.
     pub fn solve(&mut self, closing: Closing) -> Result<(), ShapeError> {
+        self.enqueue_deferred();
         self.propagate()?;
         if closing == Closing::Full {
             self.close()?;
