@@ -198,40 +198,13 @@ impl Problem {
                     OpLogic::PointwiseBin => 2,
                     _ => 3,
                 })?;
-                for i in 0..operands.len() {
-                    let o = opnd(self, i);
-                    for k in KINDS {
-                        ineq(self, (&res, Role::Result, k), (&o, operand_role(i), k));
-                    }
+                for (cr, ck, sr, sk) in broadcast_pairs(logic, operands.len()) {
+                    let Role::Operand(i) = sr else { continue };
+                    let o = opnd(self, i as usize);
+                    ineq(self, (&res, cr, ck), (&o, sr, sk));
                 }
             }
             OpLogic::Compose | OpLogic::ComposeAccumulate | OpLogic::Transpose => {
-                use Role::{Operand, Result};
-                use RowKind::{Batch, Input, Output};
-                // (cur, subr) row pairs: `cur >= subr` (OCANNL's
-                // `Shape.get_inequalities`).
-                const COMPOSE: [(Role, RowKind, Role, RowKind); 5] = [
-                    (Operand(0), Input, Operand(1), Output),
-                    (Result, Batch, Operand(0), Batch),
-                    (Result, Batch, Operand(1), Batch),
-                    (Result, Input, Operand(1), Input),
-                    (Result, Output, Operand(0), Output),
-                ];
-                const ACCUMULATE: [(Role, RowKind, Role, RowKind); 3] = [
-                    (Result, Batch, Operand(2), Batch),
-                    (Result, Input, Operand(2), Input),
-                    (Result, Output, Operand(2), Output),
-                ];
-                const TRANSPOSE: [(Role, RowKind, Role, RowKind); 3] = [
-                    (Result, Batch, Operand(0), Batch),
-                    (Result, Input, Operand(0), Output),
-                    (Result, Output, Operand(0), Input),
-                ];
-                let table: Vec<(Role, RowKind, Role, RowKind)> = match logic {
-                    OpLogic::Compose => COMPOSE.to_vec(),
-                    OpLogic::ComposeAccumulate => [&COMPOSE[..], &ACCUMULATE[..]].concat(),
-                    _ => TRANSPOSE.to_vec(),
-                };
                 arity(match logic {
                     OpLogic::Compose => 2,
                     OpLogic::ComposeAccumulate => 3,
@@ -241,7 +214,7 @@ impl Problem {
                     Role::Operand(i) => opnd(p, i as usize),
                     _ => res.clone(),
                 };
-                for (cr, ck, sr, sk) in table {
+                for (cr, ck, sr, sk) in broadcast_pairs(logic, operands.len()) {
                     let (cur, subr) = (shape(self, cr), shape(self, sr));
                     ineq(self, (&cur, cr, ck), (&subr, sr, sk));
                 }
@@ -508,6 +481,44 @@ impl Problem {
     /// The solver, for inspection.
     pub fn solver(&self) -> &Solver {
         &self.solver
+    }
+}
+
+/// The broadcasting inequalities `cur >= subr` of a logic, as pairs of
+/// (tensor, row kind): OCANNL's `Shape.get_inequalities`. Shared by the
+/// solver's constraints and projection inference. Empty for logics that use
+/// equations (einsum, batch slice) or none (terminals).
+pub(crate) fn broadcast_pairs(
+    logic: OpLogic<'_>,
+    operands: usize,
+) -> Vec<(Role, RowKind, Role, RowKind)> {
+    use Role::{Operand, Result};
+    use RowKind::{Batch, Input, Output};
+    const COMPOSE: [(Role, RowKind, Role, RowKind); 5] = [
+        (Operand(0), Input, Operand(1), Output),
+        (Result, Batch, Operand(0), Batch),
+        (Result, Batch, Operand(1), Batch),
+        (Result, Input, Operand(1), Input),
+        (Result, Output, Operand(0), Output),
+    ];
+    const ACCUMULATE: [(Role, RowKind, Role, RowKind); 3] = [
+        (Result, Batch, Operand(2), Batch),
+        (Result, Input, Operand(2), Input),
+        (Result, Output, Operand(2), Output),
+    ];
+    const TRANSPOSE: [(Role, RowKind, Role, RowKind); 3] = [
+        (Result, Batch, Operand(0), Batch),
+        (Result, Input, Operand(0), Output),
+        (Result, Output, Operand(0), Input),
+    ];
+    match logic {
+        OpLogic::PointwiseUn | OpLogic::PointwiseBin | OpLogic::PointwiseTern => (0..operands)
+            .flat_map(|i| KINDS.map(|k| (Result, k, operand_role(i), k)))
+            .collect(),
+        OpLogic::Compose => COMPOSE.to_vec(),
+        OpLogic::ComposeAccumulate => [&COMPOSE[..], &ACCUMULATE[..]].concat(),
+        OpLogic::Transpose => TRANSPOSE.to_vec(),
+        _ => vec![],
     }
 }
 
