@@ -3,5 +3,6 @@
 
 pub mod check;
 pub mod problem;
+pub mod projection;
 pub mod solver;
 pub mod spec;

@@ -1,0 +1,394 @@
+//! Projection inference: how each op's loop nest indexes its tensors.
+//!
+//! Reference: ocannl-shape-inference.md, "Projections inference". Per op,
+//! every axis of every tensor gets a fresh projection id (so projections of
+//! different ops never contaminate each other); the op's own constraints,
+//! regenerated on its solved shapes, become projection equations: aligned
+//! axes of equal size share an id, an axis of size 1 broadcast to a larger
+//! one is indexed at `Fixed 0`, einsum labels share an id across slots and
+//! fixed indices are `Fixed i`. A union-find over the ids gives the classes;
+//! each class that is not fixed (and not of size 1) is one iterator of the
+//! op's product space.
+//!
+//! Axes are listed in memory order: batch, then output, then input (DESIGN,
+//! "The dialect"). Iterators are numbered by first appearance in the result,
+//! then in the operands, so iterators absent from the result (reductions)
+//! come last.
+
+use std::collections::HashMap;
+
+use crate::{
+    problem::{OpLogic, broadcast_pairs},
+    solver::Role,
+    spec::{EinsumAxis, Row, RowKind, RowVar, ShapeAxis, ShapeSpec, SlotSpec},
+};
+
+/// How one axis of a tensor is indexed in the op's loop nest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AxisIndex {
+    /// The iterator with this number (into [`Projections::product_space`]).
+    Iter(usize),
+    /// A constant position.
+    Fixed(u64),
+}
+
+/// The projections of one op.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Projections {
+    /// The size of each iterator: the op's loop nest.
+    pub product_space: Vec<u64>,
+    /// For each operand, the index of each axis in memory order.
+    pub operands: Vec<Vec<AxisIndex>>,
+    /// The index of each result axis in memory order.
+    pub result: Vec<AxisIndex>,
+}
+
+impl Projections {
+    /// Iterators that do not index the result: the op reduces over them.
+    pub fn reductions(&self) -> Vec<usize> {
+        (0..self.product_space.len())
+            .filter(|i| !self.result.contains(&AxisIndex::Iter(*i)))
+            .collect()
+    }
+}
+
+/// Why projections cannot be derived.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProjectionError {
+    /// A shape still has variables (run shape inference with closing first).
+    #[error("the {0} shape is not concrete: projections need solved shapes")]
+    NotConcrete(String),
+    /// The shapes do not satisfy the op's logic.
+    #[error("{0}")]
+    Mismatch(String),
+    /// An axis is constrained to two different fixed positions.
+    #[error("an axis is indexed at both {0} and {1}")]
+    ConflictingFixed(u64, u64),
+    /// The logic has no projections of its own (e.g. reshape copies in
+    /// memory order) or uses axes not supported yet.
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+const KINDS_MEMORY: [RowKind; 3] = [RowKind::Batch, RowKind::Output, RowKind::Input];
+
+/// The sizes of a concrete shape's rows.
+fn sizes(spec: &ShapeSpec, what: &str) -> Result<[Vec<u64>; 3], ProjectionError> {
+    let row = |r: &Row<ShapeAxis>| -> Result<Vec<u64>, ProjectionError> {
+        if r.var.is_some() {
+            return Err(ProjectionError::NotConcrete(what.to_owned()));
+        }
+        r.axes()
+            .map(|a| match a {
+                ShapeAxis::Size(d) | ShapeAxis::Labeled { size: d, .. } => Ok(*d),
+                _ => Err(ProjectionError::NotConcrete(what.to_owned())),
+            })
+            .collect()
+    };
+    Ok([row(&spec.batch)?, row(&spec.input)?, row(&spec.output)?])
+}
+
+fn kind_index(k: RowKind) -> usize {
+    match k {
+        RowKind::Batch => 0,
+        RowKind::Input => 1,
+        RowKind::Output => 2,
+    }
+}
+
+/// Projection ids with union-find, sizes and fixed positions.
+struct Ids {
+    parent: Vec<usize>,
+    size: Vec<u64>,
+    fixed: Vec<Option<u64>>,
+    /// `node[tensor][kind][position]`.
+    node: Vec<[Vec<usize>; 3]>,
+}
+
+impl Ids {
+    fn new(shapes: &[[Vec<u64>; 3]]) -> Self {
+        let mut ids = Ids {
+            parent: vec![],
+            size: vec![],
+            fixed: vec![],
+            node: vec![],
+        };
+        for shape in shapes {
+            let rows = shape
+                .clone()
+                .map(|row| row.into_iter().map(|d| ids.fresh(d)).collect());
+            ids.node.push(rows);
+        }
+        ids
+    }
+
+    fn fresh(&mut self, size: u64) -> usize {
+        self.parent.push(self.parent.len());
+        self.size.push(size);
+        self.fixed.push(None);
+        self.parent.len() - 1
+    }
+
+    fn find(&mut self, mut x: usize) -> usize {
+        while self.parent[x] != x {
+            self.parent[x] = self.parent[self.parent[x]];
+            x = self.parent[x];
+        }
+        x
+    }
+
+    fn union(&mut self, a: usize, b: usize, what: &str) -> Result<(), ProjectionError> {
+        let (a, b) = (self.find(a), self.find(b));
+        if a == b {
+            return Ok(());
+        }
+        if self.size[a] != self.size[b] {
+            return Err(ProjectionError::Mismatch(format!(
+                "{what}: axes of sizes {} and {} cannot share an index",
+                self.size[a], self.size[b]
+            )));
+        }
+        self.parent[b] = a;
+        match (self.fixed[a], self.fixed[b]) {
+            (Some(x), Some(y)) if x != y => return Err(ProjectionError::ConflictingFixed(x, y)),
+            (None, f) => self.fixed[a] = f,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn fix(&mut self, a: usize, at: u64) -> Result<(), ProjectionError> {
+        let r = self.find(a);
+        match self.fixed[r] {
+            Some(x) if x != at => Err(ProjectionError::ConflictingFixed(x, at)),
+            _ => {
+                self.fixed[r] = Some(at);
+                Ok(())
+            }
+        }
+    }
+
+    /// `cur >= subr` aligned from the end: equal sizes share an index, a
+    /// broadcast size-1 axis is indexed at 0.
+    fn broadcast(
+        &mut self,
+        cur: (usize, RowKind),
+        subr: (usize, RowKind),
+    ) -> Result<(), ProjectionError> {
+        let c = self.node[cur.0][kind_index(cur.1)].clone();
+        let s = self.node[subr.0][kind_index(subr.1)].clone();
+        if c.len() < s.len() {
+            return Err(ProjectionError::Mismatch(format!(
+                "a row of {} axes cannot take a broadcast of a row of {} axes",
+                c.len(),
+                s.len()
+            )));
+        }
+        let off = c.len() - s.len();
+        for (i, &sn) in s.iter().enumerate() {
+            let cn = c[off + i];
+            if self.size[sn] == self.size[cn] {
+                self.union(cn, sn, "broadcast")?;
+            } else if self.size[sn] == 1 {
+                self.fix(sn, 0)?;
+            } else {
+                return Err(ProjectionError::Mismatch(format!(
+                    "size {} does not broadcast to size {}",
+                    self.size[sn], self.size[cn]
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The projections of an op with shape logic `logic` on solved shapes.
+///
+/// # Errors
+///
+/// Shapes that are not concrete or do not fit the logic, conflicting fixed
+/// indices, and logics without projections of their own (reshape) or with
+/// axes not supported yet (strided, convolution, concatenated).
+pub fn infer_projections(
+    logic: OpLogic<'_>,
+    operands: &[&ShapeSpec],
+    result: &ShapeSpec,
+) -> Result<Projections, ProjectionError> {
+    let n = operands.len();
+    let mut shapes = Vec::with_capacity(n + 1);
+    for (i, o) in operands.iter().enumerate() {
+        shapes.push(sizes(o, &format!("operand #{i}"))?);
+    }
+    shapes.push(sizes(result, "result")?);
+    let mut ids = Ids::new(&shapes);
+    let tensor = |role: Role| match role {
+        Role::Operand(i) => i as usize,
+        _ => n,
+    };
+    match logic {
+        OpLogic::Einsum(spec) => {
+            let mut labels: HashMap<&str, usize> = HashMap::new();
+            let mut rows: HashMap<String, Vec<usize>> = HashMap::new();
+            for (t, slot) in spec
+                .rhs
+                .iter()
+                .chain(std::iter::once(&spec.lhs))
+                .enumerate()
+            {
+                einsum_slot(&mut ids, t, slot, &mut labels, &mut rows)?;
+            }
+        }
+        OpLogic::BatchSlice { index } => {
+            let (op, res) = (&ids.node[0], &ids.node[1]);
+            let (ob, rb) = (op[0].clone(), res[0].clone());
+            let pairs: Vec<(usize, usize)> = [1, 2]
+                .iter()
+                .flat_map(|&k| op[k].iter().copied().zip(res[k].iter().copied()))
+                .collect();
+            if ob.len() != rb.len() + 1
+                || op[1].len() != res[1].len()
+                || op[2].len() != res[2].len()
+            {
+                return Err(ProjectionError::Mismatch(
+                    "batch_slice: the operand must be the result plus one leading batch axis"
+                        .into(),
+                ));
+            }
+            ids.fix(ob[0], index)?;
+            for (a, b) in ob[1..]
+                .iter()
+                .zip(&rb)
+                .chain(pairs.iter().map(|(a, b)| (a, b)))
+            {
+                ids.union(*a, *b, "batch_slice")?;
+            }
+        }
+        OpLogic::Terminal { .. } => {}
+        OpLogic::Reshape => {
+            return Err(ProjectionError::Unsupported(
+                "reshape has no projections: it copies in memory order".into(),
+            ));
+        }
+        _ => {
+            for (cr, ck, sr, sk) in broadcast_pairs(logic, n) {
+                ids.broadcast((tensor(cr), ck), (tensor(sr), sk))?;
+            }
+        }
+    }
+    // Classes: fixed, size 1 (indexed at 0), or an iterator numbered by first
+    // appearance (result first).
+    let mut iter_of: HashMap<usize, usize> = HashMap::new();
+    let mut product_space = vec![];
+    let mut index = |ids: &mut Ids, node: usize| -> AxisIndex {
+        let r = ids.find(node);
+        if let Some(at) = ids.fixed[r] {
+            return AxisIndex::Fixed(at);
+        }
+        if ids.size[r] == 1 {
+            return AxisIndex::Fixed(0);
+        }
+        let next = product_space.len();
+        let it = *iter_of.entry(r).or_insert(next);
+        if it == next {
+            product_space.push(ids.size[r]);
+        }
+        AxisIndex::Iter(it)
+    };
+    let memory_order = |ids: &Ids, t: usize| -> Vec<usize> {
+        KINDS_MEMORY
+            .iter()
+            .flat_map(|k| ids.node[t][kind_index(*k)].clone())
+            .collect()
+    };
+    let result_nodes = memory_order(&ids, n);
+    let result_index: Vec<AxisIndex> = result_nodes
+        .into_iter()
+        .map(|x| index(&mut ids, x))
+        .collect();
+    let mut operand_index = Vec::with_capacity(n);
+    for t in 0..n {
+        let nodes = memory_order(&ids, t);
+        operand_index.push(nodes.into_iter().map(|x| index(&mut ids, x)).collect());
+    }
+    Ok(Projections {
+        product_space,
+        operands: operand_index,
+        result: result_index,
+    })
+}
+
+/// Projection equations of one einsum slot against its tensor `t`.
+fn einsum_slot<'s>(
+    ids: &mut Ids,
+    t: usize,
+    slot: &'s SlotSpec,
+    labels: &mut HashMap<&'s str, usize>,
+    rows: &mut HashMap<String, Vec<usize>>,
+) -> Result<(), ProjectionError> {
+    for kind in [RowKind::Batch, RowKind::Input, RowKind::Output] {
+        let row = slot.row(kind);
+        let nodes = ids.node[t][kind_index(kind)].clone();
+        let known = row.beg.len() + row.end.len();
+        if nodes.len() < known || (row.var.is_none() && nodes.len() != known) {
+            return Err(ProjectionError::Mismatch(format!(
+                "einsum: a spec row of {known} axes does not fit a row of {} axes",
+                nodes.len()
+            )));
+        }
+        let var_len = nodes.len() - known;
+        let mut axis =
+            |ids: &mut Ids, a: &'s EinsumAxis, node: usize| -> Result<(), ProjectionError> {
+                match a {
+                    EinsumAxis::Label(l) => match labels.get(l.as_str()) {
+                        Some(&first) => ids.union(first, node, "einsum label"),
+                        None => {
+                            labels.insert(l.as_str(), node);
+                            Ok(())
+                        }
+                    },
+                    EinsumAxis::Fresh => Ok(()),
+                    EinsumAxis::Fixed(i) => ids.fix(node, *i),
+                    EinsumAxis::Affine { .. } | EinsumAxis::Concat(_) => {
+                        Err(ProjectionError::Unsupported(
+                            "strided, convolution and concatenated axes have no projections yet"
+                                .into(),
+                        ))
+                    }
+                }
+            };
+        for (a, &node) in row.beg.iter().zip(&nodes) {
+            axis(ids, a, node)?;
+        }
+        for (a, &node) in row.end.iter().zip(&nodes[nodes.len() - row.end.len()..]) {
+            axis(ids, a, node)?;
+        }
+        if let Some(var) = &row.var {
+            let name = match var {
+                RowVar::Anonymous => crate::solver::kind_name(kind).to_owned(),
+                RowVar::Named(name) => name.clone(),
+            };
+            let mine = nodes[row.beg.len()..row.beg.len() + var_len].to_vec();
+            match rows.get(&name) {
+                Some(first) if first.len() != mine.len() => {
+                    return Err(ProjectionError::Mismatch(format!(
+                        "einsum: row variable {name} stands for {} axes in one slot and {} in another",
+                        first.len(),
+                        mine.len()
+                    )));
+                }
+                Some(first) => {
+                    for (a, b) in first.clone().into_iter().zip(mine) {
+                        ids.union(a, b, "einsum row variable")?;
+                    }
+                }
+                None => {
+                    rows.insert(name, mine);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

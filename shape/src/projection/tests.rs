@@ -1,0 +1,181 @@
+//! Data-driven projection tests: `check(logic, operands, result, expected)`
+//! where the expectation renders the product space and each tensor's axis
+//! indices in memory order (`iN` an iterator, a number a fixed position).
+
+use super::*;
+use crate::spec::{parse_einsum_spec, parse_shape_spec};
+
+fn render(p: &Projections) -> String {
+    let axes = |v: &[AxisIndex]| -> String {
+        v.iter()
+            .map(|a| match a {
+                AxisIndex::Iter(i) => format!("i{i}"),
+                AxisIndex::Fixed(f) => f.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let space: Vec<String> = p.product_space.iter().map(u64::to_string).collect();
+    let ops: Vec<String> = p
+        .operands
+        .iter()
+        .map(|o| format!("[{}]", axes(o)))
+        .collect();
+    format!(
+        "space [{}]; operands {}; result [{}]",
+        space.join(","),
+        ops.join(" "),
+        axes(&p.result)
+    )
+}
+
+#[track_caller]
+fn check(logic: OpLogic<'_>, operands: &[&str], result: &str, expected: &str) {
+    let ops: Vec<ShapeSpec> = operands
+        .iter()
+        .map(|s| parse_shape_spec(s).expect("operand spec"))
+        .collect();
+    let refs: Vec<&ShapeSpec> = ops.iter().collect();
+    let res = parse_shape_spec(result).expect("result spec");
+    let actual = match infer_projections(logic, &refs, &res) {
+        Ok(p) => render(&p),
+        Err(e) => format!("error: {e}"),
+    };
+    assert_eq!(actual, expected);
+}
+
+fn einsum(spec: &str) -> crate::spec::EinsumSpec {
+    parse_einsum_spec(spec).expect("einsum spec")
+}
+
+#[test]
+fn pointwise_with_broadcast() {
+    // Memory order: batch, output, input. The operand's size-1 axis and its
+    // missing leading axis are broadcast.
+    check(
+        OpLogic::PointwiseBin,
+        &["2,3", "1,3"],
+        "2,3",
+        "space [2,3]; operands [i0,i1] [0,i1]; result [i0,i1]",
+    );
+    check(
+        OpLogic::PointwiseBin,
+        &["2|4->3", "3"],
+        "2|4->3",
+        "space [2,3,4]; operands [i0,i1,i2] [i1]; result [i0,i1,i2]",
+    );
+    check(
+        OpLogic::PointwiseUn,
+        &["5"],
+        "4",
+        "error: size 5 does not broadcast to size 4",
+    );
+}
+
+#[test]
+fn matmul_contracts_inputs_with_outputs() {
+    // w: 3->4 (memory [4][3]), x: b=2 | 3 (memory [2][3]); result 2|4.
+    check(
+        OpLogic::Compose,
+        &["3->4", "2|3"],
+        "2|4",
+        "space [2,4,3]; operands [i1,i2] [i0,i2]; result [i0,i1]",
+    );
+}
+
+#[test]
+fn transpose_swaps_rows() {
+    check(
+        OpLogic::Transpose,
+        &["2|3->4"],
+        "2|4->3",
+        "space [2,3,4]; operands [i0,i2,i1]; result [i0,i1,i2]",
+    );
+}
+
+#[test]
+fn einsum_permute_reduce_outer_diagonal_fixed() {
+    let permute = einsum("b|i->o => o|b->i");
+    check(
+        OpLogic::Einsum(&permute),
+        &["2|3->4"],
+        "4|2->3",
+        "space [4,3,2]; operands [i2,i0,i1]; result [i0,i1,i2]",
+    );
+    let reduce = einsum("i,j => i");
+    check(
+        OpLogic::Einsum(&reduce),
+        &["2,3"],
+        "2",
+        "space [2,3]; operands [i0,i1]; result [i0]",
+    );
+    let outer = einsum("i; j => i,j");
+    check(
+        OpLogic::Einsum(&outer),
+        &["2", "3"],
+        "2,3",
+        "space [2,3]; operands [i0] [i1]; result [i0,i1]",
+    );
+    let diagonal = einsum("i => i,i");
+    check(
+        OpLogic::Einsum(&diagonal),
+        &["3"],
+        "3,3",
+        "space [3]; operands [i0]; result [i0,i0]",
+    );
+    let fixed = einsum("i => i,0");
+    check(
+        OpLogic::Einsum(&fixed),
+        &["3"],
+        "3,2",
+        "space [3]; operands [i0]; result [i0,0]",
+    );
+    let rows = einsum("...|i->o => ...|o->i");
+    check(
+        OpLogic::Einsum(&rows),
+        &["5,6|2->3"],
+        "5,6|3->2",
+        "space [5,6,2,3]; operands [i0,i1,i3,i2]; result [i0,i1,i2,i3]",
+    );
+    check(
+        OpLogic::Einsum(&reduce),
+        &["2,3,4"],
+        "2",
+        "error: einsum: a spec row of 2 axes does not fit a row of 3 axes",
+    );
+}
+
+#[test]
+fn batch_slice_fixes_the_leading_batch_axis() {
+    check(
+        OpLogic::BatchSlice { index: 2 },
+        &["8,4|3->2"],
+        "4|3->2",
+        "space [4,2,3]; operands [2,i0,i1,i2]; result [i0,i1,i2]",
+    );
+}
+
+#[test]
+fn terminals_iterate_the_result_and_reshape_has_none() {
+    check(
+        OpLogic::Terminal {
+            spec: None,
+            elems: None,
+        },
+        &[],
+        "2,3",
+        "space [2,3]; operands ; result [i0,i1]",
+    );
+    check(
+        OpLogic::Reshape,
+        &["6"],
+        "2,3",
+        "error: reshape has no projections: it copies in memory order",
+    );
+    check(
+        OpLogic::PointwiseUn,
+        &["n"],
+        "3",
+        "error: the operand #0 shape is not concrete: projections need solved shapes",
+    );
+}
