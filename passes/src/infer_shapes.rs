@@ -303,6 +303,28 @@ impl OwnedLogic {
         Ok(owned)
     }
 
+    /// The logic for projection inference (terminal attribute shapes play no
+    /// part there).
+    pub(crate) fn as_projection_logic(&self) -> OpLogic<'_> {
+        match self.logic {
+            ShapeLogic::PointwiseUn => OpLogic::PointwiseUn,
+            ShapeLogic::PointwiseBin => OpLogic::PointwiseBin,
+            ShapeLogic::PointwiseTern => OpLogic::PointwiseTern,
+            ShapeLogic::Compose => OpLogic::Compose,
+            ShapeLogic::ComposeAccumulate => OpLogic::ComposeAccumulate,
+            ShapeLogic::Transpose => OpLogic::Transpose,
+            ShapeLogic::Einsum => {
+                OpLogic::Einsum(self.einsum.as_ref().expect("set by `of` for einsum"))
+            }
+            ShapeLogic::BatchSlice => OpLogic::BatchSlice { index: self.index },
+            ShapeLogic::Terminal if self.reshape => OpLogic::Reshape,
+            ShapeLogic::Terminal | ShapeLogic::Block => OpLogic::Terminal {
+                spec: None,
+                elems: self.elems,
+            },
+        }
+    }
+
     /// The independent checker's view of the logic.
     pub(crate) fn to_check_logic(&self) -> ocannl_shape::check::CheckLogic {
         use ocannl_shape::check::CheckLogic;

@@ -18,6 +18,7 @@ pub mod broadcast;
 pub mod check_shapes;
 pub mod driver;
 mod ffi;
+pub mod infer_projections;
 pub mod infer_shapes;
 pub mod registry;
 pub mod verify;

@@ -91,6 +91,7 @@ pub static PASSES: &[PassDef] = &[
     crate::verify::PASS,
     crate::infer_shapes::PASS,
     crate::check_shapes::PASS,
+    crate::infer_projections::PASS,
 ];
 
 unsafe extern "C" fn trampoline(
