@@ -7,20 +7,13 @@
 //! all known. An op with a variable left in its types is an error: there is
 //! nothing to check yet.
 
-use melior::ir::{
-    ValueLike,
-    operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
-};
-use ocannl_dialect::{
-    catalog::{self, ShapeLogic},
-    diagnostics::emit_error,
-    types::shape_spec,
-};
+use melior::ir::operation::{OperationLike, OperationRef};
+use ocannl_dialect::catalog::{self, ShapeLogic};
 use ocannl_shape::{check::check_op, spec::ShapeSpec};
 
 use crate::{
-    infer_shapes::OwnedLogic,
-    registry::{PassDef, PassFailed, PassOptions},
+    infer_shapes::{OwnedLogic, value_spec},
+    registry::{PassDef, PassFailed, PassOptions, check_each_op},
 };
 
 /// The registry entry of `ocannl-check-shapes`.
@@ -34,15 +27,7 @@ pub const PASS: PassDef = PassDef {
 };
 
 fn run(root: OperationRef<'_, '_>, _options: &PassOptions) -> Result<(), PassFailed> {
-    let mut failed = false;
-    root.walk(WalkOrder::PreOrder, |op| {
-        if let Err(message) = check(op) {
-            emit_error(op.location(), &message, &[]);
-            failed = true;
-        }
-        WalkResult::Advance
-    });
-    if failed { Err(PassFailed) } else { Ok(()) }
+    check_each_op(root, check)
 }
 
 fn check(op: OperationRef<'_, '_>) -> Result<(), String> {
@@ -55,21 +40,14 @@ fn check(op: OperationRef<'_, '_>) -> Result<(), String> {
         return Ok(()); // concatenation: not checked yet (no inference either)
     }
     let owned = OwnedLogic::of(op, def).map_err(|e| format!("'{name}' op {e}"))?;
-    let spec = |ty| -> Result<ShapeSpec, String> {
-        match shape_spec(ty) {
-            Ok(Some(spec)) => Ok(spec),
-            Ok(None) => Err(format!("'{name}' op: {ty} is not a tensor")),
-            Err(e) => Err(format!("'{name}' op: invalid shape spec: {e}")),
-        }
-    };
     let operands: Vec<ShapeSpec> = op
         .operands()
-        .map(|v| spec(v.r#type()))
+        .map(|v| value_spec(name, v))
         .collect::<Result<_, _>>()?;
     let result = op
         .result(0)
         .map_err(|_| format!("'{name}' op has no result"))?;
-    let result = spec(result.r#type())?;
+    let result = value_spec(name, result.into())?;
     let refs: Vec<&ShapeSpec> = operands.iter().collect();
     check_op(&owned.to_check_logic(), &refs, &result).map_err(|e| {
         format!(

@@ -15,29 +15,22 @@
 
 use melior::{
     StringRef,
-    ir::{
-        ValueLike,
-        operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
-    },
+    ir::operation::{OperationLike, OperationRef},
 };
 use mlir_sys::{
     MlirAttribute, mlirAffineConstantExprGet, mlirAffineDimExprGet, mlirAffineMapAttrGet,
     mlirAffineMapGet, mlirArrayAttrGet, mlirDenseI64ArrayGet, mlirOperationGetContext,
     mlirOperationSetDiscardableAttributeByName, mlirStringAttrGet,
 };
-use ocannl_dialect::{
-    catalog::{self, ShapeLogic},
-    diagnostics::emit_error,
-    types::shape_spec,
-};
+use ocannl_dialect::catalog::{self, ShapeLogic};
 use ocannl_shape::{
     projection::{AxisIndex, Projections, infer_projections},
     spec::ShapeSpec,
 };
 
 use crate::{
-    infer_shapes::OwnedLogic,
-    registry::{PassDef, PassFailed, PassOptions},
+    infer_shapes::{OwnedLogic, value_spec},
+    registry::{PassDef, PassFailed, PassOptions, check_each_op},
 };
 
 /// The registry entry of `ocannl-infer-projections`.
@@ -51,19 +44,12 @@ pub const PASS: PassDef = PassDef {
 };
 
 fn run(root: OperationRef<'_, '_>, _options: &PassOptions) -> Result<(), PassFailed> {
-    let mut failed = false;
-    root.walk(WalkOrder::PreOrder, |op| {
-        match projections(op) {
-            Ok(Some(p)) => attach(op, &p),
-            Ok(None) => {}
-            Err(message) => {
-                emit_error(op.location(), &message, &[]);
-                failed = true;
-            }
+    check_each_op(root, |op| {
+        if let Some(p) = projections(op)? {
+            attach(op, &p);
         }
-        WalkResult::Advance
-    });
-    if failed { Err(PassFailed) } else { Ok(()) }
+        Ok(())
+    })
 }
 
 fn projections(op: OperationRef<'_, '_>) -> Result<Option<Projections>, String> {
@@ -76,16 +62,12 @@ fn projections(op: OperationRef<'_, '_>) -> Result<Option<Projections>, String> 
         return Ok(None);
     }
     let owned = OwnedLogic::of(op, def).map_err(|e| format!("'{name}' op {e}"))?;
-    let spec = |v: melior::ir::Value<'_, '_>| -> Result<ShapeSpec, String> {
-        shape_spec(v.r#type()).ok().flatten().ok_or_else(|| {
-            format!(
-                "'{name}' op: {} is not a tensor with a valid shape",
-                v.r#type()
-            )
-        })
-    };
-    let operands: Vec<ShapeSpec> = op.operands().map(spec).collect::<Result<_, _>>()?;
-    let result = spec(
+    let operands: Vec<ShapeSpec> = op
+        .operands()
+        .map(|v| value_spec(name, v))
+        .collect::<Result<_, _>>()?;
+    let result = value_spec(
+        name,
         op.result(0)
             .map_err(|_| format!("'{name}' op has no result"))?
             .into(),

@@ -347,25 +347,28 @@ impl OwnedLogic {
         }
     }
 
-    /// The engine's view (registers the `spec` attribute's shape, if any).
+    /// The engine's view: the projection logic plus the `spec` attribute's
+    /// shape (registered in `problem`) for terminals.
     pub(crate) fn as_logic<'a>(&'a self, problem: &mut Problem) -> OpLogic<'a> {
-        match self.logic {
-            ShapeLogic::PointwiseUn => OpLogic::PointwiseUn,
-            ShapeLogic::PointwiseBin => OpLogic::PointwiseBin,
-            ShapeLogic::PointwiseTern => OpLogic::PointwiseTern,
-            ShapeLogic::Compose => OpLogic::Compose,
-            ShapeLogic::ComposeAccumulate => OpLogic::ComposeAccumulate,
-            ShapeLogic::Transpose => OpLogic::Transpose,
-            ShapeLogic::Einsum => {
-                OpLogic::Einsum(self.einsum.as_ref().expect("set by `of` for einsum"))
-            }
-            ShapeLogic::BatchSlice => OpLogic::BatchSlice { index: self.index },
-            ShapeLogic::Terminal if self.reshape => OpLogic::Reshape,
-            ShapeLogic::Terminal | ShapeLogic::Block => OpLogic::Terminal {
+        match self.as_projection_logic() {
+            OpLogic::Terminal { elems, .. } => OpLogic::Terminal {
                 spec: self.spec.as_ref().map(|s| problem.shape_from_spec(s, true)),
-                elems: self.elems,
+                elems,
             },
+            logic => logic,
         }
+    }
+}
+
+/// The shape spec of a value's tensor type, for messages about op `name`.
+pub(crate) fn value_spec(
+    name: &str,
+    value: melior::ir::Value<'_, '_>,
+) -> Result<ShapeSpec, String> {
+    match shape_spec(value.r#type()) {
+        Ok(Some(spec)) => Ok(spec),
+        Ok(None) => Err(format!("'{name}' op: {} is not a tensor", value.r#type())),
+        Err(e) => Err(format!("'{name}' op: invalid shape spec: {e}")),
     }
 }
 

@@ -86,6 +86,23 @@ impl PassDef {
     }
 }
 
+/// Runs `check` on every op under `root` (pre-order), emitting each error
+/// at its op; fails the pass if any op had one.
+pub(crate) fn check_each_op(
+    root: OperationRef<'_, '_>,
+    mut check: impl FnMut(OperationRef<'_, '_>) -> Result<(), String>,
+) -> Result<(), PassFailed> {
+    let mut failed = false;
+    root.walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
+        if let Err(message) = check(op) {
+            ocannl_dialect::diagnostics::emit_error(op.location(), &message, &[]);
+            failed = true;
+        }
+        melior::ir::operation::WalkResult::Advance
+    });
+    if failed { Err(PassFailed) } else { Ok(()) }
+}
+
 /// Every ocannl pass.
 pub static PASSES: &[PassDef] = &[
     crate::verify::PASS,
