@@ -17,6 +17,11 @@
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Pass.h"
 #include "mlir/CAPI/Support.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -98,6 +103,14 @@ public:
     return info.opName.empty() || opName.getStringRef() == info.opName;
   }
 
+  /// The dialects ocannl passes create ops of (lowering): loaded before
+  /// any pass runs, as MLIR requires.
+  void getDependentDialects(mlir::DialectRegistry &registry) const override {
+    registry.insert<mlir::affine::AffineDialect, mlir::arith::ArithDialect,
+                    mlir::func::FuncDialect, mlir::math::MathDialect,
+                    mlir::memref::MemRefDialect>();
+  }
+
   std::unique_ptr<mlir::Pass> clonePass() const override {
     auto copy = std::make_unique<RustPass>(info);
     copy->copyOptionValuesFrom(this);
@@ -150,6 +163,27 @@ void ocannlRegisterPass(const char *argument, const char *description, const cha
   mlir::registerPass([&ref]() -> std::unique_ptr<mlir::Pass> {
     return std::make_unique<RustPass>(ref);
   });
+}
+
+/// Registers the named pipeline `argument` (e.g. `ocannl-to-llvm`) whose
+/// passes are the textual pipeline `passes` (without an anchor op), e.g.
+/// `ocannl-infer-shapes,lower-affine`. It takes no options.
+void ocannlRegisterPipeline(const char *argument, const char *description,
+                            const char *passes) {
+  std::string text = passes;
+  mlir::registerPassPipeline(
+      argument, description,
+      [text](mlir::OpPassManager &pm, llvm::StringRef options,
+             llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler) {
+        if (!options.empty())
+          return errorHandler("this pipeline takes no options");
+        std::string message;
+        llvm::raw_string_ostream os(message);
+        if (mlir::failed(mlir::parsePassPipeline(text, pm, os)))
+          return errorHandler(message);
+        return mlir::success();
+      },
+      [](llvm::function_ref<void(const mlir::detail::PassOptions &)>) {});
 }
 
 /// A new instance of a registered Rust pass (for pass managers built from

@@ -31,6 +31,11 @@ unsafe extern "C" {
         run: RunFn,
         user_data: *const c_void,
     );
+    pub fn ocannlRegisterPipeline(
+        argument: *const c_char,
+        description: *const c_char,
+        passes: *const c_char,
+    );
     pub fn ocannlCreateRegisteredPass(argument: *const c_char) -> MlirPass;
     pub fn ocannlRegisterAllUpstream(registry: MlirDialectRegistry);
     pub fn ocannlOptMain(argc: c_int, argv: *mut *mut c_char, tool_name: *const c_char) -> c_int;

@@ -52,7 +52,7 @@ fn run(root: OperationRef<'_, '_>, _options: &PassOptions) -> Result<(), PassFai
     })
 }
 
-fn projections(op: OperationRef<'_, '_>) -> Result<Option<Projections>, String> {
+pub(crate) fn projections(op: OperationRef<'_, '_>) -> Result<Option<Projections>, String> {
     let name = op.name();
     let name = name.as_string_ref().as_str().unwrap_or_default();
     let Some(def) = catalog::lookup(name) else {

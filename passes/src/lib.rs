@@ -20,6 +20,8 @@ pub mod driver;
 mod ffi;
 pub mod infer_projections;
 pub mod infer_shapes;
+pub mod lower_to_affine;
+pub mod pipelines;
 pub mod registry;
 pub mod verify;
 

@@ -109,6 +109,7 @@ pub static PASSES: &[PassDef] = &[
     crate::infer_shapes::PASS,
     crate::check_shapes::PASS,
     crate::infer_projections::PASS,
+    crate::lower_to_affine::PASS,
 ];
 
 unsafe extern "C" fn trampoline(
@@ -163,6 +164,19 @@ unsafe extern "C" fn trampoline(
 pub fn register_all() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
+        for p in crate::pipelines::PIPELINES {
+            let c = |s: &str| CString::new(s).expect("pipeline strings have no NUL");
+            let (argument, description, passes) = (c(p.argument), c(p.description), c(p.passes));
+            // SAFETY: NUL-terminated strings alive for the call; the shim
+            // copies them.
+            unsafe {
+                ffi::ocannlRegisterPipeline(
+                    argument.as_ptr(),
+                    description.as_ptr(),
+                    passes.as_ptr(),
+                )
+            };
+        }
         for def in PASSES {
             let options: Vec<ffi::OptionDefRaw> = def
                 .options

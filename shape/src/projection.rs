@@ -202,6 +202,17 @@ impl Ids {
     }
 }
 
+/// The sizes of a concrete shape's axes in memory order (batch, output,
+/// input): the dimensions of the buffer that holds it.
+///
+/// # Errors
+///
+/// [`ProjectionError::NotConcrete`] when the shape still has variables.
+pub fn memory_dims(spec: &ShapeSpec) -> Result<Vec<u64>, ProjectionError> {
+    let [batch, input, output] = sizes(spec, "tensor")?;
+    Ok(batch.into_iter().chain(output).chain(input).collect())
+}
+
 /// The projections of an op with shape logic `logic` on solved shapes.
 ///
 /// # Errors

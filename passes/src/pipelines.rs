@@ -1,0 +1,53 @@
+//! The named pass pipelines (`-p 'builtin.module(ocannl-to-llvm)'`).
+//!
+//! They are registered in MLIR's pass registry next to the ocannl passes,
+//! so `ocannl-opt --help` lists them and any pipeline can name them.
+
+/// A named pipeline: a registry name for a textual pass list.
+#[derive(Debug)]
+pub struct PipelineDef {
+    /// The pipeline name.
+    pub argument: &'static str,
+    /// One line for `--help`.
+    pub description: &'static str,
+    /// The passes, in MLIR's textual pipeline syntax without an anchor.
+    pub passes: &'static str,
+}
+
+macro_rules! ocannl_to_affine {
+    () => {
+        "ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine"
+    };
+}
+
+macro_rules! affine_to_llvm {
+    () => {
+        "lower-affine,convert-scf-to-cf,canonicalize,cse,\
+convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,finalize-memref-to-llvm,\
+convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,\
+convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},reconcile-unrealized-casts"
+    };
+}
+
+/// From ocannl ops with unknown shapes to memrefs and affine loop nests.
+pub const TO_AFFINE: PipelineDef = PipelineDef {
+    argument: "ocannl-to-affine",
+    description: "ocannl ops to affine loop nests: verify, infer shapes and projections, lower to affine",
+    passes: ocannl_to_affine!(),
+};
+
+/// The upstream part of [`TO_LLVM`]: affine, memref, math, arith and func to
+/// the LLVM dialect. Functions take bare pointers to their buffers
+/// (`use-bare-ptr-memref-call-conv`): every buffer has a static shape.
+pub const AFFINE_TO_LLVM: &str = affine_to_llvm!();
+
+/// From ocannl ops to the LLVM dialect, ready for `mlir-translate
+/// --mlir-to-llvmir` or `ocannl-run`: [`TO_AFFINE`] then [`AFFINE_TO_LLVM`].
+pub const TO_LLVM: PipelineDef = PipelineDef {
+    argument: "ocannl-to-llvm",
+    description: "ocannl ops to the LLVM dialect: ocannl-to-affine, then the upstream lowering (bare-pointer calling convention)",
+    passes: concat!(ocannl_to_affine!(), ",", affine_to_llvm!()),
+};
+
+/// Every named pipeline.
+pub static PIPELINES: &[PipelineDef] = &[TO_AFFINE, TO_LLVM];
