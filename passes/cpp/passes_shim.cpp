@@ -22,7 +22,12 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
@@ -210,6 +215,43 @@ int ocannlOptMain(int argc, char **argv, const char *toolName) {
   mlir::registerAllExtensions(registry);
   mlir::registerAllPasses();
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, toolName, registry));
+}
+
+/// Diagnostics printed the way `mlir-opt` prints them (with the source
+/// line and a caret) for the lifetime of the handle.
+struct OcannlDiagnostics {
+  llvm::SourceMgr sourceMgr;
+  std::unique_ptr<mlir::SourceMgrDiagnosticHandler> handler;
+};
+
+void *ocannlDiagnosticsCreate(MlirContext context) {
+  auto *d = new OcannlDiagnostics;
+  d->handler = std::make_unique<mlir::SourceMgrDiagnosticHandler>(d->sourceMgr, unwrap(context));
+  return d;
+}
+
+void ocannlDiagnosticsDestroy(void *diagnostics) {
+  delete static_cast<OcannlDiagnostics *>(diagnostics);
+}
+
+/// Parses the file `path` into a module; null (with the error reported)
+/// when the file cannot be read or does not parse.
+MlirOperation ocannlParseSourceFile(MlirContext context, const char *path, void *diagnostics) {
+  auto *d = static_cast<OcannlDiagnostics *>(diagnostics);
+  mlir::MLIRContext *ctx = unwrap(context);
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer) {
+    mlir::emitError(mlir::UnknownLoc::get(ctx))
+        << "cannot read '" << path << "': " << buffer.getError().message();
+    return MlirOperation{nullptr};
+  }
+  d->sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  mlir::ParserConfig config(ctx);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(d->sourceMgr, config);
+  if (!module)
+    return MlirOperation{nullptr};
+  return wrap(module.release().getOperation());
 }
 
 } // extern "C"

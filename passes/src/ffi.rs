@@ -2,7 +2,7 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
-use mlir_sys::{MlirDialectRegistry, MlirOperation, MlirPass, MlirStringRef};
+use mlir_sys::{MlirContext, MlirDialectRegistry, MlirOperation, MlirPass, MlirStringRef};
 
 /// Mirrors `OcannlPassOptionDef`.
 #[repr(C)]
@@ -36,6 +36,13 @@ unsafe extern "C" {
         description: *const c_char,
         passes: *const c_char,
     );
+    pub fn ocannlDiagnosticsCreate(context: MlirContext) -> *mut c_void;
+    pub fn ocannlDiagnosticsDestroy(diagnostics: *mut c_void);
+    pub fn ocannlParseSourceFile(
+        context: MlirContext,
+        path: *const c_char,
+        diagnostics: *mut c_void,
+    ) -> MlirOperation;
     pub fn ocannlCreateRegisteredPass(argument: *const c_char) -> MlirPass;
     pub fn ocannlRegisterAllUpstream(registry: MlirDialectRegistry);
     pub fn ocannlOptMain(argc: c_int, argv: *mut *mut c_char, tool_name: *const c_char) -> c_int;

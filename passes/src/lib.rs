@@ -23,6 +23,7 @@ pub mod infer_shapes;
 pub mod lower_to_affine;
 pub mod pipelines;
 pub mod registry;
+pub mod source;
 pub mod verify;
 
 pub use registry::{PASSES, PassDef, register_all};

@@ -1,0 +1,183 @@
+//! `ocannl-run`: compile a function on ocannl tensors and run it on `.npy`
+//! data (DESIGN.md, "ocannl-run").
+//!
+//! ```text
+//! ocannl-run FILE.mlir [--entry NAME] [--inputs A.npy B.npy ...] [--seed N]
+//!            [--outputs OUT.npy ...] [--bench N] [--emit llvm|asm|obj -o FILE]
+//! ```
+//!
+//! Exit codes: 0 success, 1 user error (bad file, bad input, failed
+//! inference), never a panic.
+
+use std::{path::PathBuf, process::ExitCode};
+
+use clap::{Parser, ValueEnum};
+use ocannl_runtime::{
+    Emit, Error, Program,
+    array::{Array, SplitMix64},
+};
+
+/// Compile a function of the ocannl dialect (shapes inferred) to host code
+/// and run it on .npy inputs, or write the generated code.
+#[derive(Debug, Parser)]
+#[command(name = "ocannl-run", version)]
+struct Cli {
+    /// The .mlir file.
+    file: PathBuf,
+    /// The function to run (default: the file's only function).
+    #[arg(long)]
+    entry: Option<String>,
+    /// One .npy file per argument, in order (C order; the dtype must match
+    /// the element type, the shape the inferred shape in memory order
+    /// batch, output, input).
+    #[arg(long, num_args = 1..)]
+    inputs: Vec<PathBuf>,
+    /// Seed of the random inputs used when --inputs is absent.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Where to write the results (.npy), one per result in order.
+    #[arg(long, num_args = 1..)]
+    outputs: Vec<PathBuf>,
+    /// Run N times and print the median time.
+    #[arg(long, value_name = "N")]
+    bench: Option<usize>,
+    /// Write generated code (optimised for the host at O3) instead of
+    /// running.
+    #[arg(long, value_enum, requires = "output")]
+    emit: Option<EmitKind>,
+    /// The file --emit writes.
+    #[arg(short = 'o', value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Where to run.
+    #[arg(long, value_enum, default_value_t = Target::Cpu)]
+    target: Target,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum EmitKind {
+    /// LLVM IR text.
+    Llvm,
+    /// Host assembly.
+    Asm,
+    /// Host object file.
+    Obj,
+    /// PTX text (NVPTX).
+    Ptx,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Target {
+    /// The host CPU.
+    Cpu,
+    /// An NVIDIA GPU.
+    Cuda,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 1 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ocannl-run: error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<(), Error> {
+    if cli.target == Target::Cuda || matches!(cli.emit, Some(EmitKind::Ptx)) {
+        return Err(Error::new(
+            "the CUDA target and PTX emission are not available in this version (CPU only)",
+        ));
+    }
+    if cli.output.is_some() && cli.emit.is_none() {
+        return Err(Error::new(
+            "-o names the file --emit writes: give --emit too",
+        ));
+    }
+    let context = ocannl_runtime::context()?;
+    let program = Program::compile(&context, &cli.file, cli.entry.as_deref())?;
+    if let (Some(kind), Some(out)) = (cli.emit, &cli.output) {
+        let what = match kind {
+            EmitKind::Llvm => Emit::Llvm,
+            EmitKind::Asm => Emit::Asm,
+            EmitKind::Obj => Emit::Obj,
+            EmitKind::Ptx => unreachable!("rejected above"),
+        };
+        program.emit(what, out)?;
+        println!("wrote {}", out.display());
+        return Ok(());
+    }
+    let signature = program.signature().clone();
+    if !cli.outputs.is_empty() && cli.outputs.len() != signature.outputs.len() {
+        return Err(Error::new(format!(
+            "'@{}' has {} result(s) but {} --outputs file(s) were given",
+            program.entry(),
+            signature.outputs.len(),
+            cli.outputs.len()
+        )));
+    }
+    let mut inputs: Vec<Array> = if cli.inputs.is_empty() {
+        let mut rng = SplitMix64::new(cli.seed);
+        signature
+            .inputs
+            .iter()
+            .map(|s| Array::random(s.elem, &s.dims, &mut rng))
+            .collect()
+    } else {
+        cli.inputs
+            .iter()
+            .map(|p| Array::read_npy(p))
+            .collect::<Result<_, _>>()?
+    };
+    let jit = program.jit()?;
+    let outputs = jit.run(&mut inputs)?;
+    for (i, (out, sig)) in outputs.iter().zip(&signature.outputs).enumerate() {
+        println!("result #{i}: {sig}");
+        println!("  {}", summary(out));
+        if let Some(path) = cli.outputs.get(i) {
+            out.write_npy(path)?;
+            println!("  written to {}", path.display());
+        }
+    }
+    if let Some(n) = cli.bench {
+        if n == 0 {
+            return Err(Error::new("--bench needs at least 1 run"));
+        }
+        let mut times = jit.bench(&mut inputs, n)?;
+        times.sort();
+        let median = times[times.len() / 2];
+        println!(
+            "bench: {n} runs of '@{}', median {:.3} ms (min {:.3} ms, max {:.3} ms)",
+            program.entry(),
+            median.as_secs_f64() * 1e3,
+            times[0].as_secs_f64() * 1e3,
+            times[times.len() - 1].as_secs_f64() * 1e3
+        );
+    }
+    Ok(())
+}
+
+/// `min .. max, mean, first cells`.
+fn summary(a: &Array) -> String {
+    let v = a.to_f64();
+    if v.is_empty() {
+        return "no cells".into();
+    }
+    let min = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    let first: Vec<String> = v.iter().take(6).map(|x| format!("{x:.6}")).collect();
+    let more = if v.len() > 6 { ", ..." } else { "" };
+    format!(
+        "min {min:.6} max {max:.6} mean {mean:.6} cells [{}{more}]",
+        first.join(", ")
+    )
+}
