@@ -49,11 +49,16 @@ impl<'c> TensorType<'c> {
             if ffi::ocannlTypeIsTensor(raw) {
                 let spec = ffi::ocannlTensorTypeGetSpec(raw);
                 let elem = ffi::ocannlTensorTypeGetElementType(raw);
-                if spec.data.is_null() || elem.ptr.is_null() {
+                if elem.ptr.is_null() {
                     return None;
                 }
-                // The string is uniqued in the context and lives as long as it.
-                let spec = StringRef::from_raw(spec).as_str().ok()?;
+                // An empty spec (a scalar) may come with a null pointer.
+                let spec = if spec.length == 0 {
+                    ""
+                } else {
+                    // The string is uniqued in the context and lives as long as it.
+                    StringRef::from_raw(spec).as_str().ok()?
+                };
                 return Some(Self::Ocannl {
                     elem: Type::from_raw(elem),
                     spec,

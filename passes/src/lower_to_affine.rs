@@ -260,11 +260,16 @@ fn lower_function<'c, 'm>(
         .ok()
         .and_then(|r| r.first_block())
         .expect("built with one block");
+    let function_name = func
+        .attribute("sym_name")
+        .ok()
+        .and_then(|a| StringAttribute::try_from(a).ok())
+        .map_or_else(|| serial.to_string(), |s| s.value().to_owned());
     let mut lowering = Lowering {
         ctx,
         module,
         func: new_func,
-        serial,
+        function_name,
         globals: 0,
         values: HashMap::new(),
         allocs: Vec::new(),
@@ -312,7 +317,8 @@ struct Lowering<'c, 'a> {
     ctx: &'c Context,
     module: BlockRef<'c, 'a>,
     func: OperationRef<'c, 'a>,
-    serial: usize,
+    /// For the names of constants' globals.
+    function_name: String,
     globals: usize,
     /// Old SSA values (by raw pointer) → their buffers.
     values: HashMap<usize, Value<'c, 'a>>,
@@ -734,25 +740,33 @@ impl<'c, 'a> Lowering<'c, 'a> {
         };
         let reductions = p.reductions();
         let injective = reductions.is_empty();
+        // Every cell is written once when each result axis has its own
+        // iterator, or is a size-1 axis read at its only position.
         let mut seen = Vec::new();
-        let surjective = p.result.iter().all(|a| match a {
+        let surjective = p.result.iter().zip(dims).all(|(a, &d)| match a {
             AxisIndex::Iter(i) if !seen.contains(i) => {
                 seen.push(*i);
                 true
             }
+            AxisIndex::Fixed(0) => d == 1,
             _ => false,
         });
-        if !injective || init.is_some() {
-            accum = Some(match accum_attr.as_deref() {
+        // The op's accumulation operator: its neutral element fills cells
+        // a store does not cover, and it combines values a store reaches
+        // more than once.
+        let accum_kind = if short == "fma" || short == "matmul" {
+            Accum::Add
+        } else {
+            match accum_attr.as_deref() {
                 None | Some("add") => Accum::Add,
                 Some("mul") => Accum::Mul,
                 Some("max") => Accum::Max,
                 Some("min") => Accum::Min,
                 Some(other) => return Err(format!("unknown accumulation operator '{other}'")),
-            });
-            if short == "fma" || short == "matmul" {
-                accum = Some(Accum::Add);
             }
+        };
+        if !injective || init.is_some() {
+            accum = Some(accum_kind);
         }
         let n_dims = p.product_space.len();
         let result_map = self.map(n_dims, &p.result);
@@ -777,7 +791,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             );
             self.store(inner, v, buf, self.map(parallel, &p.result), &ivs, loc);
         } else if !(injective && surjective) {
-            let neutral = neutral(accum.unwrap_or(Accum::Add));
+            let neutral = neutral(accum_kind);
             self.fill(at, buf, dims, self.scalar_attr(elem, neutral), loc);
         }
         let (inner, ivs) = self.nest(at, &p.product_space, loc);
@@ -998,7 +1012,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             if reshaped.ptr.is_null() {
                 return Err("'value' does not have as many elements as the result".into());
             }
-            let name = format!("__ocannl_constant_{}_{}", self.serial, self.globals);
+            let name = format!("__ocannl_constant_{}_{}", self.function_name, self.globals);
             self.globals += 1;
             let mty = buf.r#type();
             let global = OperationBuilder::new("memref.global", loc)

@@ -7,6 +7,7 @@ use std::{
 };
 
 const OCANNL_OPT: &str = env!("CARGO_BIN_EXE_ocannl-opt");
+const OCANNL_RUN: &str = env!("CARGO_BIN_EXE_ocannl-run");
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -150,5 +151,160 @@ fn user_irdl_file_is_merged() {
     );
     let missing = opt(&["--irdl-file=/nonexistent.irdl.mlir"], input);
     assert_eq!(missing.status.code(), Some(1));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The Python interpreter with NumPy (Debian's `python3-numpy`, installed by
+/// `scripts/setup.sh`); `OCANNL_PYTHON` overrides it.
+fn python() -> PathBuf {
+    std::env::var_os("OCANNL_PYTHON")
+        .map_or_else(|| PathBuf::from("/usr/bin/python3"), PathBuf::from)
+}
+
+fn run_python_check(script: &str, extra: &[&str]) {
+    let bin_dir = Path::new(OCANNL_RUN).parent().expect("binary directory");
+    let script = root().join("tools/tests/run").join(script);
+    let out = Command::new(python())
+        .arg(&script)
+        .arg("--bin-dir")
+        .arg(bin_dir)
+        .args(extra)
+        .current_dir(root())
+        .output()
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run {} with {}: {e}",
+                script.display(),
+                python().display()
+            )
+        });
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}");
+    assert!(
+        out.status.success(),
+        "{} failed:\n{stdout}\n{stderr}",
+        script.display()
+    );
+}
+
+/// Every op kind (pointwise with broadcast, matmul, fma, transpose, einsum
+/// permute/reduce/outer/diagonal/fixed index, batch_slice, terminals, ...)
+/// compiled and run on random shapes and values, against NumPy; then the
+/// bad-input checks (wrong shape, missing entry, non-numeric dtype, ...).
+#[test]
+fn differential_against_numpy() {
+    run_python_check("differential.py", &["--seed", "0", "--cases", "6"]);
+}
+
+/// The MLP of `examples/mlp-run.mlir` (parameter shapes inferred) run by
+/// ocannl-run on .npy inputs, against NumPy.
+#[test]
+fn mlp_against_numpy() {
+    run_python_check("mlp_check.py", &["--seed", "0"]);
+}
+
+fn run_tool(args: &[&str]) -> Output {
+    Command::new(OCANNL_RUN)
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("ocannl-run runs")
+}
+
+/// A `.npy` file written byte by byte (format 1.0), independent of the
+/// runtime's reader.
+fn npy_bytes(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
+    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(data);
+    out
+}
+
+/// ocannl-run's user errors (without NumPy): exit code 1, a message naming
+/// the problem, no crash.
+#[test]
+fn run_bad_inputs_are_errors_with_exit_code_1() {
+    let dir = std::env::temp_dir().join(format!("ocannl-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let module = dir.join("f.mlir");
+    std::fs::write(
+        &module,
+        r#"func.func @f(%a: !ocannl.tensor<f32, "2,3">) -> !ocannl.tensor<f32, "...|...->..."> {
+  %0 = "ocannl.neg"(%a) : (!ocannl.tensor<f32, "2,3">) -> !ocannl.tensor<f32, "...|...->...">
+  return %0 : !ocannl.tensor<f32, "...|...->...">
+}"#,
+    )
+    .expect("write module");
+    let f32s: Vec<u8> = (0..6).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    let good = dir.join("good.npy");
+    std::fs::write(&good, npy_bytes("<f4", "(2, 3)", &f32s)).expect("write");
+    let wrong_shape = dir.join("wrong_shape.npy");
+    std::fs::write(&wrong_shape, npy_bytes("<f4", "(3, 2)", &f32s)).expect("write");
+    let text = dir.join("text.npy");
+    std::fs::write(&text, npy_bytes("<U1", "(6,)", &[0u8; 24])).expect("write");
+    let path = |p: &Path| p.display().to_string();
+    let m = path(&module);
+
+    let ok = run_tool(&[&m, "--inputs", &path(&good)]);
+    let stdout = String::from_utf8_lossy(&ok.stdout);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert!(
+        stdout.contains("cells [-0.000000, -1.000000, -2.000000, -3.000000, -4.000000, -5.000000]"),
+        "{stdout}"
+    );
+
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["--inputs", &path(&wrong_shape)],
+            "argument #0 has the inferred shape [2, 3] (spec \"2,3\") but its input has shape [3, 2]",
+        ),
+        (
+            &["--inputs", &path(&text)],
+            "has dtype '<U1': expected a numeric dtype",
+        ),
+        (&["--entry", "nope"], "no function '@nope'"),
+        (
+            &["--inputs", &path(&good), &path(&good)],
+            "takes 1 argument(s) but 2 input(s)",
+        ),
+        (
+            &["--inputs", "/nonexistent.npy"],
+            "cannot read '/nonexistent.npy'",
+        ),
+        (&["--target", "cuda"], "not available"),
+        (&["--bench", "0"], "--bench needs at least 1 run"),
+    ];
+    for (args, needle) in cases {
+        let mut all = vec![m.as_str()];
+        all.extend_from_slice(args);
+        let out = run_tool(&all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(needle),
+            "{args:?}: missing {needle:?} in {stderr}"
+        );
+        for crash in ["Stack dump", "panicked", "PLEASE submit", "LLVM ERROR"] {
+            assert!(!stderr.contains(crash), "crash report in: {stderr}");
+        }
+    }
+    let missing = run_tool(&["/nonexistent/input.mlir"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&missing.stderr).contains("cannot read '/nonexistent/input.mlir'")
+    );
+    let bad_flag = run_tool(&[&m, "--no-such-flag"]);
+    assert_eq!(bad_flag.status.code(), Some(1));
     std::fs::remove_dir_all(&dir).ok();
 }
