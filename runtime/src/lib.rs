@@ -33,7 +33,7 @@ use inkwell::{
     targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine},
 };
 use melior::{
-    Context, ExecutionEngine,
+    Context,
     dialect::DialectRegistry,
     ir::{
         BlockLike, Module,
@@ -189,10 +189,9 @@ impl<'c> Program<'c> {
     ///
     /// The execution engine cannot be created.
     pub fn jit(&self) -> Result<Jit<'_, 'c>, Error> {
-        let engine = ExecutionEngine::new(&self.module, 3, &[], false, false);
         Ok(Jit {
             program: self,
-            engine,
+            engine: Engine::new(&self.module)?,
         })
     }
 
@@ -256,10 +255,53 @@ unsafe extern "C" {
     ) -> *mut std::ffi::c_void;
 }
 
+/// MLIR's execution engine (melior's wrapper does not report a failed
+/// creation, which then crashes on lookup).
+struct Engine(mlir_sys::MlirExecutionEngine);
+
+impl Engine {
+    /// Translates and JIT-compiles `module` at LLVM O3 for the host CPU.
+    fn new(module: &Module<'_>) -> Result<Self, Error> {
+        // SAFETY: a live module in the LLVM dialect; no shared libraries.
+        let raw = unsafe {
+            mlir_sys::mlirExecutionEngineCreate(
+                module.to_raw(),
+                3,
+                0,
+                std::ptr::null(),
+                false,
+                false,
+            )
+        };
+        if raw.ptr.is_null() {
+            return Err(Error::new(
+                "cannot JIT-compile the module (see the errors above)",
+            ));
+        }
+        Ok(Self(raw))
+    }
+
+    /// The address of `name`, or null.
+    fn lookup(&self, name: &str) -> *mut () {
+        // SAFETY: a live engine; the name is copied.
+        unsafe {
+            mlir_sys::mlirExecutionEngineLookup(self.0, melior::StringRef::new(name).to_raw())
+                .cast()
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        // SAFETY: created by `mlirExecutionEngineCreate`, destroyed once.
+        unsafe { mlir_sys::mlirExecutionEngineDestroy(self.0) }
+    }
+}
+
 /// A JIT-compiled program.
 pub struct Jit<'p, 'c> {
     program: &'p Program<'c>,
-    engine: ExecutionEngine,
+    engine: Engine,
 }
 
 impl Jit<'_, '_> {
