@@ -9,6 +9,12 @@
 //! | pass | what it does |
 //! |---|---|
 //! | `ocannl-verify` | every spec string parses; every ocannl op has the operands and attributes its shape logic needs; pointwise ops on builtin tensors follow MLIR's `Broadcastable` trait ([`broadcast`]) |
+//! | `ocannl-infer-shapes` | OCANNL's shape inference per function ([`infer_shapes`]) |
+//! | `ocannl-check-shapes` | the independent checker on fully known types ([`check_shapes`]) |
+//! | `ocannl-infer-projections` | each op's loop nest as affine-map attributes ([`infer_projections`]) |
+//! | `ocannl-lower-to-affine` | memrefs and affine loop nests ([`lower_to_affine`]) |
+//!
+//! Named pipelines ([`pipelines`]): `ocannl-to-affine`, `ocannl-to-llvm`.
 //!
 //! Architecture invariant: passes translate IR to `ocannl-shape` values and
 //! back; they never re-implement the spec grammar or the solver.

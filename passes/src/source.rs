@@ -1,7 +1,7 @@
 //! Parsing source files with `mlir-opt`-style diagnostics, for tools other
 //! than `ocannl-opt` (e.g. `ocannl-run`).
 
-use std::{ffi::CString, marker::PhantomData, path::Path};
+use std::{ffi::CString, path::Path};
 
 use melior::{Context, ir::Module};
 
@@ -13,7 +13,6 @@ use crate::ffi;
 pub struct SourceDiagnostics<'c> {
     raw: *mut std::ffi::c_void,
     context: &'c Context,
-    _context: PhantomData<&'c Context>,
 }
 
 impl<'c> SourceDiagnostics<'c> {
@@ -21,11 +20,7 @@ impl<'c> SourceDiagnostics<'c> {
     pub fn new(context: &'c Context) -> Self {
         // SAFETY: `context` is live for 'c, which outlives the handler.
         let raw = unsafe { ffi::ocannlDiagnosticsCreate(context.to_raw()) };
-        Self {
-            raw,
-            context,
-            _context: PhantomData,
-        }
+        Self { raw, context }
     }
 
     /// Parses the file at `path`; `None` when it cannot be read or does not

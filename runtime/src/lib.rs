@@ -10,7 +10,7 @@
 //! 2. run the rest of the `ocannl-to-llvm` pipeline (projections, lowering
 //!    to affine loops, the upstream lowering to the LLVM dialect);
 //! 3. either JIT-compile it with MLIR's execution engine (LLVM O3, host
-//!    CPU) and call it ([`Program::run`]), or translate it to an LLVM module
+//!    CPU) and call it ([`Program::jit`], [`Jit::run`]), or translate it to an LLVM module
 //!    and generate LLVM IR, assembly or an object file with `inkwell` for
 //!    the host target machine at O3 ([`Program::emit`]).
 //!
