@@ -38,6 +38,9 @@ def main():
     ap.add_argument("--bin-dir", required=True, help="directory holding ocannl-run")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--keep", help="keep the .npy files in this directory")
+    ap.add_argument("--bench", type=int, metavar="N",
+                    help="also time N runs of ocannl-run's compiled code and of NumPy "
+                         "(float32, its BLAS) on the same data; print both medians and the ratio")
     args = ap.parse_args()
 
     tool = os.path.join(args.bin_dir, "ocannl-run")
@@ -88,10 +91,30 @@ def main():
                 print(f"  got[0]:      {y[0]}\n  expected[0]: {ref[0]}")
             return 1
         print("mlp: ok")
+        if args.bench:
+            return bench(cmd, args.bench, (x, w1, b1, w2, b2))
         return 0
     finally:
         if not args.keep:
             shutil.rmtree(d, ignore_errors=True)
+
+
+def bench(cmd, n, arrays):
+    """Median of n runs: ocannl-run --bench vs the NumPy expression."""
+    import re
+    import timeit
+    p = subprocess.run([*cmd, "--bench", str(n)], capture_output=True, text=True, timeout=600)
+    m = re.search(r"median ([0-9.]+) ms", p.stdout)
+    if p.returncode != 0 or not m:
+        print(f"mlp bench: ocannl-run --bench failed:\n{p.stderr}{p.stdout}")
+        return 1
+    ours = float(m.group(1))
+    x, w1, b1, w2, b2 = arrays
+    times = timeit.repeat(lambda: np.maximum(x @ w1.T + b1, 0) @ w2.T + b2, number=1, repeat=n)
+    peer = sorted(times)[len(times) // 2] * 1e3
+    print(f"mlp bench: ocannl-run median {ours:.3f} ms, numpy median {peer:.3f} ms, "
+          f"ratio ocannl/numpy {ours / peer:.2f}")
+    return 0
 
 
 if __name__ == "__main__":
