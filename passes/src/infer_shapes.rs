@@ -424,6 +424,46 @@ fn write_back(func: OperationRef<'_, '_>, fs: &FunctionShapes<'_>) {
             unsafe { mlirValueSetType(tracked.value, new.to_raw()) };
         }
     }
+    update_signature(func);
+}
+
+/// Sets `value`'s tensor type to `spec` (an `!ocannl.tensor` with that
+/// spec, or a builtin tensor refined to it). Call [`update_signature`] after
+/// changing a function's arguments or returned values.
+pub fn set_value_spec(value: Value<'_, '_>, spec: &ShapeSpec) {
+    if let Some(new) = solved_type(value.r#type(), spec) {
+        // SAFETY: both handles are valid; the new type is a tensor type.
+        unsafe { mlirValueSetType(value.to_raw(), new.to_raw()) };
+    }
+}
+
+/// Rewrites the spec of every tensor value of `func` (entry block
+/// arguments and op results, nested ones too) with `f`, then the signature.
+pub fn map_function_specs(func: OperationRef<'_, '_>, f: &dyn Fn(&ShapeSpec) -> ShapeSpec) {
+    let apply = |v: Value<'_, '_>| {
+        if let Ok(Some(spec)) = shape_spec(v.r#type()) {
+            set_value_spec(v, &f(&spec));
+        }
+    };
+    if let Some(body) = func.region(0).ok().and_then(|r| r.first_block()) {
+        for i in 0..body.argument_count() {
+            if let Ok(a) = body.argument(i) {
+                apply(a.into());
+            }
+        }
+    }
+    func.walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
+        for r in op.results() {
+            apply(r.into());
+        }
+        melior::ir::operation::WalkResult::Advance
+    });
+    update_signature(func);
+}
+
+/// Makes `func`'s `function_type` follow its entry block's argument types
+/// and its return op's operand types.
+pub fn update_signature(func: OperationRef<'_, '_>) {
     // The signature follows the entry block and the return op.
     let Some(body) = func.region(0).ok().and_then(|r| r.first_block()) else {
         return;

@@ -36,7 +36,7 @@ use melior::{
     Context,
     dialect::DialectRegistry,
     ir::{
-        BlockLike, Module,
+        BlockLike, Module, RegionLike,
         attribute::{StringAttribute, TypeAttribute},
         operation::OperationLike,
         r#type::FunctionType,
@@ -45,7 +45,7 @@ use melior::{
 };
 use ocannl_dialect::types::{TensorType, shape_spec};
 use ocannl_passes::{pipelines::AFFINE_TO_LLVM, source::SourceDiagnostics};
-use ocannl_shape::projection::memory_dims;
+use ocannl_shape::{projection::memory_dims, spec::bind};
 
 /// A user-facing error (bad input, bad file, failed compilation): print it
 /// and exit with status 1.
@@ -131,15 +131,36 @@ pub struct Program<'c> {
 
 impl<'c> Program<'c> {
     /// Parses `path` and compiles the function `entry` (the only function
-    /// when `None`).
+    /// when `None`). `inputs`, the dimensions of the data each argument will
+    /// get, settle what shape inference leaves open in the arguments (see
+    /// [`Program::compile_for`]).
     ///
     /// # Errors
     ///
     /// Unreadable or malformed files, a missing entry function, failed
     /// shape inference or lowering (the diagnostics are printed to stderr,
-    /// located in the file), and arguments or results whose shapes
-    /// inference leaves open.
+    /// located in the file), arguments or results whose shapes stay open,
+    /// and input dimensions that contradict an argument's shape.
     pub fn compile(context: &'c Context, path: &Path, entry: Option<&str>) -> Result<Self, Error> {
+        Self::compile_for(context, path, entry, None)
+    }
+
+    /// As [`Program::compile`], with the dimensions of the data each
+    /// argument will get (memory order). Shape inference first runs without
+    /// closing; an argument whose shape is then fully known must match its
+    /// data exactly; an open one (`..b..|784`) takes its open sizes from the
+    /// data ([`ocannl_shape::spec::bind`]), named variables everywhere in the
+    /// function; then inference finishes with closing.
+    ///
+    /// # Errors
+    ///
+    /// As [`Program::compile`].
+    pub fn compile_for(
+        context: &'c Context,
+        path: &Path,
+        entry: Option<&str>,
+        inputs: Option<&[Vec<u64>]>,
+    ) -> Result<Self, Error> {
         std::fs::File::open(path)
             .map_err(|e| Error::new(format!("cannot read '{}': {e}", path.display())))?;
         let diagnostics = SourceDiagnostics::new(context);
@@ -147,6 +168,15 @@ impl<'c> Program<'c> {
             .parse_file(path)
             .ok_or_else(|| Error::new(format!("cannot parse '{}'", path.display())))?;
         let entry = find_entry(&module, entry, path)?;
+        if let Some(inputs) = inputs {
+            run_pipeline(
+                context,
+                &mut module,
+                "ocannl-verify,ocannl-infer-shapes{close=false}",
+                "shape inference failed",
+            )?;
+            bind_inputs(&module, &entry, inputs)?;
+        }
         run_pipeline(
             context,
             &mut module,
@@ -458,6 +488,59 @@ fn find_entry(module: &Module<'_>, entry: Option<&str>, path: &Path) -> Result<S
             listed()
         ))),
     }
+}
+
+/// Settles the open parts of the entry's argument shapes from the data's
+/// dimensions (after inference without closing).
+fn bind_inputs(module: &Module<'_>, entry: &str, inputs: &[Vec<u64>]) -> Result<(), Error> {
+    let (_, func) = functions(module)
+        .into_iter()
+        .find(|(n, _)| n == entry)
+        .ok_or_else(|| Error::new(format!("no function '@{entry}'")))?;
+    let body = func
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .ok_or_else(|| Error::new(format!("'@{entry}' has no body")))?;
+    if inputs.len() != body.argument_count() {
+        return Err(Error::new(format!(
+            "the entry function takes {} argument(s) but {} input(s) were given",
+            body.argument_count(),
+            inputs.len()
+        )));
+    }
+    for (i, dims) in inputs.iter().enumerate() {
+        let arg: melior::ir::Value<'_, '_> = body.argument(i).expect("counted").into();
+        use melior::ir::ValueLike;
+        let Some(spec) = shape_spec(arg.r#type()).ok().flatten() else {
+            return Err(Error::new(format!(
+                "argument #{i} of '@{entry}' is not a tensor ({})",
+                arg.r#type()
+            )));
+        };
+        if let Ok(known) = memory_dims(&spec) {
+            if &known != dims {
+                return Err(Error::new(format!(
+                    "argument #{i} has the inferred shape {known:?} (spec \"{spec}\") but its input has shape {dims:?}"
+                )));
+            }
+            continue;
+        }
+        let (bound, bindings) = match bind::bind_memory_dims(&spec, dims) {
+            Ok(b) => b,
+            // Several row variables could take the data's axes: closing
+            // decides, and the data is checked against the result.
+            Err(bind::BindError::Ambiguous(_)) => continue,
+            Err(e) => {
+                return Err(Error::new(format!(
+                    "argument #{i} has the shape \"{spec}\" after inference, which its input of shape {dims:?} does not fit: {e}"
+                )));
+            }
+        };
+        ocannl_passes::infer_shapes::set_value_spec(arg, &bound);
+        ocannl_passes::infer_shapes::map_function_specs(func, &|s| bind::substitute(s, &bindings));
+    }
+    Ok(())
 }
 
 fn run_pipeline(

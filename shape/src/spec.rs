@@ -115,6 +115,7 @@
 //! # Ok::<(), ocannl_shape::spec::SpecError>(())
 //! ```
 
+pub mod bind;
 mod lexer;
 mod parser;
 mod print;

@@ -299,6 +299,44 @@ fn run_bad_inputs_are_errors_with_exit_code_1() {
             assert!(!stderr.contains(crash), "crash report in: {stderr}");
         }
     }
+    // Open argument shapes take their sizes from the data.
+    let open = dir.join("open.mlir");
+    std::fs::write(
+        &open,
+        r#"func.func @f(%a: !ocannl.tensor<f32, "..b..|3">, %w: !ocannl.tensor<f32, "3->h">) -> !ocannl.tensor<f32, "...|...->..."> {
+  %0 = "ocannl.matmul"(%w, %a) : (!ocannl.tensor<f32, "3->h">, !ocannl.tensor<f32, "..b..|3">) -> !ocannl.tensor<f32, "...|...->...">
+  return %0 : !ocannl.tensor<f32, "...|...->...">
+}"#,
+    )
+    .expect("write module");
+    let o = path(&open);
+    let ok = run_tool(&[&o, "--inputs", &path(&good), &path(&good)]);
+    let stdout = String::from_utf8_lossy(&ok.stdout);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    // a = [[0, 1, 2], [3, 4, 5]] (batch 2), w = the same as "3->2":
+    // row b of the result is w a_b.
+    assert!(
+        stdout.contains("result #0: float32[2, 2] (spec \"2|2\")"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("cells [5.000000, 14.000000, 14.000000, 50.000000]"),
+        "{stdout}"
+    );
+    let short = dir.join("short.npy");
+    std::fs::write(&short, npy_bytes("<f4", "(3,)", &f32s[..12])).expect("write");
+    let out = run_tool(&[&o, "--inputs", &path(&good), &path(&short)]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("argument #1 has the shape \"3->h\" after inference, which its input of shape [3] does not fit: the data has 1 axes but the shape has exactly 2"),
+        "{stderr}"
+    );
+
     let missing = run_tool(&["/nonexistent/input.mlir"]);
     assert_eq!(missing.status.code(), Some(1));
     assert!(

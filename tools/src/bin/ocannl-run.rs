@@ -102,8 +102,21 @@ fn run(cli: &Cli) -> Result<(), Error> {
             "-o names the file --emit writes: give --emit too",
         ));
     }
+    // Read the data first: its dimensions settle what inference leaves open
+    // in the arguments.
+    let data: Vec<Array> = cli
+        .inputs
+        .iter()
+        .map(|p| Array::read_npy(p))
+        .collect::<Result<_, _>>()?;
+    let shapes: Vec<Vec<u64>> = data.iter().map(|a| a.shape.clone()).collect();
     let context = ocannl_runtime::context()?;
-    let program = Program::compile(&context, &cli.file, cli.entry.as_deref())?;
+    let program = Program::compile_for(
+        &context,
+        &cli.file,
+        cli.entry.as_deref(),
+        (!cli.inputs.is_empty()).then_some(shapes.as_slice()),
+    )?;
     if let (Some(kind), Some(out)) = (cli.emit, &cli.output) {
         let what = match kind {
             EmitKind::Llvm => Emit::Llvm,
@@ -132,10 +145,7 @@ fn run(cli: &Cli) -> Result<(), Error> {
             .map(|s| Array::random(s.elem, &s.dims, &mut rng))
             .collect()
     } else {
-        cli.inputs
-            .iter()
-            .map(|p| Array::read_npy(p))
-            .collect::<Result<_, _>>()?
+        data
     };
     let jit = program.jit()?;
     let outputs = jit.run(&mut inputs)?;

@@ -30,7 +30,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 EXAMPLE = os.path.join(ROOT, "examples", "mlp-run.mlir")
 
-BATCH, IN, HIDDEN, OUT = 32, 784, 128, 10
+BATCHES = [(32,), (4, 8)]
+IN, HIDDEN, OUT = 784, 128, 10
 
 
 def main():
@@ -49,54 +50,66 @@ def main():
         return 2
 
     rng = np.random.default_rng(args.seed)
-    f32 = np.float32
-    # Argument order of @mlp: x, w1, b1, w2, b2.
-    x = rng.uniform(0.0, 1.0, size=(BATCH, IN)).astype(f32)           # "32|784"
-    w1 = (rng.standard_normal((HIDDEN, IN)) / np.sqrt(IN)).astype(f32)  # "784->128"
-    b1 = (0.1 * rng.standard_normal(HIDDEN)).astype(f32)               # "128"
-    w2 = (rng.standard_normal((OUT, HIDDEN)) / np.sqrt(HIDDEN)).astype(f32)  # "128->10"
-    b2 = (0.1 * rng.standard_normal(OUT)).astype(f32)                  # "10"
-
     d = args.keep or tempfile.mkdtemp(prefix="ocannl-mlp-")
     os.makedirs(d, exist_ok=True)
     try:
-        paths = []
-        for name, arr in (("x", x), ("w1", w1), ("b1", b1), ("w2", w2), ("b2", b2)):
-            p = os.path.join(d, f"{name}.npy")
-            np.save(p, arr)
-            paths.append(p)
-        out = os.path.join(d, "y.npy")
-        cmd = [tool, EXAMPLE, "--entry", "mlp", "--inputs", *paths, "--outputs", out]
-        try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-        except subprocess.TimeoutExpired:
-            print(f"mlp: ocannl-run timed out\n  command: {' '.join(cmd)}")
-            return 1
-        if p.returncode != 0:
-            print(f"mlp: ocannl-run exited with {p.returncode}\n  command: {' '.join(cmd)}\n"
-                  f"  stderr:\n{p.stderr}\n  stdout:\n{p.stdout}")
-            return 1
-        y = np.load(out, allow_pickle=False)
-
-        xd, w1d, b1d, w2d, b2d = (a.astype(np.float64) for a in (x, w1, b1, w2, b2))
-        ref = np.maximum(xd @ w1d.T + b1d, 0.0) @ w2d.T + b2d
-        if y.shape != ref.shape or y.dtype != np.float32:
-            print(f"mlp: got {y.shape} {y.dtype}, expected {ref.shape} float32")
-            return 1
-        diff = float(np.max(np.abs(y.astype(np.float64) - ref)))
-        print(f"mlp: output {y.shape} {y.dtype}, max abs diff {diff:.3g}")
-        if not np.allclose(y, ref, rtol=1e-4, atol=1e-4):
-            print("mlp: MISMATCH")
-            with np.printoptions(precision=5, suppress=True):
-                print(f"  got[0]:      {y[0]}\n  expected[0]: {ref[0]}")
-            return 1
-        print("mlp: ok")
+        # The batch comes from the data (the row variable `..b..`): one
+        # batch axis of 32, then two batch axes (4, 8).
+        for batch in BATCHES:
+            rc, cmd, arrays = check(tool, rng, batch, d)
+            if rc != 0:
+                return rc
         if args.bench:
-            return bench(cmd, args.bench, (x, w1, b1, w2, b2))
+            return bench(cmd, args.bench, arrays)
         return 0
     finally:
         if not args.keep:
             shutil.rmtree(d, ignore_errors=True)
+
+
+def check(tool, rng, batch, d):
+    """Runs the example on random data with batch axes `batch`; returns
+    (exit status, command, input arrays)."""
+    f32 = np.float32
+    # Argument order of @mlp: x, w1, b1, w2, b2.
+    x = rng.uniform(0.0, 1.0, size=(*batch, IN)).astype(f32)           # "..b..|784"
+    w1 = (rng.standard_normal((HIDDEN, IN)) / np.sqrt(IN)).astype(f32)  # "784->128"
+    b1 = (0.1 * rng.standard_normal(HIDDEN)).astype(f32)               # "128"
+    w2 = (rng.standard_normal((OUT, HIDDEN)) / np.sqrt(HIDDEN)).astype(f32)  # "128->10"
+    b2 = (0.1 * rng.standard_normal(OUT)).astype(f32)                  # "10"
+    arrays = (x, w1, b1, w2, b2)
+    paths = []
+    for name, arr in zip(("x", "w1", "b1", "w2", "b2"), arrays):
+        p = os.path.join(d, f"{name}.npy")
+        np.save(p, arr)
+        paths.append(p)
+    out = os.path.join(d, "y.npy")
+    cmd = [tool, EXAMPLE, "--entry", "mlp", "--inputs", *paths, "--outputs", out]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        print(f"mlp: ocannl-run timed out\n  command: {' '.join(cmd)}")
+        return 1, cmd, arrays
+    if p.returncode != 0:
+        print(f"mlp: ocannl-run exited with {p.returncode}\n  command: {' '.join(cmd)}\n"
+              f"  stderr:\n{p.stderr}\n  stdout:\n{p.stdout}")
+        return 1, cmd, arrays
+    y = np.load(out, allow_pickle=False)
+
+    xd, w1d, b1d, w2d, b2d = (a.astype(np.float64) for a in arrays)
+    ref = np.maximum(xd @ w1d.T + b1d, 0.0) @ w2d.T + b2d
+    if y.shape != ref.shape or y.dtype != np.float32:
+        print(f"mlp: batch {batch}: got {y.shape} {y.dtype}, expected {ref.shape} float32")
+        return 1, cmd, arrays
+    diff = float(np.max(np.abs(y.astype(np.float64) - ref)))
+    print(f"mlp: batch {batch}: output {y.shape} {y.dtype}, max abs diff {diff:.3g}")
+    if not np.allclose(y, ref, rtol=1e-4, atol=1e-4):
+        print("mlp: MISMATCH")
+        with np.printoptions(precision=5, suppress=True):
+            print(f"  got:      {y.reshape(-1, OUT)[0]}\n  expected: {ref.reshape(-1, OUT)[0]}")
+        return 1, cmd, arrays
+    print(f"mlp: batch {batch}: ok")
+    return 0, cmd, arrays
 
 
 def bench(cmd, n, arrays):
