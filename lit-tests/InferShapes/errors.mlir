@@ -94,3 +94,30 @@ func.func @too_few_axes_across_ops(%a: !ocannl.tensor<f32, "2,3">) -> !ocannl.te
   %1 = "ocannl.add"(%0, %0) : (!ocannl.tensor<f32, "...">, !ocannl.tensor<f32, "...">) -> !ocannl.tensor<f32, "n">
   return %1 : !ocannl.tensor<f32, "n">
 }
+
+// -----
+
+// A padded convolution with stride 2 needs an even input.
+func.func @incompatible_stride(%x: !ocannl.tensor<f32, "2|7,7,3">, %k: !ocannl.tensor<f32, "3,3,3->4">) -> !ocannl.tensor<f32, "...|...->..."> {
+  // expected-error @+1 {{shape inference failed: incompatible stride: an axis of size 7 cannot be iterated with stride 2: 7 is not a multiple of 2 at output row of operand #0 vs output row of spec slot #0}}
+  %0 = "ocannl.einsum"(%x, %k) {spec = "b|2*oh=+kh,2*ow=+kw,ci; kh,kw,ci->co => b|oh,ow,co"} : (!ocannl.tensor<f32, "2|7,7,3">, !ocannl.tensor<f32, "3,3,3->4">) -> !ocannl.tensor<f32, "...|...->...">
+  return %0 : !ocannl.tensor<f32, "...|...->...">
+}
+
+// -----
+
+// A valid convolution with stride 2: 8 - 3 is odd.
+func.func @incompatible_valid_stride(%x: !ocannl.tensor<f32, "8">, %k: !ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "...|...->..."> {
+  // expected-error @+1 {{incompatible stride: an axis of size 8 cannot be convolved with a kernel of size 3 (stride 2, dilation 1 (valid convolution)): 8 - 3 is not a multiple of 2}}
+  %0 = "ocannl.einsum"(%x, %k) {spec = "2*o<+k; k => o"} : (!ocannl.tensor<f32, "8">, !ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "...|...->...">
+  return %0 : !ocannl.tensor<f32, "...|...->...">
+}
+
+// -----
+
+// The output is fixed elsewhere: the input cannot be as wide as it needs.
+func.func @stride_against_known_output(%x: !ocannl.tensor<f32, "8">) -> !ocannl.tensor<f32, "5"> {
+  // expected-error @+1 {{incompatible stride: the strided or convolution iteration needs size 10 here, but the axis has size 8}}
+  %0 = "ocannl.einsum"(%x) {spec = "2*o => o"} : (!ocannl.tensor<f32, "8">) -> !ocannl.tensor<f32, "5">
+  return %0 : !ocannl.tensor<f32, "5">
+}

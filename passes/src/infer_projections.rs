@@ -24,7 +24,7 @@ use mlir_sys::{
 };
 use ocannl_dialect::catalog::{self, ShapeLogic};
 use ocannl_shape::{
-    projection::{AxisIndex, Projections, infer_projections},
+    projection::{AxisIndex, ProjectionError, Projections, infer_projections},
     spec::ShapeSpec,
 };
 
@@ -76,7 +76,11 @@ pub(crate) fn projections(op: OperationRef<'_, '_>) -> Result<Option<Projections
     infer_projections(owned.as_projection_logic(), &refs, &result)
         .map(Some)
         .map_err(|e| {
-            format!("'{name}' op: cannot infer projections: {e} (run ocannl-infer-shapes first)")
+            let hint = match e {
+                ProjectionError::NotConcrete(_) => " (run ocannl-infer-shapes first)",
+                _ => "",
+            };
+            format!("'{name}' op: cannot infer projections: {e}{hint}")
         })
 }
 

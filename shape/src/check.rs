@@ -69,7 +69,10 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::spec::{EinsumAxis, EinsumSpec, Row, RowKind, RowVar, ShapeAxis, ShapeSpec, SlotSpec};
+use crate::spec::{
+    EinsumAxis, EinsumSpec, IntOrIdent, Padding, Row, RowKind, RowVar, ShapeAxis, ShapeSpec,
+    SlotSpec,
+};
 
 /// The shape logic of one op, as the checker needs it: an owned mirror of
 /// [`crate::problem::OpLogic`].
@@ -364,6 +367,17 @@ pub enum CheckError {
         at: AxisAt,
         /// The axis size.
         size: u64,
+    },
+    /// A strided or convolution axis (`stride*o+k`) does not have the size
+    /// its iterator (and kernel) give it.
+    #[error("{at} has size {size}, but its strided or convolution iteration needs size {expected}")]
+    EinsumStride {
+        /// Where.
+        at: AxisAt,
+        /// The axis size.
+        size: u64,
+        /// The size the formula gives.
+        expected: u64,
     },
     /// `BatchSlice`: the operand's batch row is not one axis longer than the
     /// result's.
@@ -734,6 +748,53 @@ struct Binding {
 struct EinsumMatch {
     row_lens: HashMap<RowKey, (RowRef, usize)>,
     bindings: HashMap<Class, Binding>,
+    /// Strided and convolution axes, checked once every label is bound.
+    affine: Vec<AffineUse>,
+}
+
+/// An axis `stride*over[+dilation*kernel]` of size `size`.
+struct AffineUse {
+    size: u64,
+    at: AxisAt,
+    stride: u64,
+    over: String,
+    /// The kernel label and dilation of a valid (unpadded) convolution.
+    valid_kernel: Option<(String, u64)>,
+}
+
+impl EinsumMatch {
+    /// Checks the strided and convolution axes against the reference's size
+    /// formulas ("Affine indexing and convolutions"): `stride * o` when
+    /// strided or padded, `stride * (o - 1) + (k - 1) * dilation + 1` for a
+    /// valid convolution.
+    fn check_affine(&self) -> Result<(), CheckError> {
+        for u in &self.affine {
+            let size_of = |label: &str| {
+                self.bindings
+                    .get(&Class::Label(label.to_owned()))
+                    .map(|b| b.size)
+                    .ok_or(CheckError::Unsupported(
+                        "strided axes whose labels appear in no other axis",
+                    ))
+            };
+            let o = size_of(&u.over)?;
+            let expected = match &u.valid_kernel {
+                None => u.stride * o,
+                Some((k, dilation)) => {
+                    let k = size_of(k)?;
+                    u.stride * o.saturating_sub(1) + k.saturating_sub(1) * dilation + 1
+                }
+            };
+            if u.size != expected {
+                return Err(CheckError::EinsumStride {
+                    at: u.at,
+                    size: u.size,
+                    expected,
+                });
+            }
+        }
+        Ok(())
+    }
 }
 
 impl EinsumMatch {
@@ -798,9 +859,29 @@ impl EinsumMatch {
                     }
                     continue;
                 }
-                Some(EinsumAxis::Affine { .. } | EinsumAxis::Concat(_)) => {
+                Some(EinsumAxis::Affine {
+                    stride, over, conv, ..
+                }) => {
+                    // `check_einsum` rejects symbolic strides before matching.
+                    let int = |v: &IntOrIdent| match v {
+                        IntOrIdent::Int(n) => *n,
+                        IntOrIdent::Ident(_) => 1,
+                    };
+                    self.affine.push(AffineUse {
+                        size: axis.size,
+                        at,
+                        stride: int(stride),
+                        over: over.clone(),
+                        valid_kernel: conv
+                            .as_ref()
+                            .filter(|c| c.padding != Padding::Pad)
+                            .map(|c| (c.kernel.clone(), int(&c.dilation))),
+                    });
+                    continue;
+                }
+                Some(EinsumAxis::Concat(_)) => {
                     // `check_einsum` rejects these before matching.
-                    return Err(CheckError::Unsupported("affine and concatenated axes"));
+                    return Err(CheckError::Unsupported("concatenated axes"));
                 }
                 None => {
                     let key = key
@@ -870,8 +951,14 @@ fn check_einsum(spec: &EinsumSpec, ops: &[Concrete], res: &Concrete) -> Result<(
         .flat_map(|slot| slot.rows().flat_map(|(_, row)| row.axes()));
     for axis in axes {
         match axis {
-            EinsumAxis::Affine { .. } => {
-                return Err(CheckError::Unsupported("strided and convolution axes"));
+            EinsumAxis::Affine { stride, conv, .. } => {
+                let symbolic = matches!(stride, IntOrIdent::Ident(_))
+                    || conv
+                        .as_ref()
+                        .is_some_and(|c| matches!(c.dilation, IntOrIdent::Ident(_)));
+                if symbolic {
+                    return Err(CheckError::Unsupported("symbolic strides and dilations"));
+                }
             }
             EinsumAxis::Concat(_) => return Err(CheckError::Unsupported("concatenated axes")),
             _ => {}
@@ -891,7 +978,7 @@ fn check_einsum(spec: &EinsumSpec, ops: &[Concrete], res: &Concrete) -> Result<(
             matching.row(slot.row(kind), RowRef::new(tensor, kind), shape.row(kind))?;
         }
     }
-    Ok(())
+    matching.check_affine()
 }
 
 #[cfg(test)]

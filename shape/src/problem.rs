@@ -235,13 +235,14 @@ impl Problem {
                     .chain(std::iter::once(&spec.lhs))
                     .enumerate()
                 {
-                    let slot_shape = self.slot_shape(op, slot, &mut labels, &mut rows)?;
                     let (target, role) = if i < n {
                         (opnd(self, i), operand_role(i))
                     } else {
                         (res.clone(), Role::Result)
                     };
                     let slot_role = Role::SpecSlot(u8::try_from(i).unwrap_or(u8::MAX));
+                    let slot_shape =
+                        self.slot_shape(op, slot, (role, slot_role), &mut labels, &mut rows)?;
                     for k in KINDS {
                         let origin = Origin::new(op, (role, k), (slot_role, k));
                         self.push(
@@ -339,6 +340,7 @@ impl Problem {
         &mut self,
         op: OpId,
         slot: &SlotSpec,
+        (role, slot_role): (Role, Role),
         labels: &mut HashMap<String, Dim>,
         rows: &mut HashMap<String, RowVar>,
     ) -> Result<Shape, LogicError> {
@@ -362,10 +364,57 @@ impl Problem {
                             p.push(Constraint::AtLeast(d, i.saturating_add(1)), origin);
                             Ok(d)
                         }
-                        EinsumAxis::Affine { .. } => Err(LogicError::Unsupported(
-                            "strided and convolution axes are not supported by shape inference yet"
-                                .into(),
-                        )),
+                        EinsumAxis::Affine {
+                            stride,
+                            over,
+                            offset,
+                            conv,
+                        } => {
+                            let int = |v: &spec::IntOrIdent, what: &str| match v {
+                                spec::IntOrIdent::Int(n) if *n >= 1 => Ok(*n),
+                                spec::IntOrIdent::Int(_) => Err(LogicError::Unsupported(format!(
+                                    "the {what} of '{over}' must be at least 1"
+                                ))),
+                                spec::IntOrIdent::Ident(name) => Err(LogicError::Unsupported(
+                                    format!("symbolic {what}s ('{name}') are not supported"),
+                                )),
+                            };
+                            let stride = int(stride, "stride")?;
+                            if *offset >= stride {
+                                return Err(LogicError::Unsupported(format!(
+                                    "the offset {offset} of '{over}' must be less than its stride {stride}"
+                                )));
+                            }
+                            let mut label = |p: &mut Self, l: &str| {
+                                *labels
+                                    .entry(l.to_owned())
+                                    .or_insert_with(|| Dim::Var(p.solver.fresh_dim(false)))
+                            };
+                            let output = label(p, over);
+                            let kernel = match conv {
+                                Some(c) => {
+                                    let dilation = int(&c.dilation, "dilation")?;
+                                    let k = label(p, &c.kernel);
+                                    // Padding keeps the input `stride * output`
+                                    // wide; a valid convolution (also the
+                                    // default) shrinks the output by the span.
+                                    (c.padding != spec::Padding::Pad).then_some((k, dilation))
+                                }
+                                None => None,
+                            };
+                            let input = Dim::Var(p.solver.fresh_dim(false));
+                            let origin = Origin::new(op, (role, kind), (slot_role, kind));
+                            p.push(
+                                Constraint::Affine {
+                                    input,
+                                    output,
+                                    stride,
+                                    kernel,
+                                },
+                                origin,
+                            );
+                            Ok(input)
+                        }
                         EinsumAxis::Concat(_) => Err(LogicError::Unsupported(
                             "concatenated axes are not supported by shape inference yet".into(),
                         )),

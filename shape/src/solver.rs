@@ -278,6 +278,22 @@ pub enum Constraint {
     TotalElems(Vec<Row>, u64),
     /// Both row lists have the same number of elements (`ocannl.reshape`).
     SameElems(Vec<Row>, Vec<Row>),
+    /// OCANNL's `Affine` dim (reference, "Affine indexing and
+    /// convolutions"): the axis `input` is iterated by `stride * output
+    /// [+ dilation * kernel]`. Strided iteration and padded convolutions
+    /// (`kernel = None`): `input = stride * output`; a valid convolution
+    /// (`kernel = Some((k, dilation))`): `input = stride * (output - 1) +
+    /// (k - 1) * dilation + 1`.
+    Affine {
+        /// The iterated (input) axis.
+        input: Dim,
+        /// The iterator's (output) axis.
+        output: Dim,
+        /// The stride, at least 1.
+        stride: u64,
+        /// The kernel axis and the dilation, for a valid convolution.
+        kernel: Option<(Dim, u64)>,
+    },
 }
 
 /// A constraint with its origin.
@@ -306,6 +322,8 @@ pub enum ShapeErrorKind {
     RankMismatch,
     /// An element-count constraint cannot hold.
     ElementCount,
+    /// An axis size does not fit a strided or convolution iteration.
+    IncompatibleStride,
     /// The solver stopped making progress (an internal error: please report
     /// the input).
     NoConvergence,
@@ -321,6 +339,7 @@ impl fmt::Display for ShapeErrorKind {
             ShapeErrorKind::TooFewAxes => "too few axes",
             ShapeErrorKind::RankMismatch => "rank mismatch",
             ShapeErrorKind::ElementCount => "element count mismatch",
+            ShapeErrorKind::IncompatibleStride => "incompatible stride",
             ShapeErrorKind::NoConvergence => "internal error: the solver does not converge",
         })
     }

@@ -340,12 +340,51 @@ fn rejects_what_it_cannot_check() {
         &einsum("2*o+k => o"),
         &["7"],
         "3",
-        "error: strided and convolution axes are not supported by the checker",
+        "error: strided axes whose labels appear in no other axis are not supported by the checker",
+    );
+    check(
+        &einsum("s*o => o"),
+        &["6"],
+        "3",
+        "error: symbolic strides and dilations are not supported by the checker",
     );
     check(
         &einsum("a; b => a^b"),
         &["2", "3"],
         "5",
         "error: concatenated axes are not supported by the checker",
+    );
+}
+
+/// The size formulas of "Affine indexing and convolutions".
+#[test]
+fn strided_and_convolution_axes() {
+    check(&einsum("2*o => o"), &["6"], "3", "ok");
+    check(
+        &einsum("2*o => o"),
+        &["7"],
+        "3",
+        "error: output axis 1 (from the end) of operand #0 has size 7, but its strided or convolution iteration needs size 6",
+    );
+    // Valid convolution: 8 - 3 + 1 = 6.
+    check(&einsum("o<+k; k => o"), &["8", "3"], "6", "ok");
+    check(
+        &einsum("o<+k; k => o"),
+        &["8", "3"],
+        "5",
+        "error: output axis 1 (from the end) of operand #0 has size 8, but its strided or convolution iteration needs size 7",
+    );
+    // Without a padding marker the convolution is valid.
+    check(&einsum("o+k; k => o"), &["8", "3"], "6", "ok");
+    // Padded, stride 2: the input is 2 * 4.
+    check(&einsum("2*o=+k; k => o"), &["8", "3"], "4", "ok");
+    // Dilation 2: the kernel spans 5; stride 2: (9 - 5) / 2 + 1 = 3.
+    check(&einsum("2*o<+2*k; k => o"), &["9", "3"], "3", "ok");
+    // conv2d with batch and channels.
+    check(
+        &einsum("b|h<+i,w<+j,c; i,j,c->d => b|h,w,d"),
+        &["2|8,8,3", "3,3,3->4"],
+        "2|6,6,4",
+        "ok",
     );
 }

@@ -93,6 +93,128 @@ impl Solver {
             },
             Constraint::TotalElems(rows, n) => self.total_elems(rows, *n, origin),
             Constraint::SameElems(a, b) => self.same_elems(a, b, origin),
+            Constraint::Affine {
+                input,
+                output,
+                stride,
+                kernel,
+            } => self.affine(*input, *output, *stride, *kernel, origin),
+        }
+    }
+
+    /// `Constraint::Affine`: whichever two of input, output and kernel are
+    /// known give the third (reference, "Affine indexing and convolutions":
+    /// `output = (input - span) / stride + 1` needs a non-negative, divisible
+    /// numerator).
+    fn affine(
+        &mut self,
+        input: Dim,
+        output: Dim,
+        stride: u64,
+        kernel: Option<(Dim, u64)>,
+        origin: Origin,
+    ) -> Result<Step, ShapeError> {
+        let size = |s: &Self, d: Dim| match s.find_dim(d) {
+            Dim::Size(n, _) => Some(n),
+            Dim::Var(_) => None,
+        };
+        let (i, o) = (size(self, input), size(self, output));
+        let k = kernel.map(|(k, dil)| (size(self, k), dil));
+        let involved: Vec<Dim> = [input, output]
+            .into_iter()
+            .chain(kernel.map(|(k, _)| k))
+            .collect();
+        let fail = |s: &Self, msg: String| {
+            s.dim_error(ShapeErrorKind::IncompatibleStride, msg, origin, &involved)
+        };
+        let what = match kernel {
+            None => format!("stride {stride}"),
+            Some((_, dil)) => format!("stride {stride}, dilation {dil} (valid convolution)"),
+        };
+        match (i, o, k) {
+            // input = stride * output.
+            (_, Some(o), None) => self.affine_bind(input, stride.saturating_mul(o), origin),
+            (Some(i), None, None) => {
+                if i % stride != 0 {
+                    return Err(fail(
+                        self,
+                        format!(
+                            "an axis of size {i} cannot be iterated with {what}: {i} is not a multiple of {stride}"
+                        ),
+                    ));
+                }
+                self.affine_bind(output, i / stride, origin)
+            }
+            // input = stride * (output - 1) + span.
+            (_, Some(o), Some((Some(kd), dil))) => {
+                let span = kd.saturating_sub(1).saturating_mul(dil) + 1;
+                let need = stride
+                    .saturating_mul(o.saturating_sub(1))
+                    .saturating_add(span);
+                if o == 0 {
+                    return Err(fail(
+                        self,
+                        format!("a valid convolution has no output of size 0 ({what})"),
+                    ));
+                }
+                self.affine_bind(input, need, origin)
+            }
+            (Some(i), None, Some((Some(kd), dil))) => {
+                let span = kd.saturating_sub(1).saturating_mul(dil) + 1;
+                if i < span || (i - span) % stride != 0 {
+                    return Err(fail(
+                        self,
+                        format!(
+                            "an axis of size {i} cannot be convolved with a kernel of size {kd} ({what}): {}",
+                            if i < span {
+                                format!("the dilated kernel spans {span}")
+                            } else {
+                                format!("{i} - {span} is not a multiple of {stride}")
+                            }
+                        ),
+                    ));
+                }
+                self.affine_bind(output, (i - span) / stride + 1, origin)
+            }
+            // The kernel from input and output.
+            (Some(i), Some(o), Some((None, dil))) => {
+                let covered = stride.saturating_mul(o.saturating_sub(1));
+                if o == 0 || i <= covered || (i - covered - 1) % dil != 0 {
+                    return Err(fail(
+                        self,
+                        format!(
+                            "no kernel size fits an axis of size {i} convolved to {o} ({what})"
+                        ),
+                    ));
+                }
+                let (kd, _) = kernel.expect("matched Some");
+                self.affine_bind(kd, (i - covered - 1) / dil + 1, origin)
+            }
+            _ => Ok(Step::Stuck {
+                dims: involved
+                    .iter()
+                    .filter_map(|d| match self.find_dim(*d) {
+                        Dim::Var(v) => Some(v),
+                        Dim::Size(..) => None,
+                    })
+                    .collect(),
+                rows: vec![],
+            }),
+        }
+    }
+
+    /// Binds (or checks) `d = n` for an affine constraint: a mismatch is an
+    /// incompatible stride, not a plain size mismatch.
+    fn affine_bind(&mut self, d: Dim, n: u64, origin: Origin) -> Result<Step, ShapeError> {
+        match self.find_dim(d) {
+            Dim::Size(m, _) if m == n => Ok(Step::Done),
+            Dim::Size(m, _) => Err(self.dim_error(
+                ShapeErrorKind::IncompatibleStride,
+                format!("the strided or convolution iteration needs size {n} here, but the axis has size {m}"),
+                origin,
+                &[d],
+            )),
+            Dim::Var(_) => self.dim_eq(d, Dim::size(n), origin),
         }
     }
 

@@ -199,3 +199,90 @@ fn labels_flow_through_equal_axes() {
          t1: rgb=1|2->rgb=1,1",
     );
 }
+
+/// Convolutions and strides (reference, "Affine indexing and convolutions"):
+/// the output from the input, the input from the output (backwards), and
+/// the kernel from both.
+#[test]
+fn conv2d_shapes() {
+    // Valid, stride 1: 8 - 3 + 1 = 6.
+    check(
+        "arg x : 2|8,8,3
+         arg k : 3,3,3->4
+         r = einsum[\"b|oh<+kh,ow<+kw,ci; kh,kw,ci->co => b|oh,ow,co\"](x, k) : ...|...->...",
+        "x: 2|8,8,3
+         k: 3,3,3->4
+         r: 2|6,6,4",
+    );
+    // Padded, stride 2: 8 / 2.
+    check(
+        "arg x : 2|8,8,3
+         arg k : 3,3,3->4
+         r = einsum[\"b|2*oh=+kh,2*ow=+kw,ci; kh,kw,ci->co => b|oh,ow,co\"](x, k) : ...|...->...",
+        "x: 2|8,8,3
+         k: 3,3,3->4
+         r: 2|4,4,4",
+    );
+    // Valid, stride 2, dilation 2: (11 - 5) / 2 + 1 = 4.
+    check(
+        "arg x : 11,11
+         arg k : 3,3
+         r = einsum[\"2*oh<+2*kh,2*ow<+2*kw; kh,kw => oh,ow\"](x, k) : ...|...->...",
+        "x: 11,11
+         k: 3,3
+         r: 4,4",
+    );
+    // Max-pool, window 3, stride 2: (9 - 3) / 2 + 1 = 4.
+    check(
+        "arg x : 2|9,9,3
+         arg w : 3,3
+         r = einsum[\"b|2*oh<+wh,2*ow<+ww,c; wh,ww => b|oh,ow,c\"](x, w) : ...|...->...",
+        "x: 2|9,9,3
+         w: 3,3
+         r: 2|4,4,3",
+    );
+    // Backwards: the input from the output and the kernel: 2 * (5 - 1) + 3.
+    check(
+        "arg x : ...|...->...
+         arg k : 3
+         r = einsum[\"2*o<+k; k => o\"](x, k) : 5",
+        "x: 11
+         k: 3
+         r: 5",
+    );
+    // The kernel from the input and the output: 10 - 2 * (4 - 1) = 4.
+    check(
+        "arg x : 10
+         arg k : ...|...->...
+         r = einsum[\"2*o<+k; k => o\"](x, k) : 4",
+        "x: 10
+         k: 4
+         r: 4",
+    );
+}
+
+#[test]
+fn incompatible_strides() {
+    check(
+        "arg x : 7
+         r = einsum[\"2*o => o\"](x) : ...",
+        "error: incompatible stride",
+    );
+    check(
+        "arg x : 8
+         arg k : 3
+         r = einsum[\"2*o<+k; k => o\"](x, k) : ...",
+        "error: incompatible stride",
+    );
+    check(
+        "arg x : 2
+         arg k : 3
+         r = einsum[\"o<+k; k => o\"](x, k) : ...",
+        "error: incompatible stride",
+    );
+    check(
+        "arg x : 8
+         r = einsum[\"2*o => o\"](x) : 5",
+        "error: incompatible stride",
+    );
+}
