@@ -65,7 +65,15 @@ func.func @blocks(%x: !ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "3"> {
 // -----
 
 func.func @wrong_maps(%x: !ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "3"> {
-  // expected-error @+1 {{'ocannl.neg' op: indexing maps other than iterators and constants are not lowered yet}}
-  %0 = "ocannl.neg"(%x) {ocannl.product_space = array<i64: 3>, ocannl.indexing_maps = [affine_map<(d0) -> (d0 * 2)>, affine_map<(d0) -> (d0)>]} : (!ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "3">
+  // expected-error @+1 {{'ocannl.neg' op: indexing maps other than iterators, constants and strided or convolution sums are not lowered}}
+  %0 = "ocannl.neg"(%x) {ocannl.product_space = array<i64: 3>, ocannl.indexing_maps = [affine_map<(d0) -> (d0 floordiv 2)>, affine_map<(d0) -> (d0)>]} : (!ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "3">
   return %0 : !ocannl.tensor<f32, "3">
+}
+
+// -----
+
+func.func @strided_result(%x: !ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "6"> {
+  // expected-error @+1 {{'ocannl.einsum' op: strided or convolution indices of the result are not lowered}}
+  %0 = "ocannl.einsum"(%x) {spec = "o => o", ocannl.product_space = array<i64: 3>, ocannl.indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0 * 2)>]} : (!ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "6">
+  return %0 : !ocannl.tensor<f32, "6">
 }

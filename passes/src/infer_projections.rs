@@ -92,13 +92,7 @@ fn attach(op: OperationRef<'_, '_>, p: &Projections) {
         let ctx = mlirOperationGetContext(op.to_raw());
         let dims = p.product_space.len() as isize;
         let map = |indices: &[AxisIndex]| -> MlirAttribute {
-            let exprs: Vec<_> = indices
-                .iter()
-                .map(|a| match a {
-                    AxisIndex::Iter(i) => mlirAffineDimExprGet(ctx, *i as isize),
-                    AxisIndex::Fixed(f) => mlirAffineConstantExprGet(ctx, *f as i64),
-                })
-                .collect();
+            let exprs: Vec<_> = indices.iter().map(|a| index_expr(ctx, a)).collect();
             mlirAffineMapAttrGet(mlirAffineMapGet(
                 ctx,
                 dims,
@@ -144,5 +138,111 @@ fn attach(op: OperationRef<'_, '_>, p: &Projections) {
             "ocannl.indexing_maps",
             mlirArrayAttrGet(ctx, maps.len() as isize, maps.as_ptr()),
         );
+    }
+}
+
+/// The affine expression of one axis index: `d<i>`, a constant, or
+/// `d<o> * stride + d<k> * dilation + offset`.
+pub(crate) fn index_expr(ctx: mlir_sys::MlirContext, a: &AxisIndex) -> mlir_sys::MlirAffineExpr {
+    // SAFETY: plain constructors on a valid context.
+    unsafe {
+        match a {
+            AxisIndex::Iter(i) => mlirAffineDimExprGet(ctx, *i as isize),
+            AxisIndex::Fixed(f) => mlirAffineConstantExprGet(ctx, *f as i64),
+            AxisIndex::Affine(x) => {
+                // over * stride + kernel * dilation + offset, in that order.
+                let mut e: Option<mlir_sys::MlirAffineExpr> = None;
+                for (i, c) in [x.over, x.kernel].into_iter().flatten() {
+                    let term = mlir_sys::mlirAffineMulExprGet(
+                        mlirAffineDimExprGet(ctx, i as isize),
+                        mlirAffineConstantExprGet(ctx, c as i64),
+                    );
+                    e = Some(e.map_or(term, |e| mlir_sys::mlirAffineAddExprGet(e, term)));
+                }
+                let offset = mlirAffineConstantExprGet(ctx, x.offset);
+                match e {
+                    Some(e) if x.offset == 0 => e,
+                    Some(e) => mlir_sys::mlirAffineAddExprGet(e, offset),
+                    None => offset,
+                }
+            }
+        }
+    }
+}
+
+/// The axis index an affine expression stands for, if it is one of the
+/// forms [`index_expr`] builds (a linear combination of at most two
+/// iterators with non-negative coefficients, plus a constant).
+pub(crate) fn decode_index(e: mlir_sys::MlirAffineExpr) -> Option<AxisIndex> {
+    use mlir_sys::*;
+    // Sum of coefficient * dim, plus a constant.
+    fn linear(
+        e: MlirAffineExpr,
+        scale: i64,
+        terms: &mut Vec<(usize, i64)>,
+        constant: &mut i64,
+    ) -> bool {
+        // SAFETY: each getter is guarded by its kind check.
+        unsafe {
+            if mlirAffineExprIsADim(e) {
+                let d = mlirAffineDimExprGetPosition(e) as usize;
+                match terms.iter_mut().find(|(x, _)| *x == d) {
+                    Some((_, c)) => *c += scale,
+                    None => terms.push((d, scale)),
+                }
+                true
+            } else if mlirAffineExprIsAConstant(e) {
+                *constant += scale * mlirAffineConstantExprGetValue(e);
+                true
+            } else if mlirAffineExprIsAAdd(e) {
+                linear(mlirAffineBinaryOpExprGetLHS(e), scale, terms, constant)
+                    && linear(mlirAffineBinaryOpExprGetRHS(e), scale, terms, constant)
+            } else if mlirAffineExprIsAMul(e) {
+                let (l, r) = (
+                    mlirAffineBinaryOpExprGetLHS(e),
+                    mlirAffineBinaryOpExprGetRHS(e),
+                );
+                if mlirAffineExprIsAConstant(r) {
+                    linear(
+                        l,
+                        scale * mlirAffineConstantExprGetValue(r),
+                        terms,
+                        constant,
+                    )
+                } else if mlirAffineExprIsAConstant(l) {
+                    linear(
+                        r,
+                        scale * mlirAffineConstantExprGetValue(l),
+                        terms,
+                        constant,
+                    )
+                } else {
+                    false
+                }
+            } else {
+                false
+            }
+        }
+    }
+    let (mut terms, mut constant) = (Vec::new(), 0i64);
+    if !linear(e, 1, &mut terms, &mut constant) {
+        return None;
+    }
+    terms.retain(|(_, c)| *c != 0);
+    if terms.iter().any(|(_, c)| *c < 0) || terms.len() > 2 {
+        return None;
+    }
+    match (terms.as_slice(), constant) {
+        ([], c) if c >= 0 => Some(AxisIndex::Fixed(c as u64)),
+        ([], _) => None,
+        ([(d, 1)], 0) => Some(AxisIndex::Iter(*d)),
+        _ => {
+            let mut t = terms.iter().map(|&(d, c)| (d, c as u64));
+            Some(AxisIndex::Affine(ocannl_shape::projection::AffineIndex {
+                over: t.next(),
+                kernel: t.next(),
+                offset: constant,
+            }))
+        }
     }
 }

@@ -50,20 +50,19 @@ use melior::{
     },
 };
 use mlir_sys::{
-    MlirAffineExpr, mlirAffineAddExprGet, mlirAffineConstantExprGet,
-    mlirAffineConstantExprGetValue, mlirAffineDimExprGet, mlirAffineDimExprGetPosition,
-    mlirAffineExprIsAConstant, mlirAffineExprIsADim, mlirAffineFloorDivExprGet,
-    mlirAffineMapAttrGet, mlirAffineMapAttrGetValue, mlirAffineMapConstantGet, mlirAffineMapGet,
-    mlirAffineMapGetNumDims, mlirAffineMapGetNumResults, mlirAffineMapGetResult,
-    mlirAffineModExprGet, mlirAffineMulExprGet, mlirArrayAttrGetElement,
-    mlirArrayAttrGetNumElements, mlirAttributeGetNull, mlirAttributeIsAAffineMap,
-    mlirAttributeIsAArray, mlirAttributeIsADenseElements, mlirAttributeIsADenseI64Array,
-    mlirAttributeIsAFloat, mlirAttributeIsAInteger, mlirDenseElementsAttrGetSplatValue,
-    mlirDenseElementsAttrIsSplat, mlirDenseElementsAttrReshapeGet, mlirDenseI64ArrayGetElement,
-    mlirFloatAttrDoubleGet, mlirFloatAttrGetValueDouble, mlirIntegerAttrGet,
-    mlirIntegerAttrGetValueInt, mlirIntegerTypeGetWidth, mlirOperationDestroy,
-    mlirRankedTensorTypeGet, mlirShapedTypeGetElementType, mlirTypeIsAFloat, mlirTypeIsAInteger,
-    mlirValueGetLocation,
+    MlirAffineExpr, mlirAffineAddExprGet, mlirAffineConstantExprGet, mlirAffineDimExprGet,
+    mlirAffineFloorDivExprGet, mlirAffineMapAttrGet, mlirAffineMapAttrGetValue,
+    mlirAffineMapConstantGet, mlirAffineMapGet, mlirAffineMapGetNumDims,
+    mlirAffineMapGetNumResults, mlirAffineMapGetResult, mlirAffineModExprGet, mlirAffineMulExprGet,
+    mlirArrayAttrGetElement, mlirArrayAttrGetNumElements, mlirAttributeGetNull,
+    mlirAttributeIsAAffineMap, mlirAttributeIsAArray, mlirAttributeIsADenseElements,
+    mlirAttributeIsADenseI64Array, mlirAttributeIsAFloat, mlirAttributeIsAInteger,
+    mlirDenseElementsAttrGetSplatValue, mlirDenseElementsAttrIsSplat,
+    mlirDenseElementsAttrReshapeGet, mlirDenseI64ArrayGetElement, mlirFloatAttrDoubleGet,
+    mlirFloatAttrGetValueDouble, mlirIntegerAttrGet, mlirIntegerAttrGetValueInt,
+    mlirIntegerSetAttrGet, mlirIntegerSetGet, mlirIntegerTypeGetWidth, mlirOperationDestroy,
+    mlirRankedTensorTypeGet, mlirShapedTypeGetDimSize, mlirShapedTypeGetElementType,
+    mlirTypeIsAFloat, mlirTypeIsAInteger, mlirValueGetLocation,
 };
 use ocannl_dialect::{
     catalog::{self, ShapeLogic},
@@ -554,18 +553,12 @@ impl<'c, 'a> Lowering<'c, 'a> {
 
     /// `affine_map<(d0, ..., d{dims-1}) -> (exprs)>`.
     fn map(&self, dims: usize, indices: &[AxisIndex]) -> Attribute<'c> {
-        // SAFETY: valid context; `exprs` outlives the call.
-        unsafe {
-            let ctx = self.ctx.to_raw();
-            let exprs: Vec<MlirAffineExpr> = indices
-                .iter()
-                .map(|a| match a {
-                    AxisIndex::Iter(i) => mlirAffineDimExprGet(ctx, *i as isize),
-                    AxisIndex::Fixed(f) => mlirAffineConstantExprGet(ctx, *f as i64),
-                })
-                .collect();
-            self.map_of(dims, &exprs)
-        }
+        let ctx = self.ctx.to_raw();
+        let exprs: Vec<MlirAffineExpr> = indices
+            .iter()
+            .map(|a| crate::infer_projections::index_expr(ctx, a))
+            .collect();
+        self.map_of(dims, &exprs)
     }
 
     fn map_of(&self, dims: usize, exprs: &[MlirAffineExpr]) -> Attribute<'c> {
@@ -596,6 +589,102 @@ impl<'c, 'a> Lowering<'c, 'a> {
             .result(0)
             .expect("one result")
             .into()
+    }
+
+    /// Loads an operand cell through `indices`. Strided and convolution
+    /// indices that can leave the axis (padding) are guarded: outside, the
+    /// cell reads as `pad` (the neutral element of the op's accumulation:
+    /// 0 for a sum of products, -inf for a max-pool), inside an `affine.if`
+    /// whose integer set keeps every such index within its axis.
+    #[allow(clippy::too_many_arguments)]
+    fn operand_load(
+        &self,
+        at: At<'c, 'a>,
+        buf: Value<'c, 'a>,
+        indices: &[AxisIndex],
+        space: &[u64],
+        ivs: &[Value<'c, 'a>],
+        pad: Attribute<'c>,
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        let n_dims = space.len();
+        let map = self.map(n_dims, indices);
+        let ctx = self.ctx.to_raw();
+        let mut conditions: Vec<MlirAffineExpr> = Vec::new();
+        for (j, a) in indices.iter().enumerate() {
+            // SAFETY: `buf` is a memref with at least `indices.len()` axes.
+            let size = unsafe { mlirShapedTypeGetDimSize(buf.r#type().to_raw(), j as isize) };
+            // Any index whose range leaves the axis is guarded: a strided
+            // or convolution sum, or a kernel iterator alone (its output
+            // iterator has size 1) that reaches into the padding.
+            let (lo, hi) = match a {
+                AxisIndex::Iter(i) => (0, space[*i] as i64 - 1),
+                AxisIndex::Fixed(f) => (*f as i64, *f as i64),
+                AxisIndex::Affine(x) => x.range(space),
+            };
+            let e = crate::infer_projections::index_expr(ctx, a);
+            // SAFETY: plain constructors on a valid context.
+            unsafe {
+                if lo < 0 {
+                    conditions.push(e);
+                }
+                if hi > size - 1 {
+                    conditions.push(mlirAffineAddExprGet(
+                        mlirAffineMulExprGet(e, mlirAffineConstantExprGet(ctx, -1)),
+                        mlirAffineConstantExprGet(ctx, size - 1),
+                    ));
+                }
+            }
+        }
+        if conditions.is_empty() {
+            return self.load(at, buf, map, ivs, loc);
+        }
+        let eq = vec![false; conditions.len()];
+        // SAFETY: the arrays outlive the call.
+        let condition = unsafe {
+            Attribute::from_raw(mlirIntegerSetAttrGet(mlirIntegerSetGet(
+                ctx,
+                n_dims as isize,
+                0,
+                conditions.len() as isize,
+                conditions.as_ptr(),
+                eq.as_ptr(),
+            )))
+        };
+        let padding = self.constant(at, pad, loc);
+        let regions = vec![Region::new(), Region::new()];
+        for r in &regions {
+            r.append_block(Block::new(&[]));
+        }
+        let elem = element_of(buf);
+        let if_op = self.emit_with_regions(
+            at,
+            "affine.if",
+            ivs,
+            &[elem],
+            &[("condition", condition)],
+            regions,
+            loc,
+        );
+        let block = |i: usize| {
+            if_op
+                .region(i)
+                .ok()
+                .and_then(|r| r.first_block())
+                .expect("built with a block")
+        };
+        let inside = At {
+            block: block(0),
+            before: None,
+        };
+        let v = self.load(inside, buf, map, ivs, loc);
+        self.emit(inside, "affine.yield", &[v], &[], &[], loc);
+        let outside = At {
+            block: block(1),
+            before: None,
+        };
+        self.emit(outside, "affine.yield", &[padding], &[], &[], loc);
+        if_op.result(0).expect("one result").into()
     }
 
     fn store(
@@ -738,6 +827,9 @@ impl<'c, 'a> Lowering<'c, 'a> {
             (s, 2) => (Compute::Binary(s.into()), None, None),
             (s, n) => return Err(format!("'{s}' with {n} operands is not lowered")),
         };
+        if p.result.iter().any(|a| matches!(a, AxisIndex::Affine(_))) {
+            return Err("strided or convolution indices of the result are not lowered".into());
+        }
         let reductions = p.reductions();
         let injective = reductions.is_empty();
         // Every cell is written once when each result axis has its own
@@ -800,7 +892,16 @@ impl<'c, 'a> Lowering<'c, 'a> {
             if Some(k) == init {
                 continue;
             }
-            args.push(self.load(inner, *o, self.map(n_dims, &p.operands[k]), &ivs, loc));
+            let pad = self.scalar_attr(element_of(*o), neutral(accum_kind));
+            args.push(self.operand_load(
+                inner,
+                *o,
+                &p.operands[k],
+                &p.product_space,
+                &ivs,
+                pad,
+                loc,
+            ));
         }
         let mut value = self.compute(inner, &compute, elem, &args, loc)?;
         if let Some(acc) = accum {
@@ -1214,18 +1315,9 @@ fn op_projections(op: OperationRef<'_, '_>) -> Result<Projections, String> {
             let mut indices = Vec::new();
             for r in 0..mlirAffineMapGetNumResults(map) {
                 let e = mlirAffineMapGetResult(map, r);
-                if mlirAffineExprIsADim(e) {
-                    indices.push(AxisIndex::Iter(mlirAffineDimExprGetPosition(e) as usize));
-                } else if mlirAffineExprIsAConstant(e) {
-                    indices.push(AxisIndex::Fixed(
-                        mlirAffineConstantExprGetValue(e).max(0) as u64
-                    ));
-                } else {
-                    return Err(
-                        "indexing maps other than iterators and constants are not lowered yet"
-                            .into(),
-                    );
-                }
+                indices.push(crate::infer_projections::decode_index(e).ok_or_else(|| {
+                    "indexing maps other than iterators, constants and strided or convolution sums are not lowered".to_owned()
+                })?);
             }
             decoded.push(indices);
         }

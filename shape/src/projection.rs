@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use crate::{
     problem::{OpLogic, broadcast_pairs},
     solver::Role,
-    spec::{EinsumAxis, Row, RowKind, RowVar, ShapeAxis, ShapeSpec, SlotSpec},
+    spec::{EinsumAxis, IntOrIdent, Padding, Row, RowKind, RowVar, ShapeAxis, ShapeSpec, SlotSpec},
 };
 
 /// How one axis of a tensor is indexed in the op's loop nest.
@@ -30,6 +30,39 @@ pub enum AxisIndex {
     Iter(usize),
     /// A constant position.
     Fixed(u64),
+    /// A strided or convolution access (reference, "Affine indexing and
+    /// convolutions"): `stride * over + dilation * kernel + offset`, where
+    /// `offset` folds in the stride offset and, for padded convolutions,
+    /// minus the left padding. Such an index may fall outside the axis
+    /// (padding): a reader treats those cells as the neutral element.
+    Affine(AffineIndex),
+}
+
+/// `over.1 * iter(over.0) + kernel.1 * iter(kernel.0) + offset`; a missing
+/// term is an iterator of size 1 (always 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct AffineIndex {
+    /// The output iterator and the stride.
+    pub over: Option<(usize, u64)>,
+    /// The kernel iterator and the dilation.
+    pub kernel: Option<(usize, u64)>,
+    /// The constant part.
+    pub offset: i64,
+}
+
+impl AffineIndex {
+    /// The smallest and largest index over a product space.
+    pub fn range(&self, product_space: &[u64]) -> (i64, i64) {
+        let span = |t: Option<(usize, u64)>| {
+            t.map_or(0, |(i, c)| {
+                (c as i64) * (product_space[i].max(1) as i64 - 1)
+            })
+        };
+        (
+            self.offset,
+            self.offset + span(self.over) + span(self.kernel),
+        )
+    }
 }
 
 /// The projections of one op.
@@ -232,6 +265,9 @@ pub fn infer_projections(
     }
     shapes.push(sizes(result, "result")?);
     let mut ids = Ids::new(&shapes);
+    // Affine axes: (node, over class, stride, kernel class and dilation,
+    // constant offset); indexed after the classes get iterators.
+    let mut pending_affine: Vec<(usize, usize, u64, Option<(usize, u64)>, i64)> = Vec::new();
     let tensor = |role: Role| match role {
         Role::Operand(i) => i as usize,
         _ => n,
@@ -240,13 +276,43 @@ pub fn infer_projections(
         OpLogic::Einsum(spec) => {
             let mut labels: HashMap<&str, usize> = HashMap::new();
             let mut rows: HashMap<String, Vec<usize>> = HashMap::new();
+            let mut affine = Vec::new();
             for (t, slot) in spec
                 .rhs
                 .iter()
                 .chain(std::iter::once(&spec.lhs))
                 .enumerate()
             {
-                einsum_slot(&mut ids, t, slot, &mut labels, &mut rows)?;
+                einsum_slot(&mut ids, t, slot, &mut labels, &mut rows, &mut affine)?;
+            }
+            if affine.iter().any(|a| a.node_tensor == n) {
+                return Err(ProjectionError::Unsupported(
+                    "strided or convolution axes in the result have no projections".into(),
+                ));
+            }
+            for a in affine {
+                let class = |ids: &mut Ids, label: &str| {
+                    labels.get(label).map(|&node| ids.find(node)).ok_or_else(|| {
+                        ProjectionError::Unsupported(format!(
+                            "the label '{label}' of a strided or convolution axis indexes no axis"
+                        ))
+                    })
+                };
+                let over = class(&mut ids, a.over)?;
+                let kernel = match a.kernel {
+                    Some((k, dilation)) => Some((class(&mut ids, k)?, dilation)),
+                    None => None,
+                };
+                // A padded convolution centres the dilated kernel: the left
+                // padding is half its extent (reference: padding is keyed by
+                // the projection and is the dilated kernel's extent).
+                let pad = match (a.padded, kernel) {
+                    (true, Some((k, dilation))) => {
+                        (ids.size[k].saturating_sub(1) * dilation / 2) as i64
+                    }
+                    _ => 0,
+                };
+                pending_affine.push((a.node, over, a.stride, kernel, a.offset as i64 - pad));
             }
         }
         OpLogic::BatchSlice { index } => {
@@ -311,21 +377,72 @@ pub fn infer_projections(
             .flat_map(|k| ids.node[t][kind_index(*k)].clone())
             .collect()
     };
+    // Affine nodes index through their iterators; the iterators of their
+    // labels are numbered when the labels' own axes are (result first), so
+    // resolve them after the plain axes.
+    let affine_nodes: HashMap<usize, (usize, u64, Option<(usize, u64)>, i64)> = pending_affine
+        .iter()
+        .map(|&(node, over, stride, kernel, offset)| (node, (over, stride, kernel, offset)))
+        .collect();
     let result_nodes = memory_order(&ids, n);
     let result_index: Vec<AxisIndex> = result_nodes
         .into_iter()
         .map(|x| index(&mut ids, x))
         .collect();
-    let mut operand_index = Vec::with_capacity(n);
+    let mut operand_index: Vec<Vec<AxisIndex>> = Vec::with_capacity(n);
     for t in 0..n {
         let nodes = memory_order(&ids, t);
-        operand_index.push(nodes.into_iter().map(|x| index(&mut ids, x)).collect());
+        let mut indices = Vec::with_capacity(nodes.len());
+        for x in nodes {
+            if affine_nodes.contains_key(&x) {
+                // Placeholder, replaced below once every label is numbered.
+                indices.push(AxisIndex::Fixed(0));
+            } else {
+                indices.push(index(&mut ids, x));
+            }
+        }
+        operand_index.push(indices);
+    }
+    for t in 0..n {
+        let nodes = memory_order(&ids, t);
+        for (pos, x) in nodes.into_iter().enumerate() {
+            let Some(&(over, stride, kernel, offset)) = affine_nodes.get(&x) else {
+                continue;
+            };
+            let mut constant = offset;
+            let mut term = |ids: &mut Ids, class: usize, coeff: u64| match index(ids, class) {
+                AxisIndex::Iter(i) => Some((i, coeff)),
+                AxisIndex::Fixed(f) => {
+                    constant += (f * coeff) as i64;
+                    None
+                }
+                AxisIndex::Affine(_) => None,
+            };
+            let over = term(&mut ids, over, stride);
+            let kernel = kernel.and_then(|(k, dilation)| term(&mut ids, k, dilation));
+            operand_index[t][pos] = AxisIndex::Affine(AffineIndex {
+                over,
+                kernel,
+                offset: constant,
+            });
+        }
     }
     Ok(Projections {
         product_space,
         operands: operand_index,
         result: result_index,
     })
+}
+
+/// A strided or convolution axis seen in an einsum slot.
+struct AffineAxis<'s> {
+    node: usize,
+    node_tensor: usize,
+    stride: u64,
+    over: &'s str,
+    offset: u64,
+    kernel: Option<(&'s str, u64)>,
+    padded: bool,
 }
 
 /// Projection equations of one einsum slot against its tensor `t`.
@@ -335,6 +452,7 @@ fn einsum_slot<'s>(
     slot: &'s SlotSpec,
     labels: &mut HashMap<&'s str, usize>,
     rows: &mut HashMap<String, Vec<usize>>,
+    affine: &mut Vec<AffineAxis<'s>>,
 ) -> Result<(), ProjectionError> {
     for kind in [RowKind::Batch, RowKind::Input, RowKind::Output] {
         let row = slot.row(kind);
@@ -359,12 +477,36 @@ fn einsum_slot<'s>(
                     },
                     EinsumAxis::Fresh => Ok(()),
                     EinsumAxis::Fixed(i) => ids.fix(node, *i),
-                    EinsumAxis::Affine { .. } | EinsumAxis::Concat(_) => {
-                        Err(ProjectionError::Unsupported(
-                            "strided, convolution and concatenated axes have no projections yet"
-                                .into(),
-                        ))
+                    EinsumAxis::Affine {
+                        stride,
+                        over,
+                        offset,
+                        conv,
+                    } => {
+                        let int = |v: &IntOrIdent| match v {
+                            IntOrIdent::Int(n) => Ok(*n),
+                            IntOrIdent::Ident(name) => Err(ProjectionError::Unsupported(format!(
+                                "symbolic strides and dilations ('{name}')"
+                            ))),
+                        };
+                        let kernel = match conv {
+                            Some(c) => Some((c.kernel.as_str(), int(&c.dilation)?)),
+                            None => None,
+                        };
+                        affine.push(AffineAxis {
+                            node,
+                            node_tensor: t,
+                            stride: int(stride)?,
+                            over: over.as_str(),
+                            offset: *offset,
+                            kernel,
+                            padded: conv.as_ref().is_some_and(|c| c.padding == Padding::Pad),
+                        });
+                        Ok(())
                     }
+                    EinsumAxis::Concat(_) => Err(ProjectionError::Unsupported(
+                        "concatenated axes have no projections yet".into(),
+                    )),
                 }
             };
         for (a, &node) in row.beg.iter().zip(&nodes) {

@@ -11,6 +11,17 @@ fn render(p: &Projections) -> String {
             .map(|a| match a {
                 AxisIndex::Iter(i) => format!("i{i}"),
                 AxisIndex::Fixed(f) => f.to_string(),
+                AxisIndex::Affine(a) => {
+                    let mut parts: Vec<String> = [a.over, a.kernel]
+                        .into_iter()
+                        .flatten()
+                        .map(|(i, c)| format!("{c}*i{i}"))
+                        .collect();
+                    if a.offset != 0 || parts.is_empty() {
+                        parts.push(a.offset.to_string());
+                    }
+                    parts.join("+")
+                }
             })
             .collect::<Vec<_>>()
             .join(",")
@@ -177,5 +188,47 @@ fn terminals_iterate_the_result_and_reshape_has_none() {
         &["n"],
         "3",
         "error: the operand #0 shape is not concrete: projections need solved shapes",
+    );
+}
+
+/// Strided and convolution axes index their input through the output and
+/// kernel iterators; a padded convolution shifts by half the dilated
+/// kernel's extent (the cells before 0 and past the end are padding).
+#[test]
+fn convolutions() {
+    let spec = parse_einsum_spec("o<+k; k => o").unwrap();
+    check(
+        OpLogic::Einsum(&spec),
+        &["8", "3"],
+        "6",
+        "space [6,3]; operands [1*i0+1*i1] [i1]; result [i0]",
+    );
+    let spec = parse_einsum_spec("2*o=+2*k; k => o").unwrap();
+    check(
+        OpLogic::Einsum(&spec),
+        &["8", "3"],
+        "4",
+        "space [4,3]; operands [2*i0+2*i1+-2] [i1]; result [i0]",
+    );
+    let spec = parse_einsum_spec("2*o+1 => o").unwrap();
+    check(
+        OpLogic::Einsum(&spec),
+        &["6"],
+        "3",
+        "space [3]; operands [2*i0+1]; result [i0]",
+    );
+    let spec = parse_einsum_spec("b|2*h<+i,2*w<+j,c; i,j => b|h,w,c").unwrap();
+    check(
+        OpLogic::Einsum(&spec),
+        &["2|9,9,3", "3,3"],
+        "2|4,4,3",
+        "space [2,4,4,3,3,3]; operands [i0,2*i1+1*i4,2*i2+1*i5,i3] [i4,i5]; result [i0,i1,i2,i3]",
+    );
+    let spec = parse_einsum_spec("o => 2*o").unwrap();
+    check(
+        OpLogic::Einsum(&spec),
+        &["3"],
+        "6",
+        "error: strided or convolution axes in the result have no projections",
     );
 }

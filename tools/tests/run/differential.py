@@ -630,6 +630,86 @@ def gen_einsum_combine(rng, case, dt="f32"):
             f"{spec!r} combine={combine} accum={accum} n={n} m={m}")
 
 
+def conv_patches(x, oh, ow, kh, kw, s, d, left, neutral):
+    """P[b, i, j, a, c, ch] = x[b, s*i + d*a - left, s*j + d*c - left, ch], or
+    `neutral` outside x (padding)."""
+    B, H, W, C = x.shape
+    P = np.full((B, oh, ow, kh, kw, C), neutral, dtype=np.float64)
+    for i in range(oh):
+        for j in range(ow):
+            for a in range(kh):
+                for c in range(kw):
+                    ih, iw = s * i + d * a - left, s * j + d * c - left
+                    if 0 <= ih < H and 0 <= iw < W:
+                        P[:, i, j, a, c, :] = x[:, ih, iw, :]
+    return P
+
+
+def conv_case(rng, case):
+    """Random conv parameters: stride, dilation, padding, sizes."""
+    s = [1, 2][case % 2]
+    d = [1, 1, 2][case % 3]
+    padded = (case // 2) % 2 == 0
+    k = int(rng.integers(1, 4))
+    oh, ow = int(rng.integers(1, 5)), int(rng.integers(1, 5))
+    size = (lambda o: s * o) if padded else (lambda o: s * (o - 1) + d * (k - 1) + 1)
+    left = (d * (k - 1)) // 2 if padded else 0
+    mark = "=" if padded else "<"
+    st = f"{s}*" if s > 1 else ""
+    dl = f"{d}*" if d > 1 else ""
+    return s, d, padded, k, oh, ow, size(oh), size(ow), left, mark, st, dl
+
+
+def gen_conv2d(rng, case, dt="f32"):
+    """conv2d: b|H,W,ci (*) kh,kw,ci->co => b|oh,ow,co, padded or valid,
+    strides 1 and 2, dilations 1 and 2."""
+    s, d, padded, k, oh, ow, H, W, left, mark, st, dl = conv_case(rng, case)
+    B, ci, co = int(rng.integers(1, 3)), int(rng.integers(1, 4)), int(rng.integers(1, 4))
+    x = values(rng, (B, H, W, ci), dt)
+    w = values(rng, (co, k, k, ci), dt)
+    spec = (f"b|{st}oh{mark}+{dl}kh,{st}ow{mark}+{dl}kw,ci; kh,kw,ci->co => b|oh,ow,co")
+    f = Func(dt)
+    xa, wa = f.arg(Sh((B,), (), (H, W, ci))), f.arg(Sh((), (k, k, ci), (co,)))
+    r = f.op("einsum", [xa, wa], f'spec = "{spec}"')
+    P = conv_patches(x.astype(np.float64), oh, ow, k, k, s, d, left, 0.0)
+    ref = np.einsum("bhwijc,oijc->bhwo", P, w.astype(np.float64))
+    return (f.text([r]), [x, w], [out_dtype(ref, dt)], dt,
+            f"{spec!r} x={x.shape} w={w.shape} padded={padded}")
+
+
+def gen_max_pool(rng, case, dt="f32"):
+    """Max-pool (and max-plus with a random window): accum max, combine add;
+    padding reads as -inf."""
+    s, d, padded, k, oh, ow, H, W, left, mark, st, dl = conv_case(rng, case)
+    if case % 4 == 3:  # the issue's window 3, stride 2
+        s, d, padded, k = 2, 1, False, 3
+        H, W, left, mark, st, dl = 2 * (oh - 1) + 3, 2 * (ow - 1) + 3, 0, "<", "2*", ""
+    B, c = int(rng.integers(1, 3)), int(rng.integers(1, 4))
+    x = values(rng, (B, H, W, c), dt)
+    win = values(rng, (k, k), dt) if case % 2 else np.zeros((k, k), dtype=x.dtype)
+    spec = f"b|{st}oh{mark}+{dl}wh,{st}ow{mark}+{dl}ww,c; wh,ww => b|oh,ow,c"
+    f = Func(dt)
+    xa, wa = f.arg(Sh((B,), (), (H, W, c))), f.arg(Sh((), (), (k, k)))
+    r = f.op("einsum", [xa, wa], f'spec = "{spec}", accum = "max", combine = "add"')
+    P = conv_patches(x.astype(np.float64), oh, ow, k, k, s, d, left, -np.inf)
+    ref = (P + win.astype(np.float64)[None, None, None, :, :, None]).max(axis=(3, 4))
+    return (f.text([r]), [x, win], [out_dtype(ref, dt)], dt,
+            f"{spec!r} x={x.shape} padded={padded}")
+
+
+def gen_strided(rng, case, dt="f32"):
+    """Strided iteration with an offset: 3*o+1 => o."""
+    s = int(rng.integers(2, 4))
+    off = int(rng.integers(0, s))
+    o = int(rng.integers(1, 5))
+    x = values(rng, (s * o,), dt)
+    spec = f"{s}*o+{off} => o" if off else f"{s}*o => o"
+    f = Func(dt)
+    r = f.op("einsum", [f.arg(Sh((), (), (s * o,)))], f'spec = "{spec}"')
+    ref = x.astype(np.float64)[off::s]
+    return f.text([r]), [x], [out_dtype(ref, dt)], dt, f"{spec!r} n={s * o}"
+
+
 def gen_batch_slice(rng, case, dt="f32"):
     while True:
         sh = rand_sh(rng, ranks=((1, 3), (0, 2), (0, 2)))
@@ -784,6 +864,9 @@ KINDS = [
     ("einsum_rows_2op", gen_einsum_rows2),
     ("einsum_combine", gen_einsum_combine),
     ("batch_slice", gen_batch_slice),
+    ("conv2d", gen_conv2d),
+    ("max_pool", gen_max_pool),
+    ("strided", gen_strided),
     ("constant", gen_constant),
     ("range", gen_range),
     ("reshape", gen_reshape),
@@ -800,6 +883,7 @@ KINDS = [
     ("i64_binary_broadcast", i64(gen_int_binary)),
     ("i32_matmul", i32(gen_matmul)),
     ("i64_einsum_reduce", i64(gen_einsum_reduce_max)),
+    ("f64_conv2d", f64(gen_conv2d)),
 ]
 
 
