@@ -265,9 +265,8 @@ pub fn infer_projections(
     }
     shapes.push(sizes(result, "result")?);
     let mut ids = Ids::new(&shapes);
-    // Affine axes: (node, over class, stride, kernel class and dilation,
-    // constant offset); indexed after the classes get iterators.
-    let mut pending_affine: Vec<(usize, usize, u64, Option<(usize, u64)>, i64)> = Vec::new();
+    // Affine axes, indexed after the classes get iterators.
+    let mut pending_affine: Vec<PendingAffine> = Vec::new();
     let tensor = |role: Role| match role {
         Role::Operand(i) => i as usize,
         _ => n,
@@ -312,7 +311,13 @@ pub fn infer_projections(
                     }
                     _ => 0,
                 };
-                pending_affine.push((a.node, over, a.stride, kernel, a.offset as i64 - pad));
+                pending_affine.push(PendingAffine {
+                    node: a.node,
+                    over,
+                    stride: a.stride,
+                    kernel,
+                    offset: a.offset as i64 - pad,
+                });
             }
         }
         OpLogic::BatchSlice { index } => {
@@ -380,10 +385,8 @@ pub fn infer_projections(
     // Affine nodes index through their iterators; the iterators of their
     // labels are numbered when the labels' own axes are (result first), so
     // resolve them after the plain axes.
-    let affine_nodes: HashMap<usize, (usize, u64, Option<(usize, u64)>, i64)> = pending_affine
-        .iter()
-        .map(|&(node, over, stride, kernel, offset)| (node, (over, stride, kernel, offset)))
-        .collect();
+    let affine_nodes: HashMap<usize, PendingAffine> =
+        pending_affine.into_iter().map(|a| (a.node, a)).collect();
     let result_nodes = memory_order(&ids, n);
     let result_index: Vec<AxisIndex> = result_nodes
         .into_iter()
@@ -403,10 +406,17 @@ pub fn infer_projections(
         }
         operand_index.push(indices);
     }
-    for t in 0..n {
+    for (t, indices) in operand_index.iter_mut().enumerate() {
         let nodes = memory_order(&ids, t);
         for (pos, x) in nodes.into_iter().enumerate() {
-            let Some(&(over, stride, kernel, offset)) = affine_nodes.get(&x) else {
+            let Some(&PendingAffine {
+                over,
+                stride,
+                kernel,
+                offset,
+                ..
+            }) = affine_nodes.get(&x)
+            else {
                 continue;
             };
             let mut constant = offset;
@@ -420,7 +430,7 @@ pub fn infer_projections(
             };
             let over = term(&mut ids, over, stride);
             let kernel = kernel.and_then(|(k, dilation)| term(&mut ids, k, dilation));
-            operand_index[t][pos] = AxisIndex::Affine(AffineIndex {
+            indices[pos] = AxisIndex::Affine(AffineIndex {
                 over,
                 kernel,
                 offset: constant,
@@ -432,6 +442,17 @@ pub fn infer_projections(
         operands: operand_index,
         result: result_index,
     })
+}
+
+/// An affine axis's node with the classes of its labels: `stride * over +
+/// dilation * kernel + offset`.
+#[derive(Debug, Clone, Copy)]
+struct PendingAffine {
+    node: usize,
+    over: usize,
+    stride: u64,
+    kernel: Option<(usize, u64)>,
+    offset: i64,
 }
 
 /// A strided or convolution axis seen in an einsum slot.
