@@ -204,6 +204,13 @@ fn mlp_against_numpy() {
     run_python_check("mlp_check.py", &["--seed", "0"]);
 }
 
+/// The small CNN of `examples/cnn-run.mlir` (conv → relu → max-pool →
+/// dense, parameter shapes inferred) run on .npy inputs, against NumPy.
+#[test]
+fn cnn_against_numpy() {
+    run_python_check("cnn_check.py", &["--seed", "0"]);
+}
+
 fn run_tool(args: &[&str]) -> Output {
     Command::new(OCANNL_RUN)
         .args(args)
