@@ -372,7 +372,7 @@ pub(crate) fn value_spec(
     }
 }
 
-fn string_attr(op: OperationRef<'_, '_>, name: &str) -> Option<String> {
+pub(crate) fn string_attr(op: OperationRef<'_, '_>, name: &str) -> Option<String> {
     op.attribute(name)
         .ok()
         .and_then(|a| StringAttribute::try_from(a).ok())

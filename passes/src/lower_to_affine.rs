@@ -46,7 +46,7 @@ use melior::{
             TypeAttribute,
         },
         operation::{OperationBuilder, OperationLike, OperationRef},
-        r#type::{FunctionType, MemRefType},
+        r#type::{FunctionType, IntegerType, MemRefType},
     },
 };
 use mlir_sys::{
@@ -72,6 +72,7 @@ use ocannl_shape::projection::{AxisIndex, Projections, memory_dims};
 
 use crate::{
     infer_projections::projections,
+    infer_shapes::string_attr,
     registry::{PassDef, PassFailed, PassOptions},
 };
 
@@ -366,7 +367,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 let mut used: Vec<usize> = Vec::new();
                 for (i, v) in op.operands().enumerate() {
                     let out: Value<'c, 'a> = entry.argument(n_inputs + i).expect("built").into();
-                    let src = self.buffer(op, v)?;
+                    let src = self.buffer(v).map_err(|m| at(op.location(), m))?;
                     if destinations.get(&key(v)).is_some_and(|d| *d == out)
                         && !used.contains(&key(v))
                     {
@@ -398,11 +399,11 @@ impl<'c, 'a> Lowering<'c, 'a> {
             let buf = match destinations.get(&key(result)) {
                 Some(out) => *out,
                 None => {
-                    let alloc = self.emit(
+                    let v = self.value(
                         end,
                         "memref.alloc",
                         &[],
-                        &[mty],
+                        mty,
                         &[
                             (
                                 "operandSegmentSizes",
@@ -410,16 +411,11 @@ impl<'c, 'a> Lowering<'c, 'a> {
                             ),
                             (
                                 "alignment",
-                                IntegerAttribute::new(
-                                    Type::parse(self.ctx, "i64").expect("i64"),
-                                    64,
-                                )
-                                .into(),
+                                IntegerAttribute::new(self.int_type(64), 64).into(),
                             ),
                         ],
                         op.location(),
                     );
-                    let v: Value<'c, 'a> = alloc.result(0).expect("one result").into();
                     self.allocs.push(v);
                     v
                 }
@@ -434,17 +430,12 @@ impl<'c, 'a> Lowering<'c, 'a> {
         Ok(())
     }
 
-    fn buffer(
-        &self,
-        op: OperationRef<'c, 'a>,
-        v: Value<'c, 'a>,
-    ) -> Result<Value<'c, 'a>, Located<'c>> {
-        self.values.get(&key(v)).copied().ok_or_else(|| {
-            at(
-                op.location(),
-                "operand is not an ocannl tensor computed in this function",
-            )
-        })
+    /// The buffer of an operand computed earlier in the function.
+    fn buffer(&self, v: Value<'c, 'a>) -> Result<Value<'c, 'a>, String> {
+        self.values
+            .get(&key(v))
+            .copied()
+            .ok_or_else(|| "operand is not an ocannl tensor computed in this function".to_owned())
     }
 
     /// Builds an op at `at`.
@@ -561,6 +552,12 @@ impl<'c, 'a> Lowering<'c, 'a> {
         self.map_of(dims, &exprs)
     }
 
+    /// `affine_map<(d0, ..., d{n-1}) -> (d0, ..., d{n-1})>`.
+    fn identity(&self, n: usize) -> Attribute<'c> {
+        let indices: Vec<AxisIndex> = (0..n).map(AxisIndex::Iter).collect();
+        self.map(n, &indices)
+    }
+
     fn map_of(&self, dims: usize, exprs: &[MlirAffineExpr]) -> Attribute<'c> {
         // SAFETY: valid context; `exprs` outlives the call.
         unsafe {
@@ -585,10 +582,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let elem = element_of(buf);
         let mut operands = vec![buf];
         operands.extend_from_slice(ivs);
-        self.emit(at, "affine.load", &operands, &[elem], &[("map", map)], loc)
-            .result(0)
-            .expect("one result")
-            .into()
+        self.value(at, "affine.load", &operands, elem, &[("map", map)], loc)
     }
 
     /// Loads an operand cell through `indices`. Strided and convolution
@@ -617,11 +611,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             // Any index whose range leaves the axis is guarded: a strided
             // or convolution sum, or a kernel iterator alone (its output
             // iterator has size 1) that reaches into the padding.
-            let (lo, hi) = match a {
-                AxisIndex::Iter(i) => (0, space[*i] as i64 - 1),
-                AxisIndex::Fixed(f) => (*f as i64, *f as i64),
-                AxisIndex::Affine(x) => x.range(space),
-            };
+            let (lo, hi) = a.range(space);
             let e = crate::infer_projections::index_expr(ctx, a);
             // SAFETY: plain constructors on a valid context.
             unsafe {
@@ -702,17 +692,14 @@ impl<'c, 'a> Lowering<'c, 'a> {
     }
 
     fn constant(&self, at: At<'c, 'a>, value: Attribute<'c>, loc: Location<'c>) -> Value<'c, 'a> {
-        self.emit(
+        self.value(
             at,
             "arith.constant",
             &[],
-            &[value.r#type()],
+            value.r#type(),
             &[("value", value)],
             loc,
         )
-        .result(0)
-        .expect("one result")
-        .into()
     }
 
     /// A scalar attribute of type `elem` holding `value` (floats) or its
@@ -726,8 +713,8 @@ impl<'c, 'a> Lowering<'c, 'a> {
                     elem.to_raw(),
                     value,
                 )),
-                _ => {
-                    let width = match scalar_kind(elem) {
+                kind => {
+                    let width = match kind {
                         Some(ScalarKind::Int(w)) => w,
                         _ => 64,
                     };
@@ -758,8 +745,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
     ) {
         let c = self.constant(at, value, loc);
         let (inner, ivs) = self.nest(at, dims, loc);
-        let identity: Vec<AxisIndex> = (0..dims.len()).map(AxisIndex::Iter).collect();
-        self.store(inner, c, buf, self.map(dims.len(), &identity), &ivs, loc);
+        self.store(inner, c, buf, self.identity(dims.len()), &ivs, loc);
     }
 
     fn lower_op(
@@ -785,9 +771,8 @@ impl<'c, 'a> Lowering<'c, 'a> {
         }
         let operands: Vec<Value<'c, 'a>> = op
             .operands()
-            .map(|v| self.values.get(&key(v)).copied())
-            .collect::<Option<_>>()
-            .ok_or("operand is not an ocannl tensor computed in this function")?;
+            .map(|v| self.buffer(v))
+            .collect::<Result<_, _>>()?;
         for (i, o) in operands.iter().enumerate() {
             let is_condition = i == 0
                 && (short == "where"
@@ -938,62 +923,37 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 let (cond, on_true, on_false) = (args[0], args[1], args[2]);
                 let cty = cond.r#type();
                 let zero = self.constant(at, self.scalar_attr(cty, 0.0), loc);
-                let i64t = IntegerAttribute::new(Type::parse(self.ctx, "i64").expect("i64"), 0);
                 let (cmp, pred) = match scalar_kind(cty) {
                     // `une` (unordered or not equal) = 13, `ne` = 1.
                     Some(ScalarKind::Float) => ("arith.cmpf", 13),
                     _ => ("arith.cmpi", 1),
                 };
-                let pred = IntegerAttribute::new(i64t.r#type(), pred).into();
-                let i1 = Type::parse(self.ctx, "i1").expect("i1");
-                let c = self
-                    .emit(at, cmp, &[cond, zero], &[i1], &[("predicate", pred)], loc)
-                    .result(0)
-                    .expect("one result")
-                    .into();
-                Ok(self
-                    .emit(
-                        at,
-                        "arith.select",
-                        &[c, on_true, on_false],
-                        &[elem],
-                        &[],
-                        loc,
-                    )
-                    .result(0)
-                    .expect("one result")
-                    .into())
+                let pred = IntegerAttribute::new(self.int_type(64), pred).into();
+                let i1 = self.int_type(1);
+                let c = self.value(at, cmp, &[cond, zero], i1, &[("predicate", pred)], loc);
+                Ok(self.value(at, "arith.select", &[c, on_true, on_false], elem, &[], loc))
             }
         }
     }
 
-    fn op1(
+    /// Builds a one-result op at `at` and returns its result.
+    fn value(
         &self,
         at: At<'c, 'a>,
         name: &str,
-        x: Value<'c, 'a>,
+        operands: &[Value<'c, 'a>],
         ty: Type<'c>,
+        attrs: &[(&str, Attribute<'c>)],
         loc: Location<'c>,
     ) -> Value<'c, 'a> {
-        self.emit(at, name, &[x], &[ty], &[], loc)
+        self.emit(at, name, operands, &[ty], attrs, loc)
             .result(0)
             .expect("one result")
             .into()
     }
 
-    fn op2(
-        &self,
-        at: At<'c, 'a>,
-        name: &str,
-        x: Value<'c, 'a>,
-        y: Value<'c, 'a>,
-        ty: Type<'c>,
-        loc: Location<'c>,
-    ) -> Value<'c, 'a> {
-        self.emit(at, name, &[x, y], &[ty], &[], loc)
-            .result(0)
-            .expect("one result")
-            .into()
+    fn int_type(&self, width: u32) -> Type<'c> {
+        IntegerType::new(self.ctx, width).into()
     }
 
     fn unary(
@@ -1006,23 +966,23 @@ impl<'c, 'a> Lowering<'c, 'a> {
     ) -> Result<Value<'c, 'a>, String> {
         let float = scalar_kind(elem) == Some(ScalarKind::Float);
         Ok(match (f, float) {
-            ("neg", true) => self.op1(at, "arith.negf", x, elem, loc),
+            ("neg", true) => self.value(at, "arith.negf", &[x], elem, &[], loc),
             ("neg", false) => {
                 let zero = self.constant(at, self.scalar_attr(elem, 0.0), loc);
-                self.op2(at, "arith.subi", zero, x, elem, loc)
+                self.value(at, "arith.subi", &[zero, x], elem, &[], loc)
             }
             ("relu", _) => {
                 let zero = self.constant(at, self.scalar_attr(elem, 0.0), loc);
                 self.binary(at, "max", elem, x, zero, loc)?
             }
-            ("abs", true) => self.op1(at, "math.absf", x, elem, loc),
-            ("abs", false) => self.op1(at, "math.absi", x, elem, loc),
+            ("abs", true) => self.value(at, "math.absf", &[x], elem, &[], loc),
+            ("abs", false) => self.value(at, "math.absi", &[x], elem, &[], loc),
             ("recip", _) => {
                 let one = self.constant(at, self.scalar_attr(elem, 1.0), loc);
                 self.binary(at, "div", elem, one, x, loc)?
             }
             ("exp" | "log" | "sqrt" | "tanh" | "sin" | "cos", true) => {
-                self.op1(at, &format!("math.{f}"), x, elem, loc)
+                self.value(at, &format!("math.{f}"), &[x], elem, &[], loc)
             }
             (f, _) => return Err(format!("'{f}' is not lowered for element type {elem}")),
         })
@@ -1055,7 +1015,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             ("pow", false) => "math.ipowi",
             (f, _) => return Err(format!("'{f}' is not lowered for element type {elem}")),
         };
-        Ok(self.op2(at, name, x, y, elem, loc))
+        Ok(self.value(at, name, &[x, y], elem, &[], loc))
     }
 
     fn lower_constant(
@@ -1142,18 +1102,14 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 .build()
                 .map_err(|e| format!("cannot build the constant's global: {e}"))?;
             self.module.insert_operation_before(self.func, global);
-            let src = self
-                .emit(
-                    at,
-                    "memref.get_global",
-                    &[],
-                    &[mty],
-                    &[("name", FlatSymbolRefAttribute::new(self.ctx, &name).into())],
-                    loc,
-                )
-                .result(0)
-                .expect("one result")
-                .into();
+            let src = self.value(
+                at,
+                "memref.get_global",
+                &[],
+                mty,
+                &[("name", FlatSymbolRefAttribute::new(self.ctx, &name).into())],
+                loc,
+            );
             self.emit(at, "memref.copy", &[src, buf], &[], &[], loc);
         }
         Ok(())
@@ -1184,18 +1140,14 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let (inner, ivs) = self.nest(at, dims, loc);
         let index = Type::index(self.ctx);
         let lin = self.map_of(dims.len(), &[self.linear(dims)]);
-        let i = self
-            .emit(inner, "affine.apply", &ivs, &[index], &[("map", lin)], loc)
-            .result(0)
-            .expect("one result")
-            .into();
+        let i = self.value(inner, "affine.apply", &ivs, index, &[("map", lin)], loc);
         let value = match scalar_kind(elem) {
             Some(ScalarKind::Float) => {
-                let i64t = Type::parse(self.ctx, "i64").expect("i64");
-                let n = self.op1(inner, "arith.index_cast", i, i64t, loc);
-                self.op1(inner, "arith.sitofp", n, elem, loc)
+                let i64t = self.int_type(64);
+                let n = self.value(inner, "arith.index_cast", &[i], i64t, &[], loc);
+                self.value(inner, "arith.sitofp", &[n], elem, &[], loc)
             }
-            _ => self.op1(inner, "arith.index_cast", i, elem, loc),
+            _ => self.value(inner, "arith.index_cast", &[i], elem, &[], loc),
         };
         let identity: Vec<AxisIndex> = (0..dims.len()).map(AxisIndex::Iter).collect();
         self.store(
@@ -1218,11 +1170,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
     ) -> Result<(), String> {
         let loc = op.location();
         let operand = op.operand(0).map_err(|_| "missing operand".to_owned())?;
-        let src = self
-            .values
-            .get(&key(operand))
-            .copied()
-            .ok_or("operand is not an ocannl tensor computed in this function")?;
+        let src = self.buffer(operand)?;
         let (_, src_dims) = buffer_type(operand.r#type(), "operand")?;
         if src_dims.iter().product::<u64>() != dims.iter().product::<u64>() {
             return Err(format!(
@@ -1251,8 +1199,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             out
         };
         let v = self.load(inner, src, self.map_of(dims.len(), &exprs), &ivs, loc);
-        let identity: Vec<AxisIndex> = (0..dims.len()).map(AxisIndex::Iter).collect();
-        self.store(inner, v, buf, self.map(dims.len(), &identity), &ivs, loc);
+        self.store(inner, v, buf, self.identity(dims.len()), &ivs, loc);
         Ok(())
     }
 }
@@ -1269,13 +1216,6 @@ fn neutral(accum: Accum) -> f64 {
 fn element_of<'c>(buf: Value<'c, '_>) -> Type<'c> {
     // SAFETY: buffers are memrefs.
     unsafe { Type::from_raw(mlirShapedTypeGetElementType(buf.r#type().to_raw())) }
-}
-
-fn string_attr(op: OperationRef<'_, '_>, name: &str) -> Option<String> {
-    op.attribute(name)
-        .ok()
-        .and_then(|a| StringAttribute::try_from(a).ok())
-        .map(|s| s.value().to_owned())
 }
 
 fn combine(op: OperationRef<'_, '_>) -> Option<String> {

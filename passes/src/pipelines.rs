@@ -14,9 +14,15 @@ pub struct PipelineDef {
     pub passes: &'static str,
 }
 
+macro_rules! inferred_to_affine {
+    () => {
+        "ocannl-infer-projections,ocannl-lower-to-affine"
+    };
+}
+
 macro_rules! ocannl_to_affine {
     () => {
-        "ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine"
+        concat!("ocannl-verify,ocannl-infer-shapes,", inferred_to_affine!())
     };
 }
 
@@ -40,6 +46,11 @@ pub const TO_AFFINE: PipelineDef = PipelineDef {
 /// the LLVM dialect. Functions take bare pointers to their buffers
 /// (`use-bare-ptr-memref-call-conv`): every buffer has a static shape.
 pub const AFFINE_TO_LLVM: &str = affine_to_llvm!();
+
+/// The part of [`TO_LLVM`] after shape inference: projections, lowering to
+/// affine loops, the upstream lowering (for tools that read the inferred
+/// signature in between, such as `ocannl-run`).
+pub const INFERRED_TO_LLVM: &str = concat!(inferred_to_affine!(), ",", affine_to_llvm!());
 
 /// From ocannl ops to the LLVM dialect, ready for `mlir-translate
 /// --mlir-to-llvmir` or `ocannl-run`: [`TO_AFFINE`] then [`AFFINE_TO_LLVM`].

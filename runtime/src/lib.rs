@@ -44,7 +44,7 @@ use melior::{
     pass::PassManager,
 };
 use ocannl_dialect::types::{TensorType, shape_spec};
-use ocannl_passes::{pipelines::AFFINE_TO_LLVM, source::SourceDiagnostics};
+use ocannl_passes::{pipelines::INFERRED_TO_LLVM, source::SourceDiagnostics};
 use ocannl_shape::{projection::memory_dims, spec::bind};
 
 /// A user-facing error (bad input, bad file, failed compilation): print it
@@ -184,12 +184,7 @@ impl<'c> Program<'c> {
             "shape inference failed",
         )?;
         let signature = signature(&module, &entry)?;
-        run_pipeline(
-            context,
-            &mut module,
-            &format!("ocannl-infer-projections,ocannl-lower-to-affine,{AFFINE_TO_LLVM}"),
-            "lowering failed",
-        )?;
+        run_pipeline(context, &mut module, INFERRED_TO_LLVM, "lowering failed")?;
         Ok(Self {
             module,
             entry,
@@ -343,6 +338,7 @@ impl Jit<'_, '_> {
     /// Wrong number of inputs, or an input whose element type or shape
     /// differs from the argument's inferred one.
     pub fn run(&self, inputs: &mut [Array]) -> Result<Vec<Array>, Error> {
+        check_inputs(&self.program.signature, inputs)?;
         let mut outputs = self.outputs();
         self.call(inputs, &mut outputs)?;
         Ok(outputs)
@@ -365,6 +361,7 @@ impl Jit<'_, '_> {
     ///
     /// As [`Jit::run`].
     pub fn bench(&self, inputs: &mut [Array], times: usize) -> Result<Vec<Duration>, Error> {
+        check_inputs(&self.program.signature, inputs)?;
         let mut outputs = self.outputs();
         (0..times)
             .map(|_| {
@@ -375,8 +372,9 @@ impl Jit<'_, '_> {
             .collect()
     }
 
+    /// Calls the function; `inputs` have been checked against the signature
+    /// and `outputs` allocated from it.
     fn call(&self, inputs: &mut [Array], outputs: &mut [Array]) -> Result<(), Error> {
-        check_inputs(&self.program.signature, inputs)?;
         let mut pointers: Vec<*mut u8> = inputs
             .iter_mut()
             .chain(outputs.iter_mut())
@@ -399,7 +397,7 @@ impl Jit<'_, '_> {
         // SAFETY: `packed` is the engine's `void(void **)` wrapper of the
         // entry, which takes one pointer per argument and result
         // (bare-pointer convention); every buffer has the element type and
-        // number of cells of its signature entry (checked above, outputs
+        // number of cells of its signature entry (checked by `run`/`bench`, outputs
         // allocated from it) and outlives the call.
         unsafe {
             let f: unsafe extern "C" fn(*mut *mut ()) = std::mem::transmute(packed);
@@ -453,6 +451,18 @@ fn functions<'c, 'm>(
     out
 }
 
+/// The function `@entry` (found by [`find_entry`]).
+fn entry_function<'c, 'm>(
+    module: &'m Module<'c>,
+    entry: &str,
+) -> Result<melior::ir::operation::OperationRef<'c, 'm>, Error> {
+    functions(module)
+        .into_iter()
+        .find(|(n, _)| n == entry)
+        .map(|(_, f)| f)
+        .ok_or_else(|| Error::new(format!("no function '@{entry}'")))
+}
+
 fn find_entry(module: &Module<'_>, entry: Option<&str>, path: &Path) -> Result<String, Error> {
     let names: Vec<String> = functions(module).into_iter().map(|(n, _)| n).collect();
     let listed = || {
@@ -493,10 +503,7 @@ fn find_entry(module: &Module<'_>, entry: Option<&str>, path: &Path) -> Result<S
 /// Settles the open parts of the entry's argument shapes from the data's
 /// dimensions (after inference without closing).
 fn bind_inputs(module: &Module<'_>, entry: &str, inputs: &[Vec<u64>]) -> Result<(), Error> {
-    let (_, func) = functions(module)
-        .into_iter()
-        .find(|(n, _)| n == entry)
-        .ok_or_else(|| Error::new(format!("no function '@{entry}'")))?;
+    let func = entry_function(module, entry)?;
     let body = func
         .region(0)
         .ok()
@@ -560,10 +567,7 @@ fn run_pipeline(
 }
 
 fn signature(module: &Module<'_>, entry: &str) -> Result<Signature, Error> {
-    let (_, func) = functions(module)
-        .into_iter()
-        .find(|(n, _)| n == entry)
-        .ok_or_else(|| Error::new(format!("no function '@{entry}'")))?;
+    let func = entry_function(module, entry)?;
     let ftype = func
         .attribute("function_type")
         .ok()

@@ -38,6 +38,18 @@ pub enum AxisIndex {
     Affine(AffineIndex),
 }
 
+impl AxisIndex {
+    /// The smallest and largest position this index takes over a product
+    /// space (an index whose range leaves its axis reads padding).
+    pub fn range(&self, product_space: &[u64]) -> (i64, i64) {
+        match self {
+            AxisIndex::Iter(i) => (0, product_space[*i] as i64 - 1),
+            AxisIndex::Fixed(f) => (*f as i64, *f as i64),
+            AxisIndex::Affine(x) => x.range(product_space),
+        }
+    }
+}
+
 /// `over.1 * iter(over.0) + kernel.1 * iter(kernel.0) + offset`; a missing
 /// term is an iterator of size 1 (always 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
