@@ -30,6 +30,7 @@
 //! | `ComposeAccumulate(a, b, c)` | `Compose(a, b)` and `result.K >= c.K` |
 //! | `Transpose(a)` | `result.batch >= a.batch`; `result.input >= a.output`; `result.output >= a.input` |
 //! | `Einsum(spec)` | each operand's rows equal its slot, the result's rows equal the `=>` slot (below) |
+//! | `Block(spec)` | as `Einsum`; a concatenated axis `a^b` is the sum of its parts (below) |
 //! | `BatchSlice { index }` | `a.batch = [s] ++ result.batch` with `s > index`; input and output rows equal |
 //! | `Terminal { spec, elems }` | `result = spec`; the product of all sizes is `elems` |
 //! | `Reshape(a)` | the products of all sizes of `result` and `a` are equal |
@@ -42,8 +43,12 @@
 //! `...` in a row of kind `K` is the spec's `K` row variable, `..name..` is
 //! shared by name. Each row holds at most one row variable, so its length is
 //! fixed by the concrete row: `len(row) - known axes`; the matching tries
-//! exactly that length. Affine (strided, convolution) and concatenated axes
-//! are reported as [`CheckError::Unsupported`].
+//! exactly that length. A strided or convolution axis has the size the
+//! reference's formulas give. In a block spec, a concatenated axis `a^b` has
+//! the sum of its parts' sizes; a part seen only in concatenations is
+//! deduced where it is the only unknown, and otherwise needs at least 1 (0
+//! for a discardable part). Concatenated axes outside block specs are
+//! reported as [`CheckError::Unsupported`].
 //!
 //! # Example
 //!
@@ -66,7 +71,7 @@
 //! # Ok::<(), ocannl_shape::spec::SpecError>(())
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 
 use crate::spec::{
@@ -92,6 +97,9 @@ pub enum CheckLogic {
     Transpose,
     /// Rows equal the spec's slots (OCANNL's Permute/Einsum).
     Einsum(EinsumSpec),
+    /// OCANNL's Block: `Einsum` with concatenated axes `a^b`, whose size is
+    /// the sum of their parts (discardable parts may be 0).
+    Block(EinsumSpec),
     /// The leftmost batch axis of the operand is indexed at `index`.
     BatchSlice {
         /// The position taken.
@@ -118,6 +126,7 @@ impl CheckLogic {
             CheckLogic::ComposeAccumulate => "compose-accumulate",
             CheckLogic::Transpose => "transpose",
             CheckLogic::Einsum(_) => "einsum",
+            CheckLogic::Block(_) => "block",
             CheckLogic::BatchSlice { .. } => "batch slice",
             CheckLogic::Terminal { .. } => "terminal",
             CheckLogic::Reshape => "reshape",
@@ -379,6 +388,18 @@ pub enum CheckError {
         /// The size the formula gives.
         expected: u64,
     },
+    /// A concatenated axis (`a^b`) is not the sum of its parts' sizes.
+    #[error("{at} has size {size}, but its parts {parts} {sum}")]
+    EinsumConcat {
+        /// Where.
+        at: AxisAt,
+        /// The axis size.
+        size: u64,
+        /// The parts, `a^b`.
+        parts: String,
+        /// What the parts sum to (`sum to 5`, `need at least 2`).
+        sum: String,
+    },
     /// `BatchSlice`: the operand's batch row is not one axis longer than the
     /// result's.
     #[error(
@@ -538,7 +559,7 @@ pub fn check_op(
         CheckLogic::PointwiseBin | CheckLogic::Compose => arity(2)?,
         CheckLogic::PointwiseTern | CheckLogic::ComposeAccumulate => arity(3)?,
         CheckLogic::Terminal { .. } => arity(0)?,
-        CheckLogic::Einsum(spec) => arity(spec.rhs.len())?,
+        CheckLogic::Einsum(spec) | CheckLogic::Block(spec) => arity(spec.rhs.len())?,
     }
     let res = Concrete::of(result, Tensor::Result)?;
     let ops = operands
@@ -574,7 +595,8 @@ pub fn check_op(
             broadcasts(r(Input), o(0, Output))?;
             broadcasts(r(Output), o(0, Input))?;
         }
-        CheckLogic::Einsum(spec) => check_einsum(spec, &ops, &res)?,
+        CheckLogic::Einsum(spec) => check_einsum(spec, &ops, &res, false)?,
+        CheckLogic::Block(spec) => check_einsum(spec, &ops, &res, true)?,
         CheckLogic::BatchSlice { index } => {
             let (operand_batch, result_batch) = (ops[0].row(Batch), res.row(Batch));
             let Some((sliced, rest)) = operand_batch
@@ -750,6 +772,15 @@ struct EinsumMatch {
     bindings: HashMap<Class, Binding>,
     /// Strided and convolution axes, checked once every label is bound.
     affine: Vec<AffineUse>,
+    /// Concatenated axes, checked once every label is bound.
+    concat: Vec<ConcatUse>,
+}
+
+/// An axis `a^b^...` of size `size`.
+struct ConcatUse {
+    size: u64,
+    at: AxisAt,
+    parts: Vec<String>,
 }
 
 /// An axis `stride*over[+dilation*kernel]` of size `size`.
@@ -798,6 +829,65 @@ impl EinsumMatch {
 }
 
 impl EinsumMatch {
+    /// Checks the concatenated axes: each is the sum of its parts
+    /// (reference, "Concatenation"). A label seen in a plain axis has that
+    /// axis's size; a label seen only in concatenations takes what a
+    /// concatenation leaves when it is its only unknown part. Labels that no
+    /// concatenation determines exist if what is left covers their minimum
+    /// sizes (1, or 0 for discardable labels).
+    fn check_concat(&self, discardable: &BTreeSet<String>) -> Result<(), CheckError> {
+        let mut sizes: HashMap<&str, u64> = self
+            .bindings
+            .iter()
+            .filter_map(|(c, b)| match c {
+                Class::Label(l) => Some((l.as_str(), b.size)),
+                _ => None,
+            })
+            .collect();
+        let fail = |u: &ConcatUse, sum: String| CheckError::EinsumConcat {
+            at: u.at,
+            size: u.size,
+            parts: u.parts.join("^"),
+            sum,
+        };
+        let mut progress = true;
+        while progress {
+            progress = false;
+            for u in &self.concat {
+                let known: u64 = u.parts.iter().filter_map(|p| sizes.get(p.as_str())).sum();
+                let unknown: Vec<&str> = u
+                    .parts
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|p| !sizes.contains_key(p))
+                    .collect();
+                let min: u64 = unknown
+                    .iter()
+                    .map(|p| u64::from(!discardable.contains(*p)))
+                    .sum();
+                if u.size < known.saturating_add(min) {
+                    return Err(fail(u, format!("need at least {}", known + min)));
+                }
+                match unknown.as_slice() {
+                    [] if known != u.size => return Err(fail(u, format!("sum to {known}"))),
+                    [first, rest @ ..] if rest.iter().all(|p| p == first) => {
+                        let k = unknown.len() as u64;
+                        if !(u.size - known).is_multiple_of(k) {
+                            return Err(fail(
+                                u,
+                                format!("leave {} for {k} parts of one size", u.size - known),
+                            ));
+                        }
+                        sizes.insert(first, (u.size - known) / k);
+                        progress = true;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Matches one slot row against a concrete row.
     fn row(
         &mut self,
@@ -879,9 +969,14 @@ impl EinsumMatch {
                     });
                     continue;
                 }
-                Some(EinsumAxis::Concat(_)) => {
-                    // `check_einsum` rejects these before matching.
-                    return Err(CheckError::Unsupported("concatenated axes"));
+                Some(EinsumAxis::Concat(parts)) => {
+                    // `check_einsum` rejects these outside block specs.
+                    self.concat.push(ConcatUse {
+                        size: axis.size,
+                        at,
+                        parts: parts.clone(),
+                    });
+                    continue;
                 }
                 None => {
                     let key = key
@@ -942,8 +1037,14 @@ impl EinsumMatch {
     }
 }
 
-/// Einsum: operand `i`'s rows equal slot `i`, the result's rows equal `lhs`.
-fn check_einsum(spec: &EinsumSpec, ops: &[Concrete], res: &Concrete) -> Result<(), CheckError> {
+/// Einsum: operand `i`'s rows equal slot `i`, the result's rows equal `lhs`;
+/// in a block spec (`block`), concatenated axes are the sums of their parts.
+fn check_einsum(
+    spec: &EinsumSpec,
+    ops: &[Concrete],
+    res: &Concrete,
+    block: bool,
+) -> Result<(), CheckError> {
     let axes = spec
         .rhs
         .iter()
@@ -960,7 +1061,11 @@ fn check_einsum(spec: &EinsumSpec, ops: &[Concrete], res: &Concrete) -> Result<(
                     return Err(CheckError::Unsupported("symbolic strides and dilations"));
                 }
             }
-            EinsumAxis::Concat(_) => return Err(CheckError::Unsupported("concatenated axes")),
+            EinsumAxis::Concat(_) if !block => {
+                return Err(CheckError::Unsupported(
+                    "concatenated axes outside block specs",
+                ));
+            }
             _ => {}
         }
     }
@@ -978,7 +1083,8 @@ fn check_einsum(spec: &EinsumSpec, ops: &[Concrete], res: &Concrete) -> Result<(
             matching.row(slot.row(kind), RowRef::new(tensor, kind), shape.row(kind))?;
         }
     }
-    matching.check_affine()
+    matching.check_affine()?;
+    matching.check_concat(&spec.discardable_labels())
 }
 
 #[cfg(test)]

@@ -36,6 +36,10 @@ pub enum OpLogic<'a> {
     Transpose,
     /// OCANNL's Permute/Einsum/Einsum_tern: rows equal the spec's slots.
     Einsum(&'a EinsumSpec),
+    /// OCANNL's Block: like `Einsum` (rows equal the spec's slots), with
+    /// concatenated axes `a^b` (reference, "Concatenation") and any number
+    /// of operands; discardable parts may be 0.
+    Block(&'a EinsumSpec),
     /// The leftmost batch axis of the operand is sliced away at `index`.
     BatchSlice {
         /// The position taken.
@@ -219,7 +223,8 @@ impl Problem {
                     ineq(self, (&cur, cr, ck), (&subr, sr, sk));
                 }
             }
-            OpLogic::Einsum(spec) => {
+            OpLogic::Einsum(spec) | OpLogic::Block(spec) => {
+                let block = matches!(logic, OpLogic::Block(_));
                 if operands.len() != spec.rhs.len() {
                     return Err(LogicError::Arity {
                         expected: spec.rhs.len().to_string(),
@@ -241,14 +246,27 @@ impl Problem {
                         (res.clone(), Role::Result)
                     };
                     let slot_role = Role::SpecSlot(u8::try_from(i).unwrap_or(u8::MAX));
-                    let slot_shape =
-                        self.slot_shape(op, slot, (role, slot_role), &mut labels, &mut rows)?;
+                    let slot_shape = self.slot_shape(
+                        op,
+                        slot,
+                        (role, slot_role),
+                        block,
+                        &mut labels,
+                        &mut rows,
+                    )?;
                     for k in KINDS {
                         let origin = Origin::new(op, (role, k), (slot_role, k));
                         self.push(
                             Constraint::RowEq(target.row(k).clone(), slot_shape.row(k).clone()),
                             origin,
                         );
+                    }
+                }
+                if block {
+                    for l in spec.discardable_labels() {
+                        if let Some(Dim::Var(v)) = labels.get(&l) {
+                            self.solver.mark_dim_discardable(*v);
+                        }
                     }
                 }
             }
@@ -341,6 +359,7 @@ impl Problem {
         op: OpId,
         slot: &SlotSpec,
         (role, slot_role): (Role, Role),
+        block: bool,
         labels: &mut HashMap<String, Dim>,
         rows: &mut HashMap<String, RowVar>,
     ) -> Result<Shape, LogicError> {
@@ -415,8 +434,23 @@ impl Problem {
                             );
                             Ok(input)
                         }
+                        EinsumAxis::Concat(parts) if block => {
+                            let parts: Vec<Dim> = parts
+                                .iter()
+                                .map(|l| {
+                                    *labels
+                                        .entry(l.clone())
+                                        .or_insert_with(|| Dim::Var(p.solver.fresh_dim(false)))
+                                })
+                                .collect();
+                            let whole = Dim::Var(p.solver.fresh_dim(false));
+                            let origin = Origin::new(op, (role, kind), (slot_role, kind));
+                            p.push(Constraint::Concat { whole, parts }, origin);
+                            Ok(whole)
+                        }
                         EinsumAxis::Concat(_) => Err(LogicError::Unsupported(
-                            "concatenated axes are not supported by shape inference yet".into(),
+                            "concatenated axes (`a^b`) are only allowed in block specs (ocannl.concat)"
+                                .into(),
                         )),
                     })
                     .collect()

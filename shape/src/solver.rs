@@ -294,6 +294,14 @@ pub enum Constraint {
         /// The kernel axis and the dilation, for a valid convolution.
         kernel: Option<(Dim, u64)>,
     },
+    /// OCANNL's `Concat` dim (reference, "Concatenation"): the axis `whole`
+    /// is the concatenation of `parts`, so its size is their sum.
+    Concat {
+        /// The concatenated axis.
+        whole: Dim,
+        /// The parts, in order.
+        parts: Vec<Dim>,
+    },
 }
 
 /// A constraint with its origin.
@@ -324,6 +332,8 @@ pub enum ShapeErrorKind {
     ElementCount,
     /// An axis size does not fit a strided or convolution iteration.
     IncompatibleStride,
+    /// A concatenated axis is not the sum of its parts.
+    ConcatMismatch,
     /// The solver stopped making progress (an internal error: please report
     /// the input).
     NoConvergence,
@@ -340,6 +350,7 @@ impl fmt::Display for ShapeErrorKind {
             ShapeErrorKind::RankMismatch => "rank mismatch",
             ShapeErrorKind::ElementCount => "element count mismatch",
             ShapeErrorKind::IncompatibleStride => "incompatible stride",
+            ShapeErrorKind::ConcatMismatch => "mismatched concatenation",
             ShapeErrorKind::NoConvergence => "internal error: the solver does not converge",
         })
     }

@@ -116,6 +116,7 @@
 //! ```
 
 pub mod bind;
+mod discard;
 mod lexer;
 mod parser;
 mod print;

@@ -2,6 +2,7 @@
 //! specs, and `ok` or the expected error message.
 
 use super::*;
+use crate::spec::parse_block_spec;
 
 /// Parses the specs, runs [`check_op`] and compares `ok` / `error: MSG`
 /// with `expect`.
@@ -352,7 +353,62 @@ fn rejects_what_it_cannot_check() {
         &einsum("a; b => a^b"),
         &["2", "3"],
         "5",
-        "error: concatenated axes are not supported by the checker",
+        "error: concatenated axes outside block specs are not supported by the checker",
+    );
+}
+
+fn block(spec: &str) -> CheckLogic {
+    CheckLogic::Block(parse_block_spec(spec).expect("block spec parses"))
+}
+
+/// "Concatenation": a concatenated axis is the sum of its parts; parts seen
+/// only in concatenations are deduced, discardable ones may be 0.
+#[test]
+fn concatenated_axes() {
+    check(&block("a; b => a^b"), &["2", "3"], "5", "ok");
+    check(
+        &block("a; b => a^b"),
+        &["2", "3"],
+        "6",
+        "error: output axis 1 (from the end) of the result has size 6, but its parts a^b sum to 5",
+    );
+    check(&block("a; b; c => a^b^c"), &["2", "3", "1"], "6", "ok");
+    check(
+        &block("x|a->y; x|b->y => x|a^b->y"),
+        &["4|2->3", "4|5->3"],
+        "4|7->3",
+        "ok",
+    );
+    // Slicing: `b` is deduced (2), or discardable and 0.
+    check(&block("a^b => a"), &["5"], "3", "ok");
+    check(&block("a^b => a"), &["5"], "5", "ok");
+    check(
+        &block("a^b => a"),
+        &["5"],
+        "6",
+        "error: output axis 1 (from the end) of operand #0 has size 5, but its parts a^b need at least 6",
+    );
+    // `c` is not discardable here: it cannot be 0.
+    check(
+        &block("a; b => a^c"),
+        &["5", "5"],
+        "5",
+        "error: output axis 1 (from the end) of the result has size 5, but its parts a^c need at least 6",
+    );
+    check(&block("a^a => a"), &["6"], "3", "ok");
+    // Two parts of one size.
+    check(
+        &block("a^a => b"),
+        &["5"],
+        "7",
+        "error: output axis 1 (from the end) of operand #0 has size 5, but its parts a^a leave 5 for 2 parts of one size",
+    );
+    // Stacking: one axis per operand, of size 1.
+    check(
+        &block("...; ... => s^t, ..."),
+        &["3,4", "3,4"],
+        "2,3,4",
+        "ok",
     );
 }
 

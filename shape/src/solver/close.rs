@@ -4,9 +4,9 @@
 //! |---|---|---|
 //! | 3 | — | terminal → LUB; `Total_elems` → one axis where required |
 //! | 4 | terminal → LUB | terminal → no further axes |
-//! | 5 | terminal → lower bound or 1 | — |
+//! | 5 | terminal → lower bound or 1 (discardable: 0, first) | — |
 //! | 6 | — | all remaining → no further axes |
-//! | 7 | all remaining → lower bound or 1 | — |
+//! | 7 | all remaining → lower bound or 1 (discardable: 0, first) | — |
 //!
 //! Stage 2 (precision coefficients) has no counterpart here. Every stage
 //! first decides for all candidates from the same snapshot of the solver,
@@ -77,14 +77,9 @@ impl Solver {
         self.bind_rows(decisions)?;
         self.propagate()?;
 
-        // Stage 5: remaining terminal dims take their lower bound or 1.
-        let decisions: Vec<(DimVar, Dim)> = self
-            .free_dims()
-            .filter(|v| self.dims[v.0 as usize].terminal)
-            .map(|v| (v, Dim::size(self.dims[v.0 as usize].at_least)))
-            .collect();
-        self.bind_dims(decisions)?;
-        self.propagate()?;
+        // Stage 5: remaining terminal dims take their lower bound or 1
+        // (discardable ones 0, first).
+        self.guess_dims(true)?;
         self.resolve_total_elems()?;
         self.propagate()?;
 
@@ -95,13 +90,43 @@ impl Solver {
         self.bind_rows(decisions)?;
         self.propagate()?;
 
-        // Stage 7: every remaining dim takes its lower bound or 1.
-        let decisions: Vec<(DimVar, Dim)> = self
-            .free_dims()
-            .map(|v| (v, Dim::size(self.dims[v.0 as usize].at_least)))
-            .collect();
-        self.bind_dims(decisions)?;
-        self.propagate()
+        // Stage 7: every remaining dim takes its lower bound or 1
+        // (discardable ones 0, first).
+        self.guess_dims(false)
+    }
+
+    /// Guesses free dims (only terminal ones if `terminal_only`) to their
+    /// lower bound: discardable parts of concatenations first (to 0, unless
+    /// bounded), propagated, so that the parts they leave over are deduced
+    /// rather than guessed; then the others (1 unless bounded).
+    /// The axis a concatenation makes of unknown parts is not guessed: the
+    /// parts are, and it is their sum.
+    fn guess_dims(&mut self, terminal_only: bool) -> Result<(), ShapeError> {
+        for discardable in [true, false] {
+            let wholes: Vec<DimVar> = self
+                .stuck()
+                .filter_map(|t| match &t.constraint {
+                    Constraint::Concat { whole, .. } => match self.find_dim(*whole) {
+                        Dim::Var(v) => Some(v),
+                        Dim::Size(..) => None,
+                    },
+                    _ => None,
+                })
+                .collect();
+            let decisions: Vec<(DimVar, Dim)> = self
+                .free_dims()
+                .filter(|v| {
+                    let info = &self.dims[v.0 as usize];
+                    (info.terminal || !terminal_only)
+                        && info.discardable == discardable
+                        && !wholes.contains(v)
+                })
+                .map(|v| (v, Dim::size(self.dims[v.0 as usize].at_least)))
+                .collect();
+            self.bind_dims(decisions)?;
+            self.propagate()?;
+        }
+        Ok(())
     }
 
     /// A stuck equation `u ++ e1 = b2 ++ v` (leftovers crossing) has

@@ -24,8 +24,12 @@ pub(crate) struct DimInfo {
     pub via: Vec<Origin>,
     /// From a terminal shape (closes to its LUB, then 1).
     pub terminal: bool,
-    /// Lower bound on the size (`AtLeast`).
+    /// Lower bound on the size (`AtLeast`); 0 for a discardable variable.
     pub at_least: u64,
+    /// A discardable part of a concatenation (reference, "Invalid variables
+    /// in Block specs"): closing guesses it to 0, before other guesses. A
+    /// class is discardable only if all its variables are.
+    pub discardable: bool,
     /// The least upper bound from `d >= var` with `d > 1`.
     pub lub: Option<(u64, Label, Origin)>,
     /// Stuck constraints to re-examine when this variable is bound.
@@ -78,6 +82,7 @@ impl Solver {
             via: vec![],
             terminal,
             at_least: 1,
+            discardable: false,
             lub: None,
             watchers: vec![],
             size: 1,
@@ -101,6 +106,18 @@ impl Solver {
     pub fn mark_dim_terminal(&mut self, v: DimVar) {
         if let Dim::Var(rep) = self.find_dim(Dim::Var(v)) {
             self.dims[rep.0 as usize].terminal = true;
+        }
+    }
+
+    /// Marks a variable (its class) as a discardable part of a
+    /// concatenation: it may be 0, and closing guesses it to 0.
+    pub fn mark_dim_discardable(&mut self, v: DimVar) {
+        if let Dim::Var(rep) = self.find_dim(Dim::Var(v)) {
+            let info = &mut self.dims[rep.0 as usize];
+            info.discardable = true;
+            if info.at_least <= 1 {
+                info.at_least = 0;
+            }
         }
     }
 
@@ -359,6 +376,7 @@ impl Solver {
                 via: vec![],
                 terminal: false,
                 at_least: 1,
+                discardable: false,
                 lub: None,
                 watchers: vec![],
                 size: 0,
@@ -367,6 +385,7 @@ impl Solver {
         let DimInfo {
             terminal,
             at_least,
+            discardable,
             lub,
             watchers,
             size,
@@ -387,6 +406,10 @@ impl Solver {
                 target.size += size;
                 if at_least > target.at_least {
                     target.at_least = at_least;
+                }
+                if target.discardable && !discardable {
+                    target.discardable = false;
+                    target.at_least = target.at_least.max(1);
                 }
                 if let Some((d, label, lub_origin)) = lub {
                     self.add_lub(u, d, label, lub_origin)?;

@@ -99,6 +99,79 @@ impl Solver {
                 stride,
                 kernel,
             } => self.affine(*input, *output, *stride, *kernel, origin),
+            Constraint::Concat { whole, parts } => self.concat(*whole, parts, origin),
+        }
+    }
+
+    /// `Constraint::Concat`: `whole = sum(parts)`. Known parts give the
+    /// whole; a known whole and parts that leave one unknown (possibly
+    /// repeated, `a^a`) give it. A part can be 0 only when it is
+    /// discardable.
+    fn concat(&mut self, whole: Dim, parts: &[Dim], origin: Origin) -> Result<Step, ShapeError> {
+        let mut known: u64 = 0;
+        let mut unknown: Vec<(DimVar, u64)> = vec![];
+        for p in parts {
+            match self.find_dim(*p) {
+                Dim::Size(n, _) => known = known.saturating_add(n),
+                Dim::Var(v) => match unknown.iter_mut().find(|(u, _)| *u == v) {
+                    Some((_, k)) => *k += 1,
+                    None => unknown.push((v, 1)),
+                },
+            }
+        }
+        let involved: Vec<Dim> = std::iter::once(whole)
+            .chain(parts.iter().copied())
+            .collect();
+        let fail = |s: &Self, msg: String| {
+            s.dim_error(ShapeErrorKind::ConcatMismatch, msg, origin, &involved)
+        };
+        let Dim::Size(w, _) = self.find_dim(whole) else {
+            if unknown.is_empty() {
+                return self.dim_eq(whole, Dim::size(known), origin);
+            }
+            let mut dims: Vec<DimVar> = unknown.iter().map(|(v, _)| *v).collect();
+            if let Dim::Var(v) = self.find_dim(whole) {
+                dims.push(v);
+            }
+            return Ok(Step::Stuck { dims, rows: vec![] });
+        };
+        if known > w {
+            return Err(fail(
+                self,
+                format!(
+                    "the concatenated axis has size {w}, but its known parts already sum to {known}"
+                ),
+            ));
+        }
+        match unknown.as_slice() {
+            [] if known == w => Ok(Step::Done),
+            [] => Err(fail(
+                self,
+                format!("the concatenated axis has size {w}, but its parts sum to {known}"),
+            )),
+            &[(v, k)] => {
+                let rest = w - known;
+                let min = self.dims[v.0 as usize].at_least;
+                if !rest.is_multiple_of(k) || rest / k < min {
+                    return Err(fail(
+                        self,
+                        format!(
+                            "the concatenated axis has size {w}; its known parts sum to {known}, which leaves {rest} for {k} part(s) of one size{}",
+                            if rest / k < min {
+                                format!(" of at least {min}")
+                            } else {
+                                String::new()
+                            }
+                        ),
+                    ));
+                }
+                self.dim_eq(Dim::Var(v), Dim::size(rest / k), origin)?;
+                Ok(Step::Done)
+            }
+            _ => Ok(Step::Stuck {
+                dims: unknown.iter().map(|(v, _)| *v).collect(),
+                rows: vec![],
+            }),
         }
     }
 

@@ -286,3 +286,154 @@ fn incompatible_strides() {
         "error: incompatible stride",
     );
 }
+
+/// Concatenation (reference, "Concatenation"; OCANNL's `concat`, `stack`
+/// and slicing Block specs): the concatenated axis is the sum of its parts,
+/// forwards and backwards; discardable parts ("Invalid variables in Block
+/// specs") close to 0.
+#[test]
+fn concatenation() {
+    // Two and three operands, forwards.
+    check(
+        "arg x : 2|3
+         arg y : 2|4
+         r = concat[\"b|a; b|c => b|a^c\"](x, y) : ...|...->...",
+        "x: 2|3
+         y: 2|4
+         r: 2|7",
+    );
+    check(
+        "arg x : 2
+         arg y : 3
+         arg z : 4
+         r = concat[\"a; b; c => a^b^c\"](x, y, z) : ...|...->...",
+        "x: 2
+         y: 3
+         z: 4
+         r: 9",
+    );
+    // Backwards: an unknown operand from the result and the other operand.
+    check(
+        "arg x : 2
+         arg y : ...|...->...
+         r = concat[\"a; b => a^b\"](x, y) : 5",
+        "x: 2
+         y: 3
+         r: 5",
+    );
+    // Along an input axis, with row variables for the rest.
+    check(
+        "arg x : 4|3->5
+         arg y : 4|2->5
+         r = concat[\"...|a->...; ...|b->... => ...|a^b->...\"](x, y) : ...|...->...",
+        "x: 4|3->5
+         y: 4|2->5
+         r: 4|5->5",
+    );
+    // Stacking (OCANNL's `stack`: size-1 parts concatenated on a new axis).
+    check(
+        "arg x : 3,4
+         arg y : 3,4
+         arg z : 3,4
+         r = concat[\"...; ...; ... => s^t^u, ...\"](x, y, z) : ...|...->...",
+        "x: 3,4
+         y: 3,4
+         z: 3,4
+         r: 3,3,4",
+    );
+}
+
+/// Slicing with Block specs: the discardable part closes to 0 when nothing
+/// else fixes it ("Invalid variables in Block specs"), or takes what the
+/// declared result leaves.
+#[test]
+fn slicing_and_discardable_parts() {
+    // `a^b => a` with an open result: `b` is discardable, guessed 0.
+    check(
+        "arg x : 2|5
+         r = concat[\"b|a^c => b|a\"](x) : ...|...->...",
+        "x: 2|5
+         r: 2|5",
+    );
+    // With a declared result, the discarded part is what is left.
+    check(
+        "arg x : 5
+         r = concat[\"a^b => a\"](x) : 3",
+        "x: 5
+         r: 3",
+    );
+    check(
+        "arg x : 5
+         r = concat[\"a^b => b\"](x) : 2",
+        "x: 5
+         r: 2",
+    );
+    // The middle of three parts: with nothing else known, both discardable
+    // parts close to 0 and the slice is the whole axis (which then does not
+    // broadcast against 4)...
+    check(
+        "arg x : 10
+         arg y : 4
+         s = concat[\"a^b^c => b\"](x) : ...
+         r = add(s, y) : ...",
+        "error: size mismatch",
+    );
+    // ... and with a declared slice the offset is ambiguous (`a + c = 6`),
+    // which closing does not resolve by guessing.
+    check(
+        "arg x : 10
+         s = concat[\"a^b^c => b\"](x) : 4",
+        "error: mismatched concatenation",
+    );
+    // Embedding into a larger axis (padding on the right).
+    check(
+        "arg x : 3
+         r = concat[\"a => a^b\"](x) : 7",
+        "x: 3
+         r: 7",
+    );
+    // Chained concatenations with unknown parts: the parts are guessed, the
+    // concatenated axes are their sums.
+    check(
+        "arg x : ...|...->...
+         arg y : ...|...->...
+         arg z : ...|...->...
+         s = concat[\"a; b => a^b\"](x, y) : ...|...->...
+         r = concat[\"c; d => c^d\"](s, z) : ...|...->...",
+        "x: 1
+         y: 1
+         z: 1
+         s: 2
+         r: 3",
+    );
+}
+
+#[test]
+fn mismatched_concatenation() {
+    check(
+        "arg x : 2
+         arg y : 3
+         r = concat[\"a; b => a^b\"](x, y) : 6",
+        "error: mismatched concatenation",
+    );
+    // A part larger than the whole.
+    check(
+        "arg x : 7
+         arg y : ...
+         r = concat[\"a; b => a^b\"](x, y) : 5",
+        "error: mismatched concatenation",
+    );
+    // A part that is not discardable cannot be 0.
+    check(
+        "arg x : 5
+         arg y : ...
+         r = concat[\"a; b => a^b\"](x, y) : 5",
+        "error: mismatched concatenation",
+    );
+    // `a^a`: two parts of one size.
+    check(
+        "arg x : 5
+         r = concat[\"a^a => a\"](x) : ...",
+        "error: mismatched concatenation",
+    );
+}

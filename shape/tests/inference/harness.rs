@@ -7,6 +7,7 @@
 //! s = batch_slice[2](x) : ...
 //! c = constant[elems=6]() : ...
 //! r = reshape(x) : ...
+//! k = concat["a; b => a^b"](x, y) : ...
 //! ```
 
 use std::collections::HashMap;
@@ -15,7 +16,7 @@ use ocannl_shape::{
     check::{CheckLogic, check_op},
     problem::{OpLogic, Problem, ShapeId},
     solver::{Closing, OpId, ShapeError},
-    spec::{EinsumSpec, ShapeSpec, parse_einsum_spec, parse_shape_spec},
+    spec::{EinsumSpec, ShapeSpec, parse_block_spec, parse_einsum_spec, parse_shape_spec},
 };
 
 /// One parsed line.
@@ -104,6 +105,12 @@ pub fn build(src: &str) -> Built {
                     .expect("einsum spec parses"),
             );
         }
+        if line.logic == "concat" {
+            einsums.push(
+                parse_block_spec(line.attr.as_deref().expect("block spec"))
+                    .expect("block spec parses"),
+            );
+        }
         ids.insert(line.name.clone(), id);
         names.push((line.name.clone(), id));
         let _ = i;
@@ -138,6 +145,10 @@ pub fn build(src: &str) -> Built {
             "einsum" => {
                 einsum_iter += 1;
                 OpLogic::Einsum(&einsums[einsum_iter - 1])
+            }
+            "concat" => {
+                einsum_iter += 1;
+                OpLogic::Block(&einsums[einsum_iter - 1])
             }
             "batch_slice" => OpLogic::BatchSlice {
                 index: attr_spec.as_deref().expect("index").parse().expect("int"),
@@ -184,6 +195,10 @@ fn check_logic(built: &Built, i: usize, einsum_index: &mut usize) -> Option<Chec
         "einsum" => {
             *einsum_index += 1;
             CheckLogic::Einsum(built.einsums[*einsum_index - 1].clone())
+        }
+        "concat" => {
+            *einsum_index += 1;
+            CheckLogic::Block(built.einsums[*einsum_index - 1].clone())
         }
         "batch_slice" => CheckLogic::BatchSlice {
             index: attr.expect("index").parse().expect("int"),
