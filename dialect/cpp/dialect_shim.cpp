@@ -11,9 +11,14 @@
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/ExtensibleDialect.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Operation.h"
+
+#include <string>
+#include <vector>
 
 namespace {
 /// The `!ocannl.tensor` dynamic type, or a null type.
@@ -28,6 +33,18 @@ mlir::DynamicType asOcannlTensor(mlir::Type type) {
     return {};
   return dyn;
 }
+
+/// An ocannl tensor or a builtin (ranked or unranked) tensor.
+bool isTensorKind(mlir::Type type) {
+  return asOcannlTensor(type) || llvm::isa<mlir::TensorType>(type);
+}
+
+/// Access to the definition behind a registered op name (`getImpl` is
+/// protected in `OperationName`).
+struct OpNameAccess : mlir::OperationName {
+  explicit OpNameAccess(mlir::OperationName name) : mlir::OperationName(name) {}
+  Impl *impl() const { return getImpl(); }
+};
 } // namespace
 
 extern "C" {
@@ -82,6 +99,66 @@ void ocannlEmitErrorWithNotes(MlirLocation loc, MlirStringRef message, intptr_t 
   mlir::InFlightDiagnostic diag = mlir::emitError(unwrap(loc)) << unwrap(message);
   for (intptr_t i = 0; i < numNotes; ++i)
     diag.attachNote(unwrap(noteLocs[i])) << unwrap(noteMsgs[i]);
+}
+
+/// Replaces the IRDL verifier of the variadic op `name` (e.g.
+/// `ocannl.concat`) of the IRDL-loaded ocannl dialect. IRDL binds a
+/// constraint variable to the first type it matches, so a variadic group
+/// would need all its operands to have one type, while the operands of a
+/// concatenation differ in shape. The replacement checks what the IRDL
+/// verifier checks, per operand: at least `minOperands` operands and one
+/// result, each an ocannl or builtin tensor, and the string attributes
+/// `stringAttrs`. Returns false when the op is not a dynamic op of the
+/// loaded ocannl dialect.
+bool ocannlRelaxVariadicVerifier(MlirContext ctx, MlirStringRef name, intptr_t minOperands,
+                                 intptr_t numStringAttrs, const MlirStringRef *stringAttrs) {
+  mlir::MLIRContext *context = unwrap(ctx);
+  if (!llvm::isa_and_nonnull<mlir::ExtensibleDialect>(context->getLoadedDialect("ocannl")))
+    return false;
+  mlir::OperationName opName(unwrap(name), context);
+  if (!opName.isRegistered() || opName.getDialectNamespace() != "ocannl")
+    return false;
+  // Every op of an IRDL-loaded (extensible) dialect is a dynamic op.
+  auto *def = static_cast<mlir::DynamicOpDefinition *>(OpNameAccess(opName).impl());
+  std::vector<std::string> attrs;
+  for (intptr_t i = 0; i < numStringAttrs; ++i)
+    attrs.emplace_back(unwrap(stringAttrs[i]).str());
+  unsigned min = static_cast<unsigned>(minOperands);
+  // Types and attributes unquoted, as `ocannl-verify` prints them.
+  auto text = [](auto value) {
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    os << value;
+    return out;
+  };
+  def->setVerifyFn([attrs, min, text](mlir::Operation *op) -> mlir::LogicalResult {
+    unsigned n = op->getNumOperands();
+    if (n < min)
+      return op->emitOpError() << "expects at least " << min << (min == 1 ? " operand" : " operands")
+                               << ", got " << n;
+    for (unsigned i = 0; i < n; ++i) {
+      mlir::Type type = op->getOperand(i).getType();
+      if (!isTensorKind(type))
+        return op->emitOpError() << "operand #" << i << " must be an ocannl or builtin tensor, got "
+                                 << text(type);
+    }
+    if (op->getNumResults() != 1)
+      return op->emitOpError() << "expects 1 result, got " << op->getNumResults();
+    mlir::Type result = op->getResult(0).getType();
+    if (!isTensorKind(result))
+      return op->emitOpError() << "result #0 must be an ocannl or builtin tensor, got "
+                               << text(result);
+    for (const std::string &attr : attrs) {
+      mlir::Attribute value = op->getAttr(attr);
+      if (!value)
+        return op->emitOpError() << "attribute \"" << attr << "\" is expected but not provided";
+      if (!llvm::isa<mlir::StringAttr>(value))
+        return op->emitOpError() << "attribute \"" << attr << "\" must be a string, got "
+                                 << text(value);
+    }
+    return mlir::success();
+  });
+  return true;
 }
 
 } // extern "C"

@@ -7,6 +7,13 @@ unsafe extern "C" {
     pub fn ocannlTensorTypeGetSpec(ty: MlirType) -> MlirStringRef;
     pub fn ocannlTensorTypeGetElementType(ty: MlirType) -> MlirType;
     pub fn ocannlTensorTypeGet(ctx: MlirContext, elem: MlirType, spec: MlirStringRef) -> MlirType;
+    pub fn ocannlRelaxVariadicVerifier(
+        ctx: MlirContext,
+        name: MlirStringRef,
+        min_operands: isize,
+        num_string_attrs: isize,
+        string_attrs: *const MlirStringRef,
+    ) -> bool;
     pub fn ocannlEmitErrorWithNotes(
         loc: MlirLocation,
         message: MlirStringRef,

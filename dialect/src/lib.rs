@@ -19,7 +19,7 @@ mod ffi;
 pub mod ops;
 pub mod types;
 
-use melior::{Context, ir::Module};
+use melior::{Context, StringRef, ir::Module};
 
 /// The IRDL definition of the dialect, generated from ODS by the build script.
 pub const IRDL: &str = include_str!(concat!(env!("OUT_DIR"), "/ocannl.irdl.mlir"));
@@ -40,11 +40,59 @@ pub fn load(context: &Context) -> Result<(), Error> {
     // Parsing the IRDL module below fails when the IRDL dialect is missing.
     context.get_or_load_dialect("irdl");
     let module = Module::parse(context, IRDL).ok_or(Error::IrdlLoad)?;
-    if melior::utility::load_irdl_dialects(&module) {
-        Ok(())
-    } else {
-        Err(Error::IrdlLoad)
+    if !melior::utility::load_irdl_dialects(&module) {
+        return Err(Error::IrdlLoad);
     }
+    // SAFETY: a live context.
+    unsafe { relax_variadic_verifiers(context.to_raw()) }
+}
+
+/// Gives the variadic ops of the ocannl dialect loaded in `context` their
+/// per-operand verifiers.
+///
+/// IRDL binds a constraint to the first type it matches, so its verifier
+/// would make all operands of a variadic group (einsum, concat) have one
+/// type. Those ops get a verifier that checks each operand on its own (see
+/// `ocannlRelaxVariadicVerifier` in the C++ shim); `--irdl-file` in stock
+/// `mlir-opt` keeps IRDL's stricter check (ARCHITECTURE.md, "IRDL
+/// variadics").
+///
+/// # Errors
+///
+/// [`Error::IrdlLoad`] when the ocannl dialect is not loaded in `context`.
+///
+/// # Safety
+///
+/// `context` must be a live MLIR context.
+pub unsafe fn relax_variadic_verifiers(context: mlir_sys::MlirContext) -> Result<(), Error> {
+    for def in catalog::OPS
+        .iter()
+        .filter(|d| d.operands.iter().any(|o| o.variadic))
+    {
+        let attrs: Vec<mlir_sys::MlirStringRef> = def
+            .attributes
+            .iter()
+            .filter(|a| {
+                a.required && !matches!(a.kind, catalog::AttrKind::I64 | catalog::AttrKind::Any)
+            })
+            .map(|a| StringRef::new(a.name).to_raw())
+            .collect();
+        // SAFETY: valid context; the strings are 'static and the array
+        // outlives the call.
+        let ok = unsafe {
+            ffi::ocannlRelaxVariadicVerifier(
+                context,
+                StringRef::new(def.name).to_raw(),
+                def.min_operands as isize,
+                attrs.len() as isize,
+                attrs.as_ptr(),
+            )
+        };
+        if !ok {
+            return Err(Error::IrdlLoad);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

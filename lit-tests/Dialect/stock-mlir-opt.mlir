@@ -16,3 +16,9 @@ func.func @mixed(%w: !ocannl.tensor<f32, "784->h">, %x: tensor<?x784xf32>) -> !o
   %0 = "ocannl.matmul"(%w, %x) : (!ocannl.tensor<f32, "784->h">, tensor<?x784xf32>) -> !ocannl.tensor<f32, "b|h">
   return %0 : !ocannl.tensor<f32, "b|h">
 }
+
+// IRDL binds a variadic group to its first operand's type: stock mlir-opt
+// rejects three operands of different types, which ocannl-opt accepts
+// (variadic.mlir).
+// RUN: not mlir-opt --irdl-file=%irdl %S/variadic.mlir 2>&1 | FileCheck %s --check-prefix=STOCK
+// STOCK: error: expected '!ocannl.tensor<f32, "2|4->5">' but got '!ocannl.tensor<f32, "8,4|3->2">'

@@ -121,3 +121,30 @@ func.func @stride_against_known_output(%x: !ocannl.tensor<f32, "8">) -> !ocannl.
   %0 = "ocannl.einsum"(%x) {spec = "2*o => o"} : (!ocannl.tensor<f32, "8">) -> !ocannl.tensor<f32, "5">
   return %0 : !ocannl.tensor<f32, "5">
 }
+
+// -----
+
+// Concatenating 2 and 3 cannot give 6.
+func.func @mismatched_concat(%x: !ocannl.tensor<f32, "2">, %y: !ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "6"> {
+  // expected-error @+1 {{shape inference failed: mismatched concatenation: the concatenated axis has size 6, but its parts sum to 5}}
+  %0 = "ocannl.concat"(%x, %y) {spec = "a; b => a^b"} : (!ocannl.tensor<f32, "2">, !ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "6">
+  return %0 : !ocannl.tensor<f32, "6">
+}
+
+// -----
+
+// A part bigger than the whole.
+func.func @concat_part_too_big(%x: !ocannl.tensor<f32, "7">, %y: !ocannl.tensor<f32, "...|...->...">) -> !ocannl.tensor<f32, "5"> {
+  // expected-error @+1 {{mismatched concatenation: the concatenated axis has size 5, but its known parts already sum to 7}}
+  %0 = "ocannl.concat"(%x, %y) {spec = "a; b => a^b"} : (!ocannl.tensor<f32, "7">, !ocannl.tensor<f32, "...|...->...">) -> !ocannl.tensor<f32, "5">
+  return %0 : !ocannl.tensor<f32, "5">
+}
+
+// -----
+
+// `b` is an operand's axis, not a discardable part: it cannot be 0.
+func.func @concat_empty_operand(%x: !ocannl.tensor<f32, "5">, %y: !ocannl.tensor<f32, "...|...->...">) -> !ocannl.tensor<f32, "5"> {
+  // expected-error @+1 {{mismatched concatenation: the concatenated axis has size 5; its known parts sum to 5, which leaves 0 for 1 part(s) of one size of at least 1}}
+  %0 = "ocannl.concat"(%x, %y) {spec = "a; b => a^b"} : (!ocannl.tensor<f32, "5">, !ocannl.tensor<f32, "...|...->...">) -> !ocannl.tensor<f32, "5">
+  return %0 : !ocannl.tensor<f32, "5">
+}

@@ -113,3 +113,12 @@ func.func @bad_constant_spec() {
   %0 = "ocannl.constant"() {value = 0.0 : f32, spec = "2*i"} : () -> !ocannl.tensor<f32, "2">
   return
 }
+
+// -----
+
+// Concatenated axes need Block logic: only ocannl.concat takes them.
+func.func @concat_in_einsum(%a: !ocannl.tensor<f32, "2">, %b: !ocannl.tensor<f32, "3">) {
+  // expected-error @+1 {{'ocannl.einsum' op einsum spec "a; b => a^b": concatenated axes (`a^b`) are only allowed in block specs ('ocannl.concat')}}
+  %0 = "ocannl.einsum"(%a, %b) {spec = "a; b => a^b"} : (!ocannl.tensor<f32, "2">, !ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "5">
+  return
+}

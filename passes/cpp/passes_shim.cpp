@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -207,12 +208,29 @@ void ocannlRegisterAllUpstream(MlirDialectRegistry registry) {
   mlir::registerAllPasses();
 }
 
+/// Defined in Rust (`passes/src/driver.rs`): replaces the IRDL verifiers of
+/// the ocannl ops with variadic operand groups, once the ocannl dialect is
+/// loaded in `ctx` (a no-op before).
+void ocannlDialectHook(MlirContext ctx);
+
 /// MlirOptMain with every upstream dialect, extension and pass; returns the
 /// process exit code.
+///
+/// MlirOptMain loads the ocannl dialect from `--irdl-file` right before it
+/// parses the input and offers no hook after that. Parsing a `func.func`
+/// (or an arith/tensor op) loads that dialect, which runs these registry
+/// extensions: the ocannl verifiers are patched before the input is
+/// verified.
 int ocannlOptMain(int argc, char **argv, const char *toolName) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  registry.addExtension(
+      +[](mlir::MLIRContext *ctx, mlir::func::FuncDialect *) { ocannlDialectHook(wrap(ctx)); });
+  registry.addExtension(
+      +[](mlir::MLIRContext *ctx, mlir::arith::ArithDialect *) { ocannlDialectHook(wrap(ctx)); });
+  registry.addExtension(
+      +[](mlir::MLIRContext *ctx, mlir::tensor::TensorDialect *) { ocannlDialectHook(wrap(ctx)); });
   mlir::registerAllPasses();
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, toolName, registry));
 }

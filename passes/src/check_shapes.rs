@@ -8,7 +8,7 @@
 //! nothing to check yet.
 
 use melior::ir::operation::{OperationLike, OperationRef};
-use ocannl_dialect::catalog::{self, ShapeLogic};
+use ocannl_dialect::catalog;
 use ocannl_shape::{check::check_op, spec::ShapeSpec};
 
 use crate::{
@@ -36,9 +36,6 @@ fn check(op: OperationRef<'_, '_>) -> Result<(), String> {
     let Some(def) = catalog::lookup(name) else {
         return Ok(());
     };
-    if def.logic == ShapeLogic::Block {
-        return Ok(()); // concatenation: not checked yet (no inference either)
-    }
     let owned = OwnedLogic::of(op, def).map_err(|e| format!("'{name}' op {e}"))?;
     let operands: Vec<ShapeSpec> = op
         .operands()

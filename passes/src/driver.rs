@@ -17,6 +17,18 @@ use std::{
 
 use crate::{ffi, registry::register_all};
 
+/// Called by the C++ shim's registry extensions whenever `func`, `arith` or
+/// `tensor` is loaded into a context of `ocannl-opt`: once the ocannl
+/// dialect is there (MlirOptMain loads it from the IRDL file first), its
+/// variadic ops get their per-operand verifiers
+/// ([`ocannl_dialect::relax_variadic_verifiers`]).
+#[unsafe(no_mangle)]
+pub extern "C" fn ocannlDialectHook(ctx: mlir_sys::MlirContext) {
+    // Not loaded yet (or not at all): nothing to patch.
+    // SAFETY: MLIR passes a live context.
+    let _ = unsafe { ocannl_dialect::relax_variadic_verifiers(ctx) };
+}
+
 /// Runs `ocannl-opt` with the command-line arguments `args` (including the
 /// program name); returns the process exit code.
 pub fn opt_main(args: Vec<String>) -> i32 {

@@ -39,7 +39,9 @@ use ocannl_dialect::{
 use ocannl_shape::{
     problem::{OpLogic, Problem, ShapeId},
     solver::{Closing, OpId, ShapeError},
-    spec::{EinsumSpec, ShapeAxis, ShapeSpec, parse_einsum_spec, parse_shape_spec},
+    spec::{
+        EinsumSpec, ShapeAxis, ShapeSpec, parse_block_spec, parse_einsum_spec, parse_shape_spec,
+    },
 };
 
 use crate::registry::{OptionKind, PassDef, PassFailed, PassOptionDef, PassOptions};
@@ -293,11 +295,11 @@ impl OwnedLogic {
                     })
                 });
             }
-            ShapeLogic::Block => {
-                return Err(
-                    "shape inference for concatenation (Block logic) is not supported yet".into(),
-                );
-            }
+            ShapeLogic::Block => match string_attr(op, "spec").map(|s| parse_block_spec(&s)) {
+                Some(Ok(spec)) => owned.einsum = Some(spec),
+                Some(Err(e)) => return Err(format!("invalid block spec: {e}")),
+                None => return Err("requires attribute 'spec'".into()),
+            },
             _ => {}
         }
         Ok(owned)
@@ -318,7 +320,10 @@ impl OwnedLogic {
             }
             ShapeLogic::BatchSlice => OpLogic::BatchSlice { index: self.index },
             ShapeLogic::Terminal if self.reshape => OpLogic::Reshape,
-            ShapeLogic::Terminal | ShapeLogic::Block => OpLogic::Terminal {
+            ShapeLogic::Block => {
+                OpLogic::Block(self.einsum.as_ref().expect("set by `of` for block"))
+            }
+            ShapeLogic::Terminal => OpLogic::Terminal {
                 spec: None,
                 elems: self.elems,
             },
@@ -340,7 +345,10 @@ impl OwnedLogic {
             }
             ShapeLogic::BatchSlice => CheckLogic::BatchSlice { index: self.index },
             ShapeLogic::Terminal if self.reshape => CheckLogic::Reshape,
-            ShapeLogic::Terminal | ShapeLogic::Block => CheckLogic::Terminal {
+            ShapeLogic::Block => {
+                CheckLogic::Block(self.einsum.clone().expect("set by `of` for block"))
+            }
+            ShapeLogic::Terminal => CheckLogic::Terminal {
                 spec: self.spec.clone(),
                 elems: self.elems,
             },

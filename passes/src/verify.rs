@@ -49,7 +49,7 @@ use ocannl_dialect::{
 use ocannl_shape::{
     problem::Problem as ShapeProblem,
     solver::{Closing, OpId},
-    spec::{SpecError, parse_block_spec, parse_einsum_spec, parse_shape_spec},
+    spec::{EinsumAxis, SpecError, parse_block_spec, parse_einsum_spec, parse_shape_spec},
 };
 
 use crate::{
@@ -418,6 +418,20 @@ fn check_attribute(
                     count(spec.rhs.len(), "operand spec"),
                     count(operands, "operand"),
                 )),
+                Ok(spec)
+                    if attr_def.kind == AttrKind::EinsumSpec
+                        && spec
+                            .rhs
+                            .iter()
+                            .chain(std::iter::once(&spec.lhs))
+                            .flat_map(|slot| slot.rows().flat_map(|(_, row)| row.axes()))
+                            .any(|a| matches!(a, EinsumAxis::Concat(_))) =>
+                {
+                    push(format!(
+                        "'{}' op einsum spec \"{text}\": concatenated axes (`a^b`) are only allowed in block specs ('ocannl.concat')",
+                        def.name
+                    ))
+                }
                 Ok(_) => {}
             }
         }

@@ -70,7 +70,10 @@ fn side<'s>(this: &[&'s SlotSpec], other: &[&'s SlotSpec], out: &mut BTreeSet<St
 
 impl EinsumSpec {
     /// The labels of concatenated axes that the spec projects away (see the
-    /// [module docs](self)): `a^b => a` discards `b`; `a; b => a^b` nothing.
+    /// reference, "Invalid variables in Block specs"): a part of a
+    /// concatenation is discardable when, in every shape of the other side,
+    /// some axis has all its components meeting the part's complement.
+    /// `a^b => a` discards `b`; `a; b => a^b` nothing.
     ///
     /// ```
     /// use ocannl_shape::spec::parse_block_spec;
