@@ -10,6 +10,18 @@
 //!   the tensor in memory order (batch, output, input); a constant result
 //!   expression is a fixed index (`0` for a broadcast axis).
 //!
+//! An `ocannl.concat` (Block logic, reference "Projections inference",
+//! "Concatenation") cannot be one affine map per tensor: its concatenated
+//! axes resolve differently in each block of the loop nest. It gets
+//!
+//! - `ocannl.product_space` and `ocannl.iterator_types` as above;
+//! - `ocannl.components = [array<i64: ...>, ...]`: the connected components
+//!   of the concatenation hypergraph (iterators looped in sequence);
+//! - `ocannl.blocks = [{iterators = array<i64: ...>, maps = [...]}, ...]`:
+//!   per block, its active iterators and one map per operand (`unit` when
+//!   the operand takes no part) then one for the result, over the active
+//!   iterators in order.
+//!
 //! Shapes must be solved (run `ocannl-infer-shapes` first). `ocannl.reshape`
 //! has no projections (it copies in memory order) and is left alone.
 
@@ -19,12 +31,13 @@ use melior::{
 };
 use mlir_sys::{
     MlirAttribute, mlirAffineConstantExprGet, mlirAffineDimExprGet, mlirAffineMapAttrGet,
-    mlirAffineMapGet, mlirArrayAttrGet, mlirDenseI64ArrayGet, mlirOperationGetContext,
-    mlirOperationSetDiscardableAttributeByName, mlirStringAttrGet,
+    mlirAffineMapGet, mlirArrayAttrGet, mlirDenseI64ArrayGet, mlirDictionaryAttrGet,
+    mlirIdentifierGet, mlirNamedAttributeGet, mlirOperationGetContext,
+    mlirOperationSetDiscardableAttributeByName, mlirStringAttrGet, mlirUnitAttrGet,
 };
-use ocannl_dialect::catalog::{self, ShapeLogic};
+use ocannl_dialect::catalog;
 use ocannl_shape::{
-    projection::{AxisIndex, ProjectionError, Projections, infer_projections},
+    projection::{AffineIndex, AxisIndex, Block, ProjectionError, Projections, infer_projections},
     spec::ShapeSpec,
 };
 
@@ -46,7 +59,7 @@ pub const PASS: PassDef = PassDef {
 fn run(root: OperationRef<'_, '_>, _options: &PassOptions) -> Result<(), PassFailed> {
     check_each_op(root, |op| {
         if let Some(p) = projections(op)? {
-            attach(op, &p);
+            attach(op, &p)?;
         }
         Ok(())
     })
@@ -58,7 +71,7 @@ pub(crate) fn projections(op: OperationRef<'_, '_>) -> Result<Option<Projections
     let Some(def) = catalog::lookup(name) else {
         return Ok(None);
     };
-    if def.logic == ShapeLogic::Block || name == "ocannl.reshape" {
+    if name == "ocannl.reshape" {
         return Ok(None);
     }
     let owned = OwnedLogic::of(op, def).map_err(|e| format!("'{name}' op {e}"))?;
@@ -84,8 +97,126 @@ pub(crate) fn projections(op: OperationRef<'_, '_>) -> Result<Option<Projections
         })
 }
 
+/// Sets the three attributes on `op` (or, with concatenated axes, the
+/// product space, iterator types, components and blocks).
+fn attach(op: OperationRef<'_, '_>, p: &Projections) -> Result<(), String> {
+    if p.has_concat() {
+        let blocks = p.blocks().map_err(|e| {
+            format!(
+                "'{}' op: cannot infer projections: {e}",
+                op.name().as_string_ref().as_str().unwrap_or_default()
+            )
+        })?;
+        attach_blocks(op, p, &blocks);
+        return Ok(());
+    }
+    attach_maps(op, p);
+    Ok(())
+}
+
+/// The attributes of an op with concatenated axes.
+fn attach_blocks(op: OperationRef<'_, '_>, p: &Projections, blocks: &[Block]) {
+    // SAFETY: all handles are valid for the duration of the calls; arrays
+    // outlive the calls that read them.
+    unsafe {
+        let ctx = mlirOperationGetContext(op.to_raw());
+        let i64s = |v: &[usize]| {
+            let v: Vec<i64> = v.iter().map(|&x| x as i64).collect();
+            mlirDenseI64ArrayGet(ctx, v.len() as isize, v.as_ptr())
+        };
+        let array = |v: &[MlirAttribute]| mlirArrayAttrGet(ctx, v.len() as isize, v.as_ptr());
+        let components: Vec<MlirAttribute> = p.components.iter().map(|c| i64s(c)).collect();
+        let mut dicts = Vec::with_capacity(blocks.len());
+        for b in blocks {
+            let local = |indices: &[AxisIndex]| -> MlirAttribute {
+                let exprs: Vec<_> = block_local(indices, &b.iterators)
+                    .iter()
+                    .map(|a| index_expr(ctx, a))
+                    .collect();
+                mlirAffineMapAttrGet(mlirAffineMapGet(
+                    ctx,
+                    b.iterators.len() as isize,
+                    0,
+                    exprs.len() as isize,
+                    exprs.as_ptr().cast_mut(),
+                ))
+            };
+            let maps: Vec<MlirAttribute> = b
+                .operands
+                .iter()
+                .map(|o| {
+                    o.as_ref()
+                        .map_or_else(|| mlirUnitAttrGet(ctx), |o| local(o))
+                })
+                .chain(std::iter::once(local(&b.result)))
+                .collect();
+            let named = |name: &str, attr: MlirAttribute| {
+                mlirNamedAttributeGet(mlirIdentifierGet(ctx, StringRef::new(name).to_raw()), attr)
+            };
+            let entries = [
+                named("iterators", i64s(&b.iterators)),
+                named("maps", array(&maps)),
+            ];
+            dicts.push(mlirDictionaryAttrGet(
+                ctx,
+                entries.len() as isize,
+                entries.as_ptr(),
+            ));
+        }
+        let set = |name: &str, attr: MlirAttribute| {
+            mlirOperationSetDiscardableAttributeByName(
+                op.to_raw(),
+                StringRef::new(name).to_raw(),
+                attr,
+            )
+        };
+        let space: Vec<usize> = p.product_space.iter().map(|&d| d as usize).collect();
+        set("ocannl.product_space", i64s(&space));
+        set("ocannl.iterator_types", iterator_types(ctx, p));
+        set("ocannl.components", array(&components));
+        set("ocannl.blocks", array(&dicts));
+    }
+}
+
+/// A block's indices over its active iterators only: iterator `i` becomes
+/// its position in `iterators`.
+pub(crate) fn block_local(indices: &[AxisIndex], iterators: &[usize]) -> Vec<AxisIndex> {
+    let pos = |i: usize| iterators.iter().position(|&x| x == i).unwrap_or(0);
+    indices
+        .iter()
+        .map(|a| match a {
+            AxisIndex::Iter(i) => AxisIndex::Iter(pos(*i)),
+            AxisIndex::Affine(x) => AxisIndex::Affine(AffineIndex {
+                over: x.over.map(|(i, c)| (pos(i), c)),
+                kernel: x.kernel.map(|(i, c)| (pos(i), c)),
+                offset: x.offset,
+            }),
+            other => other.clone(),
+        })
+        .collect()
+}
+
+/// `["parallel", "reduction", ...]`: an iterator that does not index the
+/// result is reduced over.
+fn iterator_types(ctx: mlir_sys::MlirContext, p: &Projections) -> MlirAttribute {
+    let reductions = p.reductions();
+    let kinds: Vec<MlirAttribute> = (0..p.product_space.len())
+        .map(|i| {
+            let k = if reductions.contains(&i) {
+                "reduction"
+            } else {
+                "parallel"
+            };
+            // SAFETY: valid context.
+            unsafe { mlirStringAttrGet(ctx, StringRef::new(k).to_raw()) }
+        })
+        .collect();
+    // SAFETY: `kinds` outlives the call.
+    unsafe { mlirArrayAttrGet(ctx, kinds.len() as isize, kinds.as_ptr()) }
+}
+
 /// Sets the three attributes on `op`.
-fn attach(op: OperationRef<'_, '_>, p: &Projections) {
+fn attach_maps(op: OperationRef<'_, '_>, p: &Projections) {
     // SAFETY: all handles are valid for the duration of the calls; arrays
     // outlive the calls that read them.
     unsafe {
@@ -107,17 +238,6 @@ fn attach(op: OperationRef<'_, '_>, p: &Projections) {
             .map(|o| map(o))
             .chain(std::iter::once(map(&p.result)))
             .collect();
-        let reductions = p.reductions();
-        let kinds: Vec<MlirAttribute> = (0..p.product_space.len())
-            .map(|i| {
-                let k = if reductions.contains(&i) {
-                    "reduction"
-                } else {
-                    "parallel"
-                };
-                mlirStringAttrGet(ctx, StringRef::new(k).to_raw())
-            })
-            .collect();
         let space: Vec<i64> = p.product_space.iter().map(|&d| d as i64).collect();
         let set = |name: &str, attr: MlirAttribute| {
             mlirOperationSetDiscardableAttributeByName(
@@ -130,10 +250,7 @@ fn attach(op: OperationRef<'_, '_>, p: &Projections) {
             "ocannl.product_space",
             mlirDenseI64ArrayGet(ctx, space.len() as isize, space.as_ptr()),
         );
-        set(
-            "ocannl.iterator_types",
-            mlirArrayAttrGet(ctx, kinds.len() as isize, kinds.as_ptr()),
-        );
+        set("ocannl.iterator_types", iterator_types(ctx, p));
         set(
             "ocannl.indexing_maps",
             mlirArrayAttrGet(ctx, maps.len() as isize, maps.as_ptr()),
@@ -149,6 +266,9 @@ pub(crate) fn index_expr(ctx: mlir_sys::MlirContext, a: &AxisIndex) -> mlir_sys:
         match a {
             AxisIndex::Iter(i) => mlirAffineDimExprGet(ctx, *i as isize),
             AxisIndex::Fixed(f) => mlirAffineConstantExprGet(ctx, *f as i64),
+            // Resolved per block (`Projections::blocks`) before reaching here;
+            // the whole axis is never one expression.
+            AxisIndex::Concat(_) => mlirAffineConstantExprGet(ctx, 0),
             AxisIndex::Affine(x) => {
                 // over * stride + kernel * dilation + offset, in that order.
                 let mut e: Option<mlir_sys::MlirAffineExpr> = None;

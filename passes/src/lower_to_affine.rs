@@ -32,7 +32,8 @@
 //!   cell's linear index; `ocannl.reshape` copies in memory order through a
 //!   delinearising affine map.
 //!
-//! Concatenation and strided/convolution axes are not lowered yet (issue 5).
+//! Concatenations (`ocannl.concat`) lower to one nest per block of their
+//! projections, in sequence ([`ocannl_shape::projection::Projections::blocks`]).
 
 use std::collections::HashMap;
 
@@ -68,7 +69,9 @@ use ocannl_dialect::{
     catalog::{self, ShapeLogic},
     types::{TensorType, shape_spec},
 };
-use ocannl_shape::projection::{AxisIndex, Projections, memory_dims};
+use ocannl_shape::projection::{
+    AffineIndex, AxisIndex, Block as ProjectionBlock, Projections, memory_dims,
+};
 
 use crate::{
     infer_projections::projections,
@@ -767,7 +770,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             _ => {}
         }
         if def.logic == ShapeLogic::Block {
-            return Err("concatenation is not lowered yet".into());
+            return self.lower_block(at, op, buf, dims);
         }
         let operands: Vec<Value<'c, 'a>> = op
             .operands()
@@ -900,6 +903,114 @@ impl<'c, 'a> Lowering<'c, 'a> {
             value = self.binary(inner, name, elem, old, value, loc)?;
         }
         self.store(inner, value, buf, result_map, &ivs, loc);
+        Ok(())
+    }
+
+    /// `ocannl.concat` (OCANNL's Block with `concat_sum`'s `Identity` and
+    /// `Add`): one loop nest per block ([`Projections::blocks`]), in
+    /// sequence, over the block's active iterators; each copies its one
+    /// operand into its part of the result. Cells no block writes are 0;
+    /// cells several blocks (or several iterations of one) reach are summed
+    /// into a 0-filled result.
+    fn lower_block(
+        &mut self,
+        at: At<'c, 'a>,
+        op: OperationRef<'c, 'a>,
+        buf: Value<'c, 'a>,
+        dims: &[u64],
+    ) -> Result<(), String> {
+        let loc = op.location();
+        let elem = element_of(buf);
+        let operands: Vec<Value<'c, 'a>> = op
+            .operands()
+            .map(|v| self.buffer(v))
+            .collect::<Result<_, _>>()?;
+        for (i, o) in operands.iter().enumerate() {
+            if element_of(*o) != elem {
+                return Err(format!(
+                    "operand #{i} has element type {} but the result has {elem}",
+                    element_of(*o)
+                ));
+            }
+        }
+        // Always from the shapes: blocks are not affine maps of one nest.
+        let p = projections(op)?.ok_or_else(|| "has no projections".to_owned())?;
+        let blocks = p.blocks().map_err(|e| e.to_string())?;
+        let space = &p.product_space;
+        // Each block writes a box of the result; where boxes overlap, or a
+        // block iterates over a size > 1 the result does not see, cells are
+        // reached more than once and the values add up.
+        let boxes: Vec<Vec<(i64, i64)>> = blocks
+            .iter()
+            .map(|b| b.result.iter().map(|a| a.range(space)).collect())
+            .collect();
+        let reduces = blocks.iter().any(|b| {
+            b.iterators
+                .iter()
+                .any(|&i| space[i] > 1 && !b.result.iter().any(|a| a.uses(i)))
+        });
+        let overlap = (0..boxes.len()).any(|x| {
+            (x + 1..boxes.len()).any(|y| {
+                boxes[x]
+                    .iter()
+                    .zip(&boxes[y])
+                    .all(|(a, b)| a.0 <= b.1 && b.0 <= a.1)
+            })
+        });
+        let accumulate = reduces || overlap;
+        // Without accumulation the boxes are disjoint: they cover the result
+        // when each is a plain box (one distinct iterator, or a fixed 0 on a
+        // size-1 axis, per axis) and their volumes add up to its size.
+        let plain = |b: &ProjectionBlock| {
+            let mut seen = vec![];
+            b.result.iter().zip(dims).all(|(a, &d)| match a {
+                AxisIndex::Iter(i)
+                | AxisIndex::Affine(AffineIndex {
+                    over: Some((i, 1)),
+                    kernel: None,
+                    ..
+                }) if !seen.contains(i) => {
+                    seen.push(*i);
+                    true
+                }
+                AxisIndex::Fixed(0) => d == 1,
+                _ => false,
+            })
+        };
+        let volume: u64 = boxes
+            .iter()
+            .map(|bx| {
+                bx.iter()
+                    .map(|(lo, hi)| (hi - lo + 1).max(0) as u64)
+                    .product::<u64>()
+            })
+            .sum();
+        let covered =
+            !accumulate && blocks.iter().all(plain) && volume == dims.iter().product::<u64>();
+        if !covered {
+            self.fill(at, buf, dims, self.scalar_attr(elem, 0.0), loc);
+        }
+        for b in &blocks {
+            let sizes: Vec<u64> = b.iterators.iter().map(|&i| space[i]).collect();
+            let (inner, ivs) = self.nest(at, &sizes, loc);
+            let (k, indices) = b
+                .operands
+                .iter()
+                .enumerate()
+                .find_map(|(k, o)| o.as_ref().map(|o| (k, o)))
+                .expect("a block has one operand");
+            let n = b.iterators.len();
+            let local = |indices: &[AxisIndex]| {
+                crate::infer_projections::block_local(indices, &b.iterators)
+            };
+            let mut value = self.load(inner, operands[k], self.map(n, &local(indices)), &ivs, loc);
+            let result_map = self.map(n, &local(&b.result));
+            if accumulate {
+                let old = self.load(inner, buf, result_map, &ivs, loc);
+                value = self.binary(inner, "add", elem, old, value, loc)?;
+            }
+            self.store(inner, value, buf, result_map, &ivs, loc);
+        }
         Ok(())
     }
 
@@ -1265,10 +1376,12 @@ fn op_projections(op: OperationRef<'_, '_>) -> Result<Projections, String> {
         if decoded.len() != op.operand_count() {
             return Err(bad());
         }
+        let components = (0..product_space.len()).map(|i| vec![i]).collect();
         Ok(Projections {
             product_space,
             operands: decoded,
             result,
+            components,
         })
     }
 }

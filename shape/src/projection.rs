@@ -20,11 +20,14 @@ use std::collections::HashMap;
 use crate::{
     problem::{OpLogic, broadcast_pairs},
     solver::Role,
-    spec::{EinsumAxis, IntOrIdent, Padding, Row, RowKind, RowVar, ShapeAxis, ShapeSpec, SlotSpec},
+    spec::{
+        EinsumAxis, EinsumSpec, IntOrIdent, Padding, Row, RowKind, RowVar, ShapeAxis, ShapeSpec,
+        SlotSpec,
+    },
 };
 
 /// How one axis of a tensor is indexed in the op's loop nest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum AxisIndex {
     /// The iterator with this number (into [`Projections::product_space`]).
     Iter(usize),
@@ -36,6 +39,11 @@ pub enum AxisIndex {
     /// minus the left padding. Such an index may fall outside the axis
     /// (padding): a reader treats those cells as the neutral element.
     Affine(AffineIndex),
+    /// A concatenated axis (reference, "Concatenation"): the iterators of
+    /// its parts, in order. In each block of the loop nest (see
+    /// [`Projections::blocks`]) one part is active and the axis is indexed
+    /// by its iterator plus the sizes of the parts before it.
+    Concat(Vec<usize>),
 }
 
 impl AxisIndex {
@@ -46,6 +54,20 @@ impl AxisIndex {
             AxisIndex::Iter(i) => (0, product_space[*i] as i64 - 1),
             AxisIndex::Fixed(f) => (*f as i64, *f as i64),
             AxisIndex::Affine(x) => x.range(product_space),
+            AxisIndex::Concat(parts) => (
+                0,
+                parts.iter().map(|&i| product_space[i] as i64).sum::<i64>() - 1,
+            ),
+        }
+    }
+
+    /// Whether the index reads iterator `i`.
+    pub fn uses(&self, i: usize) -> bool {
+        match self {
+            AxisIndex::Iter(j) => *j == i,
+            AxisIndex::Fixed(_) => false,
+            AxisIndex::Affine(x) => [x.over, x.kernel].iter().flatten().any(|(j, _)| *j == i),
+            AxisIndex::Concat(parts) => parts.contains(&i),
         }
     }
 }
@@ -86,14 +108,144 @@ pub struct Projections {
     pub operands: Vec<Vec<AxisIndex>>,
     /// The index of each result axis in memory order.
     pub result: Vec<AxisIndex>,
+    /// The connected components of the concatenation hypergraph over the
+    /// iterators (reference, "Projections inference", "Concatenation"):
+    /// the iterators of one concatenated axis are one component, looped in
+    /// sequence; every other iterator is a component of its own. Sorted.
+    pub components: Vec<Vec<usize>>,
+}
+
+/// One block of an op with concatenated axes: one iterator of each
+/// component is active, and the indices are resolved for that choice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    /// The active iterators (one per component), ascending: the loops.
+    pub iterators: Vec<usize>,
+    /// For each operand, its indices, or `None` when the operand takes no
+    /// part in this block.
+    pub operands: Vec<Option<Vec<AxisIndex>>>,
+    /// The result's indices.
+    pub result: Vec<AxisIndex>,
 }
 
 impl Projections {
     /// Iterators that do not index the result: the op reduces over them.
     pub fn reductions(&self) -> Vec<usize> {
         (0..self.product_space.len())
-            .filter(|i| !self.result.contains(&AxisIndex::Iter(*i)))
+            .filter(|i| !self.result.iter().any(|a| a.uses(*i)))
             .collect()
+    }
+
+    /// Whether some axis is a concatenation.
+    pub fn has_concat(&self) -> bool {
+        self.result
+            .iter()
+            .chain(self.operands.iter().flatten())
+            .any(|a| matches!(a, AxisIndex::Concat(_)))
+    }
+
+    /// The blocks of the loop nest (OCANNL's Block lowering): for every
+    /// choice of one active iterator per component, the concatenated axes
+    /// resolve to the active part's iterator plus the sizes of the parts
+    /// before it. A block is dropped when the result reads an inactive
+    /// iterator (no cell of the result belongs to it), when an active
+    /// iterator has size 0, or when no operand takes part; an operand takes
+    /// part when it reads only active iterators and, if the result has one
+    /// concatenated axis with a part per operand, its part is active.
+    /// Without concatenation there is one block with everything.
+    ///
+    /// # Errors
+    ///
+    /// [`ProjectionError::Mismatch`] when two operands take part in one
+    /// block (both would write the same cells).
+    pub fn blocks(&self) -> Result<Vec<Block>, ProjectionError> {
+        let n = self.operands.len();
+        // The result's single concatenated axis, when it has a part per
+        // operand (concatenation, stacking): operand `i` writes part `i`.
+        let concats: Vec<&Vec<usize>> = self
+            .result
+            .iter()
+            .filter_map(|a| match a {
+                AxisIndex::Concat(parts) => Some(parts),
+                _ => None,
+            })
+            .collect();
+        let per_operand = match concats.as_slice() {
+            [parts] if parts.len() == n => Some(*parts),
+            _ => None,
+        };
+        let mut blocks = Vec::new();
+        let mut choice = vec![0usize; self.components.len()];
+        loop {
+            let mut active = vec![false; self.product_space.len()];
+            for (c, &k) in self.components.iter().zip(&choice) {
+                active[c[k]] = true;
+            }
+            let empty = (0..active.len()).any(|i| active[i] && self.product_space[i] == 0);
+            let resolve = |indices: &[AxisIndex]| -> Option<Vec<AxisIndex>> {
+                indices.iter().map(|a| self.resolve(a, &active)).collect()
+            };
+            if !empty && let Some(result) = resolve(&self.result) {
+                let operands: Vec<Option<Vec<AxisIndex>>> = (0..n)
+                    .map(|i| {
+                        if per_operand.is_some_and(|parts| !active[parts[i]]) {
+                            return None;
+                        }
+                        resolve(&self.operands[i])
+                    })
+                    .collect();
+                let taking: Vec<usize> = (0..n).filter(|&i| operands[i].is_some()).collect();
+                if taking.len() > 1 {
+                    return Err(ProjectionError::Mismatch(format!(
+                        "operands #{} and #{} would both write the same cells of the result (ambiguous concatenation)",
+                        taking[0], taking[1]
+                    )));
+                }
+                if taking.len() == 1 {
+                    blocks.push(Block {
+                        iterators: (0..active.len()).filter(|&i| active[i]).collect(),
+                        operands,
+                        result,
+                    });
+                }
+            }
+            // The next choice, like an odometer.
+            let mut c = 0;
+            loop {
+                if c == choice.len() {
+                    return Ok(blocks);
+                }
+                choice[c] += 1;
+                if choice[c] < self.components[c].len() {
+                    break;
+                }
+                choice[c] = 0;
+                c += 1;
+            }
+        }
+    }
+
+    /// One index with the `active` iterators: `None` when it reads an
+    /// inactive one (a concatenation: when none of its parts is active).
+    fn resolve(&self, a: &AxisIndex, active: &[bool]) -> Option<AxisIndex> {
+        match a {
+            AxisIndex::Concat(parts) => {
+                let k = parts.iter().position(|&p| active[p])?;
+                let offset: u64 = parts[..k].iter().map(|&p| self.product_space[p]).sum();
+                Some(if offset == 0 {
+                    AxisIndex::Iter(parts[k])
+                } else {
+                    AxisIndex::Affine(AffineIndex {
+                        over: Some((parts[k], 1)),
+                        kernel: None,
+                        offset: offset as i64,
+                    })
+                })
+            }
+            other => (0..active.len())
+                .all(|i| active[i] || !other.uses(i))
+                .then(|| other.clone()),
+        }
     }
 }
 
@@ -283,18 +435,36 @@ pub fn infer_projections(
         Role::Operand(i) => i as usize,
         _ => n,
     };
+    // Concatenated axes: node -> the projection nodes of their parts.
+    let mut concat_nodes: HashMap<usize, Vec<usize>> = HashMap::new();
     match logic {
-        OpLogic::Einsum(spec) => {
+        OpLogic::Einsum(spec) | OpLogic::Block(spec) => {
             let mut labels: HashMap<&str, usize> = HashMap::new();
             let mut rows: HashMap<String, Vec<usize>> = HashMap::new();
             let mut affine = Vec::new();
+            let mut concats = Vec::new();
             for (t, slot) in spec
                 .rhs
                 .iter()
                 .chain(std::iter::once(&spec.lhs))
                 .enumerate()
             {
-                einsum_slot(&mut ids, t, slot, &mut labels, &mut rows, &mut affine)?;
+                einsum_slot(
+                    &mut ids,
+                    t,
+                    slot,
+                    &mut labels,
+                    &mut rows,
+                    (&mut affine, &mut concats),
+                )?;
+            }
+            if !concats.is_empty() {
+                if matches!(logic, OpLogic::Einsum(_)) {
+                    return Err(ProjectionError::Unsupported(
+                        "concatenated axes are only allowed in block specs".into(),
+                    ));
+                }
+                concat_nodes = concat_parts(&mut ids, &mut labels, &concats, spec)?;
             }
             if affine.iter().any(|a| a.node_tensor == n) {
                 return Err(ProjectionError::Unsupported(
@@ -370,15 +540,35 @@ pub fn infer_projections(
         }
     }
     // Classes: fixed, size 1 (indexed at 0), or an iterator numbered by first
-    // appearance (result first).
+    // appearance (result first). Parts of concatenations always get an
+    // iterator, whatever their size (the reference: "dim-1 projections that
+    // participate in Concat axes are not converted to Fixed_idx 0").
+    let members: Vec<usize> = concat_nodes
+        .values()
+        .flatten()
+        .map(|&x| ids.find(x))
+        .collect();
     let mut iter_of: HashMap<usize, usize> = HashMap::new();
     let mut product_space = vec![];
     let mut index = |ids: &mut Ids, node: usize| -> AxisIndex {
+        if let Some(parts) = concat_nodes.get(&node) {
+            let mut its = Vec::with_capacity(parts.len());
+            for &x in parts {
+                let r = ids.find(x);
+                let next = product_space.len();
+                let it = *iter_of.entry(r).or_insert(next);
+                if it == next {
+                    product_space.push(ids.size[r]);
+                }
+                its.push(it);
+            }
+            return AxisIndex::Concat(its);
+        }
         let r = ids.find(node);
         if let Some(at) = ids.fixed[r] {
             return AxisIndex::Fixed(at);
         }
-        if ids.size[r] == 1 {
+        if ids.size[r] == 1 && !members.contains(&r) {
             return AxisIndex::Fixed(0);
         }
         let next = product_space.len();
@@ -438,7 +628,7 @@ pub fn infer_projections(
                     constant += (f * coeff) as i64;
                     None
                 }
-                AxisIndex::Affine(_) => None,
+                AxisIndex::Affine(_) | AxisIndex::Concat(_) => None,
             };
             let over = term(&mut ids, over, stride);
             let kernel = kernel.and_then(|(k, dilation)| term(&mut ids, k, dilation));
@@ -449,11 +639,119 @@ pub fn infer_projections(
             });
         }
     }
+    // Components: the parts of each concatenation are one.
+    let mut comp: Vec<usize> = (0..product_space.len()).collect();
+    fn root(comp: &mut [usize], mut x: usize) -> usize {
+        while comp[x] != x {
+            comp[x] = comp[comp[x]];
+            x = comp[x];
+        }
+        x
+    }
+    for a in result_index.iter().chain(operand_index.iter().flatten()) {
+        if let AxisIndex::Concat(parts) = a {
+            for w in parts.windows(2) {
+                let (x, y) = (root(&mut comp, w[0]), root(&mut comp, w[1]));
+                comp[x.max(y)] = x.min(y);
+            }
+        }
+    }
+    let mut components: Vec<Vec<usize>> = vec![];
+    let mut slot: HashMap<usize, usize> = HashMap::new();
+    for i in 0..product_space.len() {
+        let r = root(&mut comp, i);
+        let k = *slot.entry(r).or_insert_with(|| {
+            components.push(vec![]);
+            components.len() - 1
+        });
+        components[k].push(i);
+    }
     Ok(Projections {
         product_space,
         operands: operand_index,
         result: result_index,
+        components,
     })
+}
+
+/// A concatenated axis seen in a block slot: its node and its parts' labels.
+struct ConcatAxis<'s> {
+    node: usize,
+    parts: &'s [String],
+}
+
+/// The projection nodes of the parts of every concatenated axis. A part
+/// whose label indexes no other axis gets a node of its own, sized by what
+/// its concatenation leaves when it is the only unknown part; otherwise
+/// (as shape inference closes them) discardable parts are 0 first, then
+/// others 1. Every concatenation must then be the sum of its parts.
+fn concat_parts<'s>(
+    ids: &mut Ids,
+    labels: &mut HashMap<&'s str, usize>,
+    concats: &[ConcatAxis<'s>],
+    spec: &EinsumSpec,
+) -> Result<HashMap<usize, Vec<usize>>, ProjectionError> {
+    for c in concats {
+        for (i, p) in c.parts.iter().enumerate() {
+            if c.parts[..i].contains(p) {
+                return Err(ProjectionError::Unsupported(format!(
+                    "the label '{p}' appears twice in the concatenation '{}'",
+                    c.parts.join("^")
+                )));
+            }
+        }
+    }
+    let discardable = spec.discardable_labels();
+    for guess in [None, Some(true), Some(false)] {
+        if let Some(discardable_pass) = guess {
+            for c in concats {
+                for p in c.parts {
+                    if !labels.contains_key(p.as_str())
+                        && discardable.contains(p.as_str()) == discardable_pass
+                    {
+                        let node = ids.fresh(u64::from(!discardable_pass));
+                        labels.insert(p.as_str(), node);
+                    }
+                }
+            }
+        }
+        let mut progress = true;
+        while progress {
+            progress = false;
+            for c in concats {
+                let whole = ids.size[c.node];
+                let mut known = 0u64;
+                let mut unknown = vec![];
+                for p in c.parts {
+                    match labels.get(p.as_str()) {
+                        Some(&x) => known += ids.size[x],
+                        None => unknown.push(p.as_str()),
+                    }
+                }
+                if let [p] = unknown.as_slice()
+                    && known <= whole
+                {
+                    let node = ids.fresh(whole - known);
+                    labels.insert(p, node);
+                    progress = true;
+                }
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    for c in concats {
+        let whole = ids.size[c.node];
+        let parts: Vec<usize> = c.parts.iter().map(|p| labels[p.as_str()]).collect();
+        let sum: u64 = parts.iter().map(|&x| ids.size[x]).sum();
+        if sum != whole {
+            return Err(ProjectionError::Mismatch(format!(
+                "block: the concatenated axis '{}' has size {whole}, but its parts sum to {sum}",
+                c.parts.join("^")
+            )));
+        }
+        out.insert(c.node, parts);
+    }
+    Ok(out)
 }
 
 /// An affine axis's node with the classes of its labels: `stride * over +
@@ -485,7 +783,7 @@ fn einsum_slot<'s>(
     slot: &'s SlotSpec,
     labels: &mut HashMap<&'s str, usize>,
     rows: &mut HashMap<String, Vec<usize>>,
-    affine: &mut Vec<AffineAxis<'s>>,
+    (affine, concats): (&mut Vec<AffineAxis<'s>>, &mut Vec<ConcatAxis<'s>>),
 ) -> Result<(), ProjectionError> {
     for kind in [RowKind::Batch, RowKind::Input, RowKind::Output] {
         let row = slot.row(kind);
@@ -537,9 +835,10 @@ fn einsum_slot<'s>(
                         });
                         Ok(())
                     }
-                    EinsumAxis::Concat(_) => Err(ProjectionError::Unsupported(
-                        "concatenated axes have no projections yet".into(),
-                    )),
+                    EinsumAxis::Concat(parts) => {
+                        concats.push(ConcatAxis { node, parts });
+                        Ok(())
+                    }
                 }
             };
         for (a, &node) in row.beg.iter().zip(&nodes) {

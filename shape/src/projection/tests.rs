@@ -5,27 +5,33 @@
 use super::*;
 use crate::spec::{parse_einsum_spec, parse_shape_spec};
 
-fn render(p: &Projections) -> String {
-    let axes = |v: &[AxisIndex]| -> String {
-        v.iter()
-            .map(|a| match a {
-                AxisIndex::Iter(i) => format!("i{i}"),
-                AxisIndex::Fixed(f) => f.to_string(),
-                AxisIndex::Affine(a) => {
-                    let mut parts: Vec<String> = [a.over, a.kernel]
-                        .into_iter()
-                        .flatten()
-                        .map(|(i, c)| format!("{c}*i{i}"))
-                        .collect();
-                    if a.offset != 0 || parts.is_empty() {
-                        parts.push(a.offset.to_string());
-                    }
-                    parts.join("+")
+fn axes(v: &[AxisIndex]) -> String {
+    v.iter()
+        .map(|a| match a {
+            AxisIndex::Concat(parts) => parts
+                .iter()
+                .map(|i| format!("i{i}"))
+                .collect::<Vec<_>>()
+                .join("^"),
+            AxisIndex::Iter(i) => format!("i{i}"),
+            AxisIndex::Fixed(f) => f.to_string(),
+            AxisIndex::Affine(a) => {
+                let mut parts: Vec<String> = [a.over, a.kernel]
+                    .into_iter()
+                    .flatten()
+                    .map(|(i, c)| format!("{c}*i{i}"))
+                    .collect();
+                if a.offset != 0 || parts.is_empty() {
+                    parts.push(a.offset.to_string());
                 }
-            })
-            .collect::<Vec<_>>()
-            .join(",")
-    };
+                parts.join("+")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn render(p: &Projections) -> String {
     let space: Vec<String> = p.product_space.iter().map(u64::to_string).collect();
     let ops: Vec<String> = p
         .operands
@@ -230,5 +236,134 @@ fn convolutions() {
         &["3"],
         "6",
         "error: strided or convolution axes in the result have no projections",
+    );
+}
+
+fn block(spec: &str) -> crate::spec::EinsumSpec {
+    crate::spec::parse_block_spec(spec).expect("block spec")
+}
+
+/// The blocks of a concatenation: the active iterators, then each operand's
+/// resolved indices (`-` when it takes no part) and the result's.
+fn render_blocks(logic: OpLogic<'_>, operands: &[&str], result: &str) -> String {
+    let ops: Vec<ShapeSpec> = operands
+        .iter()
+        .map(|s| parse_shape_spec(s).expect("operand spec"))
+        .collect();
+    let refs: Vec<&ShapeSpec> = ops.iter().collect();
+    let res = parse_shape_spec(result).expect("result spec");
+    let p = match infer_projections(logic, &refs, &res) {
+        Ok(p) => p,
+        Err(e) => return format!("error: {e}"),
+    };
+    let comps: Vec<String> = p
+        .components
+        .iter()
+        .map(|c| {
+            c.iter()
+                .map(|i| format!("i{i}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let mut out = format!("{}; components [{}]", render(&p), comps.join("] ["));
+    match p.blocks() {
+        Err(e) => out.push_str(&format!("\nerror: {e}")),
+        Ok(blocks) => {
+            for b in blocks {
+                let ops: Vec<String> = b
+                    .operands
+                    .iter()
+                    .map(|o| o.as_ref().map_or("-".into(), |o| format!("[{}]", axes(o))))
+                    .collect();
+                let its: Vec<String> = b.iterators.iter().map(|i| format!("i{i}")).collect();
+                out.push_str(&format!(
+                    "\n{{{}}}: {} => [{}]",
+                    its.join(","),
+                    ops.join(" "),
+                    axes(&b.result)
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// "Projections inference", "Concatenation": the parts of a concatenated
+/// axis are iterators of one component, looped in sequence; each block
+/// resolves the concatenation to the active part plus an offset.
+#[test]
+fn concatenation() {
+    let spec = block("a; b => a^b");
+    assert_eq!(
+        render_blocks(OpLogic::Block(&spec), &["2", "3"], "5"),
+        "space [2,3]; operands [i0] [i1]; result [i0^i1]; components [i0 i1]
+{i0}: [i0] - => [i0]
+{i1}: - [i1] => [1*i1+2]"
+    );
+    // Three operands along an input axis, with a batch axis.
+    let spec = block("n|a->o; n|b->o; n|c->o => n|a^b^c->o");
+    assert_eq!(
+        render_blocks(OpLogic::Block(&spec), &["4|1->3", "4|2->3", "4|3->3"], "4|6->3"),
+        "space [4,3,1,2,3]; operands [i0,i1,i2] [i0,i1,i3] [i0,i1,i4]; result [i0,i1,i2^i3^i4]; components [i0] [i1] [i2 i3 i4]
+{i0,i1,i2}: [i0,i1,i2] - - => [i0,i1,i2]
+{i0,i1,i3}: - [i0,i1,i3] - => [i0,i1,1*i3+1]
+{i0,i1,i4}: - - [i0,i1,i4] => [i0,i1,1*i4+3]"
+    );
+    // Slicing: the part `b` (size 2, from the result) writes nothing.
+    let spec = block("a^b => a");
+    assert_eq!(
+        render_blocks(OpLogic::Block(&spec), &["5"], "3"),
+        "space [3,2]; operands [i0^i1]; result [i0]; components [i0 i1]
+{i0}: [i0] => [i0]"
+    );
+    let spec = block("a^b => b");
+    assert_eq!(
+        render_blocks(OpLogic::Block(&spec), &["5"], "2"),
+        "space [2,3]; operands [i1^i0]; result [i0]; components [i0 i1]
+{i0}: [1*i0+3] => [i0]"
+    );
+    // The discardable part is 0 when the result is the whole axis.
+    let spec = block("a^b => a");
+    assert_eq!(
+        render_blocks(OpLogic::Block(&spec), &["5"], "5"),
+        "space [5,0]; operands [i0^i1]; result [i0]; components [i0 i1]
+{i0}: [i0] => [i0]"
+    );
+    // Stacking: each operand writes its own part (size 1).
+    let spec = block("...; ... => s^t, ...");
+    assert_eq!(
+        render_blocks(OpLogic::Block(&spec), &["3", "3"], "2,3"),
+        "space [1,1,3]; operands [i2] [i2]; result [i0^i1,i2]; components [i0 i1] [i2]
+{i0,i2}: [i2] - => [i0,i2]
+{i1,i2}: - [i2] => [1*i1+1,i2]"
+    );
+    // Embedding: the new part is never written.
+    let spec = block("a => a^b");
+    assert_eq!(
+        render_blocks(OpLogic::Block(&spec), &["3"], "7"),
+        "space [3,4]; operands [i0]; result [i0^i1]; components [i0 i1]
+{i0}: [i0] => [i0]"
+    );
+    // A block diagonal: off-diagonal blocks have no operand.
+    let spec = block("a,b; c,d => a^c,b^d");
+    assert_eq!(
+        render_blocks(OpLogic::Block(&spec), &["2,2", "3,1"], "5,3"),
+        "space [2,3,2,1]; operands [i0,i2] [i1,i3]; result [i0^i1,i2^i3]; components [i0 i1] [i2 i3]
+{i0,i2}: [i0,i2] - => [i0,i2]
+{i1,i3}: - [i1,i3] => [1*i1+2,1*i3+2]"
+    );
+    // Two operands writing the same cells.
+    let spec = block("a; a => a");
+    assert_eq!(
+        render_blocks(OpLogic::Block(&spec), &["3", "3"], "3"),
+        "space [3]; operands [i0] [i0]; result [i0]; components [i0]
+error: operands #0 and #1 would both write the same cells of the result (ambiguous concatenation)"
+    );
+    // The parts must add up.
+    let spec = block("a; b => a^b");
+    assert_eq!(
+        render_blocks(OpLogic::Block(&spec), &["2", "3"], "6"),
+        "error: block: the concatenated axis 'a^b' has size 6, but its parts sum to 5"
     );
 }

@@ -831,6 +831,147 @@ def gen_chain(rng, case, dt="f32"):
             f"chain B={B} I={I} O={O}")
 
 
+# --------------------------------------------------------------------------
+# Concatenation (Block specs): concat, slice, stack, embed, block diagonal.
+
+
+def slot_c(b, i, o):
+    """A slot spec with comma-separated axes (needed around `^`)."""
+    return f"{','.join(b)}|{','.join(i)}->{','.join(o)}"
+
+
+def block_axes(rng, nlabels_max=3):
+    """Random plain axes split into rows, their sizes, and a concatenation
+    site: (row index 0=batch 1=input 2=output, position in that row)."""
+    labels = list("defgh"[: int(rng.integers(0, nlabels_max + 1))])
+    b, i, o = split_rows(rng, labels, True)
+    size = rand_sizes(rng, labels, dmax=3)
+    rows = [b, i, o]
+    k = int(rng.integers(0, 3))
+    pos = int(rng.integers(0, len(rows[k]) + 1))
+    return rows, size, k, pos
+
+
+def with_axis(rows, k, pos, axis):
+    out = [list(r) for r in rows]
+    out[k].insert(pos, axis)
+    return out
+
+
+def mem_axis(rows, k, pos):
+    """The numpy axis (memory order batch, output, input) of row k's pos."""
+    b, i, o = rows
+    return {0: pos, 2: len(b) + pos, 1: len(b) + len(o) + pos}[k]
+
+
+def sh_of(rows, size):
+    b, i, o = rows
+    return Sh([size[l] for l in b], [size[l] for l in i], [size[l] for l in o])
+
+
+def gen_concat(rng, case, dt="f32"):
+    """n operands (2 to 4) concatenated along one axis of any row."""
+    n = 2 + case % 3
+    rows, size, k, pos = block_axes(rng)
+    parts = list("pqrs"[:n])
+    for p_ in parts:
+        size[p_] = int(rng.integers(1, 5))
+    f = Func(dt)
+    args, xs, slots = [], [], []
+    for p_ in parts:
+        r = with_axis(rows, k, pos, p_)
+        sh = sh_of(r, size)
+        x = values(rng, sh.np(), dt)
+        xs.append(x)
+        args.append(f.arg(sh))
+        slots.append(slot_c(*r))
+    res_rows = with_axis(rows, k, pos, "^".join(parts))
+    spec = f"{'; '.join(slots)} => {slot_c(*res_rows)}"
+    ax = mem_axis(rows, k, pos)
+    ref = np.concatenate(xs, axis=ax)
+    result = UNKNOWN if case % 2 else sh_of(with_axis(rows, k, pos, "z"), {**size, "z": ref.shape[ax]})
+    r = f.op("concat", args, f'spec = "{spec}"', result)
+    return f.text([r]), xs, [ref.copy()], dt, f"{spec!r} {[x.shape for x in xs]}"
+
+
+def gen_slice(rng, case, dt="f32"):
+    """`a^b => a` (a prefix) or `a^b => b` (a suffix) of a declared size; with
+    an open result the discardable part is 0 and the slice is everything."""
+    rows, size, k, pos = block_axes(rng)
+    n = int(rng.integers(2, 7))
+    m = int(rng.integers(1, n))
+    size["n"] = n
+    src = with_axis(rows, k, pos, "n")
+    sh = sh_of(src, size)
+    x = values(rng, sh.np(), dt)
+    ax = mem_axis(rows, k, pos)
+    suffix = case % 2 == 1
+    keep = "b" if suffix else "a"
+    spec = f"{slot_c(*with_axis(rows, k, pos, 'a^b'))} => {slot_c(*with_axis(rows, k, pos, keep))}"
+    f = Func(dt)
+    a = f.arg(sh)
+    if case % 4 == 2:  # open result: all of it
+        result, ref = UNKNOWN, x.copy()
+    else:
+        result = sh_of(with_axis(rows, k, pos, "m"), {**size, "m": m})
+        idx = [slice(None)] * x.ndim
+        idx[ax] = slice(n - m, n) if suffix else slice(0, m)
+        ref = x[tuple(idx)].copy()
+    r = f.op("concat", [a], f'spec = "{spec}"', result)
+    return f.text([r]), [x], [ref], dt, f"{spec!r} {sh} keep {m}"
+
+
+def gen_stack(rng, case, dt="f32"):
+    """n tensors of one shape stacked on a new leading axis of a row."""
+    n = 2 + case % 3
+    sh = rand_sh(rng, ranks=((0, 2), (0, 2), (0, 2)), dmax=3)
+    xs = [values(rng, sh.np(), dt) for _ in range(n)]
+    parts = "^".join("pqrs"[:n])
+    kind = case % 3
+    res = {0: f"{parts},...|...->...", 1: f"...|{parts},...->...",
+           2: f"...|...->{parts},..."}[kind]
+    spec = f"{'; '.join(['...|...->...'] * n)} => {res}"
+    ax = {0: 0, 2: len(sh.batch), 1: len(sh.batch) + len(sh.out)}[kind]
+    f = Func(dt)
+    args = [f.arg(sh) for _ in range(n)]
+    r = f.op("concat", args, f'spec = "{spec}"')
+    return f.text([r]), xs, [np.stack(xs, axis=ax)], dt, f"{spec!r} {sh}"
+
+
+def gen_embed(rng, case, dt="f32"):
+    """`a => a^b` or `b => a^b`: into a larger axis, the rest 0."""
+    rows, size, k, pos = block_axes(rng)
+    n, extra = int(rng.integers(1, 5)), int(rng.integers(1, 4))
+    size["n"] = n
+    src = with_axis(rows, k, pos, "n")
+    sh = sh_of(src, size)
+    x = values(rng, sh.np(), dt)
+    ax = mem_axis(rows, k, pos)
+    front = case % 2 == 1
+    keep = "b" if front else "a"
+    spec = f"{slot_c(*with_axis(rows, k, pos, keep))} => {slot_c(*with_axis(rows, k, pos, 'a^b'))}"
+    widths = [(0, 0)] * x.ndim
+    widths[ax] = (extra, 0) if front else (0, extra)
+    ref = np.pad(x, widths)
+    result = sh_of(with_axis(rows, k, pos, "m"), {**size, "m": n + extra})
+    f = Func(dt)
+    r = f.op("concat", [f.arg(sh)], f'spec = "{spec}"', result)
+    return f.text([r]), [x], [ref], dt, f"{spec!r} {sh} + {extra}"
+
+
+def gen_block_diagonal(rng, case, dt="f32"):
+    """`a,b; c,d => a^c,b^d`: two blocks on the diagonal, zeros elsewhere."""
+    a, b, c, d = (int(v) for v in rng.integers(1, 4, size=4))
+    x, y = values(rng, (a, b), dt), values(rng, (c, d), dt)
+    spec = "a,b; c,d => a^c,b^d"
+    f = Func(dt)
+    r = f.op("concat", [f.arg(Sh((), (), (a, b))), f.arg(Sh((), (), (c, d)))],
+             f'spec = "{spec}"')
+    ref = np.zeros((a + c, b + d), dtype=x.dtype)
+    ref[:a, :b], ref[a:, b:] = x, y
+    return f.text([r]), [x, y], [ref], dt, f"{spec!r} {x.shape} {y.shape}"
+
+
 def f64(gen):
     return lambda rng, case: gen(rng, case, "f64")
 
@@ -884,6 +1025,13 @@ KINDS = [
     ("i32_matmul", i32(gen_matmul)),
     ("i64_einsum_reduce", i64(gen_einsum_reduce_max)),
     ("f64_conv2d", f64(gen_conv2d)),
+    ("concat", gen_concat),
+    ("slice", gen_slice),
+    ("stack", gen_stack),
+    ("embed", gen_embed),
+    ("block_diagonal", gen_block_diagonal),
+    ("i32_concat", i32(gen_concat)),
+    ("f64_slice", f64(gen_slice)),
 ]
 
 
