@@ -148,3 +148,21 @@ func.func @concat_empty_operand(%x: !ocannl.tensor<f32, "5">, %y: !ocannl.tensor
   %0 = "ocannl.concat"(%x, %y) {spec = "a; b => a^b"} : (!ocannl.tensor<f32, "5">, !ocannl.tensor<f32, "...|...->...">) -> !ocannl.tensor<f32, "5">
   return %0 : !ocannl.tensor<f32, "5">
 }
+
+// -----
+
+// 7 elements cannot fill rows of 2 * n.
+func.func @non_divisible_count(%x: !ocannl.tensor<f32, "7">) -> !ocannl.tensor<f32, "2,n"> {
+  // expected-error @+1 {{shape inference failed: element count mismatch: the axes have 2 elements, which does not divide 7}}
+  %0 = "ocannl.reshape"(%x) : (!ocannl.tensor<f32, "7">) -> !ocannl.tensor<f32, "2,n">
+  return %0 : !ocannl.tensor<f32, "2,n">
+}
+
+// -----
+
+// The data's axes are 2x3; the declared shape has one axis.
+func.func @exact_rank(%x: !ocannl.tensor<f32, "6">) -> !ocannl.tensor<f32, "6"> {
+  // expected-error @+1 {{rank mismatch: the rows have 1 axes, but the data has 2 axes}}
+  %0 = "ocannl.constant"() {value = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>} : () -> !ocannl.tensor<f32, "6">
+  return %0 : !ocannl.tensor<f32, "6">
+}

@@ -255,6 +255,8 @@ pub(crate) struct OwnedLogic {
     index: u64,
     spec: Option<ShapeSpec>,
     elems: Option<u64>,
+    /// The shape of a dense `value` of rank 2 or more (OCANNL's `Exact`).
+    exact: Option<Vec<u64>>,
 }
 
 impl OwnedLogic {
@@ -267,6 +269,7 @@ impl OwnedLogic {
             index: 0,
             spec: None,
             elems: None,
+            exact: None,
         };
         match def.logic {
             ShapeLogic::Einsum => match string_attr(op, "spec").map(|s| parse_einsum_spec(&s)) {
@@ -293,6 +296,29 @@ impl OwnedLogic {
                     unsafe { mlirAttributeIsAElements(a.to_raw()) }.then(|| {
                         unsafe { mlirElementsAttrGetNumElements(a.to_raw()) }.max(0) as u64
                     })
+                });
+                // Data of rank 2 or more has a shape of its own: the result's
+                // axes in memory order (a flat one fixes only the count).
+                owned.exact = op.attribute("value").ok().and_then(|a| {
+                    // SAFETY: each getter is guarded by its kind check.
+                    unsafe {
+                        if !mlirAttributeIsAElements(a.to_raw()) {
+                            return None;
+                        }
+                        let ty = mlir_sys::mlirAttributeGetType(a.to_raw());
+                        if !mlir_sys::mlirTypeIsAShaped(ty) || !mlir_sys::mlirShapedTypeHasRank(ty)
+                        {
+                            return None;
+                        }
+                        let rank = mlir_sys::mlirShapedTypeGetRank(ty);
+                        (rank >= 2).then(|| {
+                            (0..rank)
+                                .map(|i| {
+                                    mlir_sys::mlirShapedTypeGetDimSize(ty, i as isize).max(0) as u64
+                                })
+                                .collect()
+                        })
+                    }
                 });
             }
             ShapeLogic::Block => match string_attr(op, "spec").map(|s| parse_block_spec(&s)) {
@@ -326,6 +352,7 @@ impl OwnedLogic {
             ShapeLogic::Terminal => OpLogic::Terminal {
                 spec: None,
                 elems: self.elems,
+                exact: self.exact.as_deref(),
             },
         }
     }
@@ -351,6 +378,7 @@ impl OwnedLogic {
             ShapeLogic::Terminal => CheckLogic::Terminal {
                 spec: self.spec.clone(),
                 elems: self.elems,
+                exact: self.exact.clone(),
             },
         }
     }
@@ -359,9 +387,10 @@ impl OwnedLogic {
     /// shape (registered in `problem`) for terminals.
     pub(crate) fn as_logic<'a>(&'a self, problem: &mut Problem) -> OpLogic<'a> {
         match self.as_projection_logic() {
-            OpLogic::Terminal { elems, .. } => OpLogic::Terminal {
+            OpLogic::Terminal { elems, exact, .. } => OpLogic::Terminal {
                 spec: self.spec.as_ref().map(|s| problem.shape_from_spec(s, true)),
                 elems,
+                exact,
             },
             logic => logic,
         }

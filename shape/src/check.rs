@@ -32,7 +32,7 @@
 //! | `Einsum(spec)` | each operand's rows equal its slot, the result's rows equal the `=>` slot (below) |
 //! | `Block(spec)` | as `Einsum`; a concatenated axis `a^b` is the sum of its parts (below) |
 //! | `BatchSlice { index }` | `a.batch = [s] ++ result.batch` with `s > index`; input and output rows equal |
-//! | `Terminal { spec, elems }` | `result = spec`; the product of all sizes is `elems` |
+//! | `Terminal { spec, elems, exact }` | `result = spec`; the product of all sizes is `elems`; the axes in memory order are `exact` |
 //! | `Reshape(a)` | the products of all sizes of `result` and `a` are equal |
 //!
 //! **Einsum matching.** Slot `i` matches operand `i`, the last slot (`lhs`)
@@ -111,6 +111,9 @@ pub enum CheckLogic {
         spec: Option<ShapeSpec>,
         /// The number of elements the result must have.
         elems: Option<u64>,
+        /// The axes the result must have in memory order (batch, output,
+        /// input), when the data has a shape (`Exact`).
+        exact: Option<Vec<u64>>,
     },
     /// As many elements as the operand.
     Reshape,
@@ -429,6 +432,14 @@ pub enum CheckError {
         /// The result's count.
         got: u128,
     },
+    /// `Terminal`: the result's axes in memory order are not the data's.
+    #[error("the result's axes in memory order are {got:?} but the data's are {expected:?}")]
+    Exact {
+        /// The data's axes.
+        expected: Vec<u64>,
+        /// The result's axes (batch, output, input).
+        got: Vec<u64>,
+    },
     /// `Reshape`: operand and result have different numbers of elements.
     #[error("the result has {result} elements but operand #0 has {operand}")]
     Reshape {
@@ -622,7 +633,19 @@ pub fn check_op(
             equal(o(0, Input), r(Input))?;
             equal(o(0, Output), r(Output))?;
         }
-        CheckLogic::Terminal { spec, elems } => {
+        CheckLogic::Terminal { spec, elems, exact } => {
+            if let Some(expected) = exact {
+                let got: Vec<u64> = [Batch, Output, Input]
+                    .iter()
+                    .flat_map(|k| res.row(*k).iter().map(|a| a.size))
+                    .collect();
+                if &got != expected {
+                    return Err(CheckError::Exact {
+                        expected: expected.clone(),
+                        got,
+                    });
+                }
+            }
             if let Some(spec) = spec {
                 let attr = Concrete::of(spec, Tensor::Attribute)?;
                 for kind in RowKind::ALL {

@@ -51,6 +51,9 @@ pub enum OpLogic<'a> {
         spec: Option<ShapeId>,
         /// The number of elements, when the data fixes it.
         elems: Option<u64>,
+        /// The axes in memory order, when the data has a shape of its own
+        /// (OCANNL's `Exact`).
+        exact: Option<&'a [u64]>,
     },
     /// A terminal with as many elements as its operand.
     Reshape,
@@ -298,7 +301,7 @@ impl Problem {
                     origin(RowKind::Batch),
                 );
             }
-            OpLogic::Terminal { spec, elems } => {
+            OpLogic::Terminal { spec, elems, exact } => {
                 arity(0)?;
                 self.mark_terminal(result);
                 if let Some(spec) = spec {
@@ -311,13 +314,26 @@ impl Problem {
                         );
                     }
                 }
-                if let Some(n) = elems {
+                // `Exact` implies the count (and must decide the rows alone:
+                // a count would give its missing axes to one row at once).
+                if let Some(n) = elems
+                    && exact.is_none()
+                {
                     let origin = Origin::new(
                         op,
                         (Role::Result, RowKind::Batch),
                         (Role::Attribute, RowKind::Output),
                     );
                     self.push(Constraint::TotalElems(all_rows(&res), n), origin);
+                }
+                if let Some(dims) = exact {
+                    let origin = Origin::new(
+                        op,
+                        (Role::Result, RowKind::Batch),
+                        (Role::Attribute, RowKind::Output),
+                    );
+                    let dims = dims.iter().map(|&d| Dim::size(d)).collect();
+                    self.push(Constraint::Exact(all_rows(&res), dims), origin);
                 }
             }
             OpLogic::Reshape => {
@@ -329,7 +345,22 @@ impl Problem {
                     (Role::Result, RowKind::Batch),
                     (Role::Operand(0), RowKind::Batch),
                 );
-                self.push(Constraint::SameElems(all_rows(&res), all_rows(&a)), origin);
+                // OCANNL's `Total_elems` with a `Strided_var` numerator on
+                // both sides: one element count `n`, never guessed (reference,
+                // "Preventing Premature Guessing with Total_elems
+                // Constraints").
+                let n = Dim::Var(self.solver.fresh_dim(false));
+                for rows in [all_rows(&res), all_rows(&a)] {
+                    self.push(
+                        Constraint::StridedElems {
+                            rows,
+                            coeff: 1,
+                            var: n,
+                            denom: 1,
+                        },
+                        origin,
+                    );
+                }
             }
         }
         Ok(())

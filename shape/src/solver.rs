@@ -274,10 +274,27 @@ pub enum Constraint {
     },
     /// The dim is at least this size (e.g. a fixed index `i` needs `> i`).
     AtLeast(Dim, u64),
-    /// The rows together have this many elements (`Total_elems`).
+    /// The rows together have this many elements (`Total_elems` with a
+    /// `Num_elems` numerator).
     TotalElems(Vec<Row>, u64),
-    /// Both row lists have the same number of elements (`ocannl.reshape`).
-    SameElems(Vec<Row>, Vec<Row>),
+    /// `Total_elems` with a `Strided_var` numerator (reference, "Preventing
+    /// Premature Guessing with Total_elems Constraints"): the rows together
+    /// have `coeff * var / denom` elements. Until it is resolved, `var` is
+    /// not guessed by closing unless one of the unknown dims of the rows is
+    /// also kept from guessing (`has_uniq_constr_unless`).
+    StridedElems {
+        /// The rows, in memory order.
+        rows: Vec<Row>,
+        /// The coefficient, at least 1.
+        coeff: u64,
+        /// The variable counting elements.
+        var: Dim,
+        /// The denominator, at least 1.
+        denom: u64,
+    },
+    /// `Exact`: the rows, concatenated (in memory order), are exactly these
+    /// axes.
+    Exact(Vec<Row>, Vec<Dim>),
     /// OCANNL's `Affine` dim (reference, "Affine indexing and
     /// convolutions"): the axis `input` is iterated by `stride * output
     /// [+ dilation * kernel]`. Strided iteration and padded convolutions

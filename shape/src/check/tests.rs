@@ -270,6 +270,7 @@ fn terminals_and_reshape() {
     let elems = |n| CheckLogic::Terminal {
         spec: None,
         elems: Some(n),
+        exact: None,
     };
     check(&elems(6), &[], "2|3", "ok");
     check(
@@ -281,7 +282,21 @@ fn terminals_and_reshape() {
     let spec = |s: &str| CheckLogic::Terminal {
         spec: Some(s.parse().expect("test specs parse")),
         elems: None,
+        exact: None,
     };
+    let exact = CheckLogic::Terminal {
+        spec: None,
+        elems: None,
+        exact: Some(vec![2, 3]),
+    };
+    check(&exact, &[], "2|3", "ok");
+    check(&exact, &[], "3->2", "ok");
+    check(
+        &exact,
+        &[],
+        "3|2",
+        "error: the result's axes in memory order are [3, 2] but the data's are [2, 3]",
+    );
     check(&spec("20"), &[], "20", "ok");
     check(
         &spec("20"),

@@ -178,6 +178,7 @@ fn terminals_iterate_the_result_and_reshape_has_none() {
         OpLogic::Terminal {
             spec: None,
             elems: None,
+            exact: None,
         },
         &[],
         "2,3",

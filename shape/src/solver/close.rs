@@ -50,8 +50,11 @@ impl Solver {
             .collect();
         self.bind_rows(decisions)?;
         self.propagate()?;
-        self.resolve_total_elems()?;
-        self.propagate()?;
+        // Resolving one element count can unlock another (a chain of
+        // reshapes): repeat while decisions are made.
+        while self.resolve_total_elems()? {
+            self.propagate()?;
+        }
 
         self.close_ambiguous_equations(Ambiguous::CrossingTerminal)?;
 
@@ -80,8 +83,11 @@ impl Solver {
         // Stage 5: remaining terminal dims take their lower bound or 1
         // (discardable ones 0, first).
         self.guess_dims(true)?;
-        self.resolve_total_elems()?;
-        self.propagate()?;
+        // Resolving one element count can unlock another (a chain of
+        // reshapes): repeat while decisions are made.
+        while self.resolve_total_elems()? {
+            self.propagate()?;
+        }
 
         // Stage 6: every remaining row variable closes.
         self.close_ambiguous_equations(Ambiguous::Crossing)?;
@@ -120,6 +126,7 @@ impl Solver {
                     (info.terminal || !terminal_only)
                         && info.discardable == discardable
                         && !wholes.contains(v)
+                        && self.can_guess(*v)
                 })
                 .map(|v| (v, Dim::size(self.dims[v.0 as usize].at_least)))
                 .collect();
@@ -397,12 +404,69 @@ impl Solver {
         out
     }
 
+    /// The reference's `can_guess_dim_to_one`: a variable kept from
+    /// guessing (the numerator of a pending `StridedElems`) may be guessed
+    /// only if one of its "unless" variables, still free, is kept from
+    /// guessing too (which breaks cycles of mutual prevention).
+    fn can_guess(&self, v: DimVar) -> bool {
+        match &self.dims[v.0 as usize].uniq_unless {
+            None => true,
+            Some(unless) => unless.iter().any(|u| match self.find_dim(Dim::Var(*u)) {
+                Dim::Var(r) => r != v && self.dims[r.0 as usize].uniq_unless.is_some(),
+                Dim::Size(..) => false,
+            }),
+        }
+    }
+
     /// `Total_elems` with row variables left (reference, stage 5): one row
     /// variable takes what is missing (one axis) or nothing; with several,
-    /// the output-kind one does and the others get no further axes.
-    fn resolve_total_elems(&mut self) -> Result<(), ShapeError> {
+    /// the output-kind one does and the others get no further axes. A
+    /// `StridedElems` whose count is unknown takes its single row
+    /// variable's least upper bound when that is fully known (then the count
+    /// follows). An `Exact` with several row variables gives the axes to the
+    /// output-kind one (or the last) and no further axes to the others.
+    fn resolve_total_elems(&mut self) -> Result<bool, ShapeError> {
         let mut decisions: Vec<(RowVar, Row)> = vec![];
+        let lubs = self.row_lubs();
         for t in self.stuck() {
+            match &t.constraint {
+                Constraint::StridedElems { rows, var, .. } => {
+                    if !matches!(self.find_dim(*var), Dim::Var(_)) {
+                        continue;
+                    }
+                    let rows: Vec<Row> = rows.iter().map(|r| self.resolve_row(r)).collect();
+                    let vars: Vec<RowVar> = rows.iter().filter_map(|r| r.var).collect();
+                    if let [v] = vars.as_slice()
+                        && let Some(Some(lub)) = lubs.get(v.0 as usize)
+                        && lub.var.is_none()
+                        && lub
+                            .end
+                            .iter()
+                            .all(|d| matches!(self.find_dim(*d), Dim::Size(..)))
+                    {
+                        decisions.push((*v, lub.clone()));
+                    }
+                    continue;
+                }
+                Constraint::Exact(rows, _) => {
+                    let rows: Vec<Row> = rows.iter().map(|r| self.resolve_row(r)).collect();
+                    let vars: Vec<RowVar> = rows.iter().filter_map(|r| r.var).collect();
+                    if vars.len() > 1 {
+                        let receiver = vars
+                            .iter()
+                            .copied()
+                            .find(|v| self.rows[v.0 as usize].kind == RowKind::Output)
+                            .unwrap_or(vars[vars.len() - 1]);
+                        for &v in &vars {
+                            if v != receiver {
+                                decisions.push((v, Row::closed(vec![])));
+                            }
+                        }
+                    }
+                    continue;
+                }
+                _ => {}
+            }
             let Constraint::TotalElems(rows, n) = &t.constraint else {
                 continue;
             };
@@ -442,7 +506,11 @@ impl Solver {
         }
         decisions.sort_by_key(|(v, _)| *v);
         decisions.dedup_by_key(|(v, _)| *v);
-        self.bind_rows(decisions)
+        let progress = decisions
+            .iter()
+            .any(|(v, _)| self.rows[v.0 as usize].binding.is_none());
+        self.bind_rows(decisions)?;
+        Ok(progress)
     }
 }
 
@@ -512,4 +580,79 @@ enum Ambiguous {
     SameVariable,
     CrossingTerminal,
     Crossing,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver::{Closing, ShapeErrorKind};
+
+    fn origin() -> Origin {
+        closing_origin()
+    }
+
+    /// Reference, "Preventing Premature Guessing with Total_elems
+    /// Constraints": the numerator variable of a pending `Strided_var`
+    /// count is not guessed together with the dims of its rows; they are
+    /// guessed first and the count follows. Guessing all at once would make
+    /// the count 1 and `2 * d = 1` unsatisfiable.
+    #[test]
+    fn strided_count_is_not_guessed_prematurely() {
+        let mut s = Solver::new();
+        let d = s.fresh_dim(false);
+        let n = s.fresh_dim(false);
+        s.add_deferred(
+            Constraint::StridedElems {
+                rows: vec![Row::closed(vec![Dim::size(2), Dim::Var(d)])],
+                coeff: 1,
+                var: Dim::Var(n),
+                denom: 1,
+            },
+            origin(),
+        );
+        s.solve(Closing::Full).expect("solvable");
+        assert_eq!(s.find_dim(Dim::Var(d)), Dim::size(1));
+        assert_eq!(s.find_dim(Dim::Var(n)), Dim::size(2));
+    }
+
+    /// "Cycle Breaking": two counts that each wait for the other may be
+    /// guessed.
+    #[test]
+    fn mutual_prevention_is_broken() {
+        let mut s = Solver::new();
+        let (a, b) = (s.fresh_dim(false), s.fresh_dim(false));
+        for (rows_var, count) in [(a, b), (b, a)] {
+            s.add_deferred(
+                Constraint::StridedElems {
+                    rows: vec![Row::closed(vec![Dim::Var(rows_var)])],
+                    coeff: 1,
+                    var: Dim::Var(count),
+                    denom: 1,
+                },
+                origin(),
+            );
+        }
+        s.solve(Closing::Full).expect("solvable");
+        assert_eq!(s.find_dim(Dim::Var(a)), s.find_dim(Dim::Var(b)));
+    }
+
+    /// A count that does not divide: `3 * v / 2` elements for 5 cells.
+    #[test]
+    fn strided_count_must_divide() {
+        let mut s = Solver::new();
+        let n = s.fresh_dim(false);
+        s.add_deferred(
+            Constraint::StridedElems {
+                rows: vec![Row::closed(vec![Dim::size(5)])],
+                coeff: 3,
+                var: Dim::Var(n),
+                denom: 2,
+            },
+            origin(),
+        );
+        let e = s
+            .solve(Closing::Full)
+            .expect_err("5 * 2 is not a multiple of 3");
+        assert_eq!(e.kind, ShapeErrorKind::ElementCount);
+    }
 }

@@ -30,6 +30,11 @@ pub(crate) struct DimInfo {
     /// in Block specs"): closing guesses it to 0, before other guesses. A
     /// class is discardable only if all its variables are.
     pub discardable: bool,
+    /// `has_uniq_constr_unless` (reference, "Preventing Premature Guessing
+    /// with Total_elems Constraints"): the numerator variable of a pending
+    /// `StridedElems` is not guessed unless one of these (the unknown dims
+    /// of its rows) is also kept from guessing.
+    pub uniq_unless: Option<Vec<DimVar>>,
     /// The least upper bound from `d >= var` with `d > 1`.
     pub lub: Option<(u64, Label, Origin)>,
     /// Stuck constraints to re-examine when this variable is bound.
@@ -83,6 +88,7 @@ impl Solver {
             terminal,
             at_least: 1,
             discardable: false,
+            uniq_unless: None,
             lub: None,
             watchers: vec![],
             size: 1,
@@ -377,6 +383,7 @@ impl Solver {
                 terminal: false,
                 at_least: 1,
                 discardable: false,
+                uniq_unless: None,
                 lub: None,
                 watchers: vec![],
                 size: 0,
@@ -386,6 +393,7 @@ impl Solver {
             terminal,
             at_least,
             discardable,
+            uniq_unless,
             lub,
             watchers,
             size,
@@ -406,6 +414,12 @@ impl Solver {
                 target.size += size;
                 if at_least > target.at_least {
                     target.at_least = at_least;
+                }
+                if let Some(unless) = uniq_unless {
+                    target
+                        .uniq_unless
+                        .get_or_insert_with(Vec::new)
+                        .extend(unless);
                 }
                 if target.discardable && !discardable {
                     target.discardable = false;

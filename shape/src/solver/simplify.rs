@@ -92,7 +92,13 @@ impl Solver {
                 }
             },
             Constraint::TotalElems(rows, n) => self.total_elems(rows, *n, origin),
-            Constraint::SameElems(a, b) => self.same_elems(a, b, origin),
+            Constraint::StridedElems {
+                rows,
+                coeff,
+                var,
+                denom,
+            } => self.strided_elems(rows, *coeff, *var, *denom, origin),
+            Constraint::Exact(rows, dims) => self.exact(rows, dims, origin),
             Constraint::Affine {
                 input,
                 output,
@@ -799,47 +805,147 @@ impl Solver {
         }
     }
 
-    /// Both row lists have as many elements: once one side is fully known,
-    /// the other has that many (`TotalElems`).
-    fn same_elems(&mut self, a: &[Row], b: &[Row], origin: Origin) -> Result<Step, ShapeError> {
-        let count = |s: &Self, rows: &[Row]| -> Option<u64> {
-            let mut n: u64 = 1;
-            for r in rows {
-                let r = s.resolve_row(r);
-                r.var.is_none().then_some(())?;
-                for d in &r.end {
-                    match d {
-                        Dim::Size(x, _) => n = n.saturating_mul(*x),
-                        Dim::Var(_) => return None,
+    /// `product(rows) = coeff * var / denom`: a known `var` gives a plain
+    /// element count; fully known rows give `var`. While neither is known,
+    /// `var` is kept from premature guessing (`uniq_unless`).
+    fn strided_elems(
+        &mut self,
+        rows: &[Row],
+        coeff: u64,
+        var: Dim,
+        denom: u64,
+        origin: Origin,
+    ) -> Result<Step, ShapeError> {
+        let resolved: Vec<Row> = rows.iter().map(|r| self.resolve_row(r)).collect();
+        let fail = |s: &Self, msg: String| {
+            let refs: Vec<&Row> = resolved.iter().collect();
+            s.row_error(ShapeErrorKind::ElementCount, msg, origin, &refs)
+        };
+        if let Dim::Size(v, _) = self.find_dim(var) {
+            let total = coeff.saturating_mul(v);
+            if !total.is_multiple_of(denom) {
+                return Err(fail(
+                    self,
+                    format!("{coeff} * {v} elements cannot be divided by {denom}"),
+                ));
+            }
+            return Ok(Step::Replace(vec![tag(
+                Constraint::TotalElems(rows.to_vec(), total / denom),
+                origin,
+            )]));
+        }
+        let mut known: u64 = 1;
+        let mut dims: Vec<DimVar> = vec![];
+        let mut row_vars: Vec<RowVar> = vec![];
+        for r in &resolved {
+            for d in r.beg.iter().chain(&r.end) {
+                match d {
+                    Dim::Size(s, _) => known = known.saturating_mul(*s),
+                    Dim::Var(v) => dims.push(*v),
+                }
+            }
+            row_vars.extend(r.var);
+        }
+        let Dim::Var(v) = self.find_dim(var) else {
+            unreachable!("handled above")
+        };
+        if dims.is_empty() && row_vars.is_empty() {
+            let scaled = known.saturating_mul(denom);
+            if !scaled.is_multiple_of(coeff) {
+                return Err(fail(
+                    self,
+                    format!(
+                        "the axes have {known} elements, which is not a multiple of {coeff}{}",
+                        if denom > 1 {
+                            format!(" / {denom}")
+                        } else {
+                            String::new()
+                        }
+                    ),
+                ));
+            }
+            return self.dim_eq(Dim::Var(v), Dim::size(scaled / coeff), origin);
+        }
+        // Mark the numerator variable (reference: `mark_total_elems_vars`).
+        let unless = self.dims[v.0 as usize]
+            .uniq_unless
+            .get_or_insert_with(Vec::new);
+        for d in &dims {
+            if !unless.contains(d) {
+                unless.push(*d);
+            }
+        }
+        dims.push(v);
+        Ok(Step::Stuck {
+            dims,
+            rows: row_vars,
+        })
+    }
+
+    /// `Exact`: the rows, concatenated, are `exact`. Without row variables
+    /// the axes pair up; with one, the axes before and after it pair up with
+    /// the ends of `exact` and it takes the middle. With more, it waits
+    /// (closing decides which row variable takes the axes).
+    fn exact(&mut self, rows: &[Row], exact: &[Dim], origin: Origin) -> Result<Step, ShapeError> {
+        let resolved: Vec<Row> = rows.iter().map(|r| self.resolve_row(r)).collect();
+        let vars: Vec<RowVar> = resolved.iter().filter_map(|r| r.var).collect();
+        let fail = |s: &Self, msg: String| {
+            let refs: Vec<&Row> = resolved.iter().collect();
+            s.row_error(ShapeErrorKind::RankMismatch, msg, origin, &refs)
+        };
+        let known: usize = resolved.iter().map(Row::known_len).sum();
+        match vars.as_slice() {
+            [] | [_] if known > exact.len() || (vars.is_empty() && known != exact.len()) => {
+                Err(fail(
+                    self,
+                    format!(
+                        "the rows have {}{known} axes, but the data has {} axes",
+                        if vars.is_empty() { "" } else { "at least " },
+                        exact.len()
+                    ),
+                ))
+            }
+            [] => {
+                let flat: Vec<Dim> = resolved.iter().flat_map(|r| r.end.clone()).collect();
+                Ok(Step::Replace(pairs(&flat, exact, true, origin, None)))
+            }
+            &[v] => {
+                // The axes before the row variable, and after it.
+                let mut before: Vec<Dim> = vec![];
+                let mut after: Vec<Dim> = vec![];
+                let mut seen = false;
+                for r in &resolved {
+                    let (b, e) = (r.beg.clone(), r.end.clone());
+                    if r.var.is_some() {
+                        before.extend(b);
+                        after.extend(e);
+                        seen = true;
+                    } else if seen {
+                        after.extend(b.into_iter().chain(e));
+                    } else {
+                        before.extend(b.into_iter().chain(e));
                     }
                 }
+                let mid = exact[before.len()..exact.len() - after.len()].to_vec();
+                let mut out = pairs(&before, &exact[..before.len()], true, origin, None);
+                out.extend(pairs(
+                    &after,
+                    &exact[exact.len() - after.len()..],
+                    true,
+                    origin,
+                    None,
+                ));
+                out.push(tag(
+                    Constraint::RowEq(Row::of_var(v), Row::closed(mid)),
+                    origin,
+                ));
+                Ok(Step::Replace(out))
             }
-            Some(n)
-        };
-        if let Some(n) = count(self, a) {
-            return Ok(Step::Replace(vec![tag(
-                Constraint::TotalElems(b.to_vec(), n),
-                origin,
-            )]));
+            _ => Ok(Step::Stuck {
+                dims: vec![],
+                rows: vars,
+            }),
         }
-        if let Some(n) = count(self, b) {
-            return Ok(Step::Replace(vec![tag(
-                Constraint::TotalElems(a.to_vec(), n),
-                origin,
-            )]));
-        }
-        let mut dims = vec![];
-        let mut rows = vec![];
-        for r in a.iter().chain(b) {
-            let r = self.resolve_row(r);
-            for d in r.beg.iter().chain(&r.end) {
-                if let Dim::Var(v) = d {
-                    dims.push(*v);
-                }
-            }
-            rows.extend(r.var);
-        }
-        Ok(Step::Stuck { dims, rows })
     }
 }
 

@@ -437,3 +437,64 @@ fn mismatched_concatenation() {
         "error: mismatched concatenation",
     );
 }
+
+/// Reshape through `Total_elems` with a `Strided_var` numerator (reference,
+/// "Preventing Premature Guessing with Total_elems Constraints"): one
+/// element count shared by operand and result, never guessed.
+#[test]
+fn reshape_total_elems() {
+    // Forwards: the open result takes the count as one output axis.
+    check(
+        "arg x : 2,3
+         r = reshape(x) : ...|...->...",
+        "x: 2,3
+         r: 6",
+    );
+    // Backwards: an open operand from the result.
+    check(
+        "arg x : ...|...->...
+         r = reshape(x) : 3|2->4",
+        "x: 24
+         r: 3|2->4",
+    );
+    // A missing factor.
+    check(
+        "arg x : 4|6
+         r = reshape(x) : 3,n",
+        "x: 4|6
+         r: 3,8",
+    );
+    // The count flows through a chain of reshapes.
+    check(
+        "arg x : ...|...->...
+         t = reshape(x) : ...|...->...
+         r = reshape(t) : 2,5",
+        "x: 10
+         t: 10
+         r: 2,5",
+    );
+    // A constant's data fixes the count (`Num_elems`), or its axes (`Exact`).
+    check("c = constant[elems=12]() : 3,n", "c: 3,4");
+    check("c = constant[exact=2x3]() : ...|...->...", "c: 2,3");
+    check("c = constant[exact=2x3]() : b|...->...", "c: 2|3");
+}
+
+#[test]
+fn element_count_errors() {
+    // 7 elements cannot fill rows of 2 * n.
+    check(
+        "arg x : 7
+         r = reshape(x) : 2,n",
+        "error: element count mismatch",
+    );
+    check(
+        "arg x : 2,3
+         r = reshape(x) : 4",
+        "error: element count mismatch",
+    );
+    check(
+        "c = constant[elems=10]() : 3,n",
+        "error: element count mismatch",
+    );
+    check("c = constant[exact=2x3]() : 6", "error: rank mismatch");
+}

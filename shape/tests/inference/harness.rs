@@ -117,6 +117,16 @@ pub fn build(src: &str) -> Built {
     }
     let mut einsum_iter = 0;
     let mut attrs = vec![None; lines.len()];
+    // `constant[exact=2x3]`: the data's own shape.
+    let exacts: Vec<Option<Vec<u64>>> = lines
+        .iter()
+        .map(|l| {
+            l.attr
+                .as_deref()
+                .and_then(|a| a.strip_prefix("exact="))
+                .map(|dims| dims.split('x').map(|d| d.parse().expect("int")).collect())
+        })
+        .collect();
     for (i, line) in lines.iter().enumerate() {
         if line.logic == "arg" {
             continue;
@@ -129,7 +139,9 @@ pub fn build(src: &str) -> Built {
         let result = ids[&line.name];
         let attr_spec = line.attr.as_ref().map(|a| a.to_owned());
         let spec_shape = match (line.logic.as_str(), &attr_spec) {
-            ("range" | "constant", Some(a)) if !a.starts_with("elems=") => {
+            ("range" | "constant", Some(a))
+                if !a.starts_with("elems=") && !a.starts_with("exact=") =>
+            {
                 Some(problem.shape_from_spec(&parse_shape_spec(a).expect("attribute spec"), true))
             }
             _ => None,
@@ -158,11 +170,14 @@ pub fn build(src: &str) -> Built {
                 elems: attr_spec
                     .as_deref()
                     .and_then(|a| a.strip_prefix("elems="))
-                    .map(|n| n.parse().expect("int")),
+                    .map(|n| n.parse().expect("int"))
+                    .or_else(|| exacts[i].as_ref().map(|d| d.iter().product())),
+                exact: exacts[i].as_deref(),
             },
             "range" => OpLogic::Terminal {
                 spec: spec_shape,
                 elems: None,
+                exact: None,
             },
             "reshape" => OpLogic::Reshape,
             other => panic!("unknown logic {other}"),
@@ -203,12 +218,19 @@ fn check_logic(built: &Built, i: usize, einsum_index: &mut usize) -> Option<Chec
         "batch_slice" => CheckLogic::BatchSlice {
             index: attr.expect("index").parse().expect("int"),
         },
-        "constant" | "range" => CheckLogic::Terminal {
-            spec: built.attrs[i].map(|id| built.problem.to_spec(id)),
-            elems: attr
-                .and_then(|a| a.strip_prefix("elems="))
-                .map(|n| n.parse().expect("int")),
-        },
+        "constant" | "range" => {
+            let exact: Option<Vec<u64>> = attr
+                .and_then(|a| a.strip_prefix("exact="))
+                .map(|d| d.split('x').map(|x| x.parse().expect("int")).collect());
+            CheckLogic::Terminal {
+                spec: built.attrs[i].map(|id| built.problem.to_spec(id)),
+                elems: attr
+                    .and_then(|a| a.strip_prefix("elems="))
+                    .map(|n| n.parse().expect("int"))
+                    .or_else(|| exact.as_ref().map(|d| d.iter().product())),
+                exact,
+            }
+        }
         "reshape" => CheckLogic::Reshape,
         other => panic!("unknown logic {other}"),
     })
