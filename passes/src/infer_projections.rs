@@ -170,8 +170,7 @@ fn attach_blocks(op: OperationRef<'_, '_>, p: &Projections, blocks: &[Block]) {
                 attr,
             )
         };
-        let space: Vec<usize> = p.product_space.iter().map(|&d| d as usize).collect();
-        set("ocannl.product_space", i64s(&space));
+        set("ocannl.product_space", product_space(ctx, p));
         set("ocannl.iterator_types", iterator_types(ctx, p));
         set("ocannl.components", array(&components));
         set("ocannl.blocks", array(&dicts));
@@ -194,6 +193,13 @@ pub(crate) fn block_local(indices: &[AxisIndex], iterators: &[usize]) -> Vec<Axi
             other => other.clone(),
         })
         .collect()
+}
+
+/// `array<i64: ...>`: the size of each iterator.
+fn product_space(ctx: mlir_sys::MlirContext, p: &Projections) -> MlirAttribute {
+    let space: Vec<i64> = p.product_space.iter().map(|&d| d as i64).collect();
+    // SAFETY: valid context; `space` outlives the call.
+    unsafe { mlirDenseI64ArrayGet(ctx, space.len() as isize, space.as_ptr()) }
 }
 
 /// `["parallel", "reduction", ...]`: an iterator that does not index the
@@ -238,7 +244,7 @@ fn attach_maps(op: OperationRef<'_, '_>, p: &Projections) {
             .map(|o| map(o))
             .chain(std::iter::once(map(&p.result)))
             .collect();
-        let space: Vec<i64> = p.product_space.iter().map(|&d| d as i64).collect();
+
         let set = |name: &str, attr: MlirAttribute| {
             mlirOperationSetDiscardableAttributeByName(
                 op.to_raw(),
@@ -246,10 +252,7 @@ fn attach_maps(op: OperationRef<'_, '_>, p: &Projections) {
                 attr,
             )
         };
-        set(
-            "ocannl.product_space",
-            mlirDenseI64ArrayGet(ctx, space.len() as isize, space.as_ptr()),
-        );
+        set("ocannl.product_space", product_space(ctx, p));
         set("ocannl.iterator_types", iterator_types(ctx, p));
         set(
             "ocannl.indexing_maps",

@@ -69,9 +69,7 @@ use ocannl_dialect::{
     catalog::{self, ShapeLogic},
     types::{TensorType, shape_spec},
 };
-use ocannl_shape::projection::{
-    AffineIndex, AxisIndex, Block as ProjectionBlock, Projections, memory_dims,
-};
+use ocannl_shape::projection::{AffineIndex, AxisIndex, Projections, memory_dims};
 
 use crate::{
     infer_projections::projections,
@@ -751,6 +749,29 @@ impl<'c, 'a> Lowering<'c, 'a> {
         self.store(inner, c, buf, self.identity(dims.len()), &ivs, loc);
     }
 
+    /// The buffers of `op`'s operands, each of element type `elem` (but
+    /// operand #0 when it is a `where` condition).
+    fn operand_buffers(
+        &self,
+        op: OperationRef<'c, 'a>,
+        elem: Type<'c>,
+        condition: bool,
+    ) -> Result<Vec<Value<'c, 'a>>, String> {
+        let operands: Vec<Value<'c, 'a>> = op
+            .operands()
+            .map(|v| self.buffer(v))
+            .collect::<Result<_, _>>()?;
+        for (i, o) in operands.iter().enumerate() {
+            if !(condition && i == 0) && element_of(*o) != elem {
+                return Err(format!(
+                    "operand #{i} has element type {} but the result has {elem}",
+                    element_of(*o)
+                ));
+            }
+        }
+        Ok(operands)
+    }
+
     fn lower_op(
         &mut self,
         at: At<'c, 'a>,
@@ -772,23 +793,12 @@ impl<'c, 'a> Lowering<'c, 'a> {
         if def.logic == ShapeLogic::Block {
             return self.lower_block(at, op, buf, dims);
         }
-        let operands: Vec<Value<'c, 'a>> = op
-            .operands()
-            .map(|v| self.buffer(v))
-            .collect::<Result<_, _>>()?;
-        for (i, o) in operands.iter().enumerate() {
-            let is_condition = i == 0
-                && (short == "where"
-                    || short == "einsum"
-                        && operands.len() == 3
-                        && combine(op).as_deref() == Some("where"));
-            if !is_condition && element_of(*o) != elem {
-                return Err(format!(
-                    "operand #{i} has element type {} but the result has {elem}",
-                    element_of(*o)
-                ));
-            }
-        }
+        // A `where` condition may have another element type.
+        let condition = short == "where"
+            || short == "einsum"
+                && op.operand_count() == 3
+                && combine(op).as_deref() == Some("where");
+        let operands = self.operand_buffers(op, elem, condition)?;
         let p = op_projections(op)?;
         let accum_attr = string_attr(op, "accum");
         let (compute, mut accum, init) = match (short, operands.len()) {
@@ -820,17 +830,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         }
         let reductions = p.reductions();
         let injective = reductions.is_empty();
-        // Every cell is written once when each result axis has its own
-        // iterator, or is a size-1 axis read at its only position.
-        let mut seen = Vec::new();
-        let surjective = p.result.iter().zip(dims).all(|(a, &d)| match a {
-            AxisIndex::Iter(i) if !seen.contains(i) => {
-                seen.push(*i);
-                true
-            }
-            AxisIndex::Fixed(0) => d == 1,
-            _ => false,
-        });
+        let surjective = plain_box(&p.result, dims);
         // The op's accumulation operator: its neutral element fills cells
         // a store does not cover, and it combines values a store reaches
         // more than once.
@@ -921,18 +921,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
     ) -> Result<(), String> {
         let loc = op.location();
         let elem = element_of(buf);
-        let operands: Vec<Value<'c, 'a>> = op
-            .operands()
-            .map(|v| self.buffer(v))
-            .collect::<Result<_, _>>()?;
-        for (i, o) in operands.iter().enumerate() {
-            if element_of(*o) != elem {
-                return Err(format!(
-                    "operand #{i} has element type {} but the result has {elem}",
-                    element_of(*o)
-                ));
-            }
-        }
+        let operands = self.operand_buffers(op, elem, false)?;
         // Always from the shapes: blocks are not affine maps of one nest.
         let p = projections(op)?.ok_or_else(|| "has no projections".to_owned())?;
         let blocks = p.blocks().map_err(|e| e.to_string())?;
@@ -959,24 +948,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         });
         let accumulate = reduces || overlap;
         // Without accumulation the boxes are disjoint: they cover the result
-        // when each is a plain box (one distinct iterator, or a fixed 0 on a
-        // size-1 axis, per axis) and their volumes add up to its size.
-        let plain = |b: &ProjectionBlock| {
-            let mut seen = vec![];
-            b.result.iter().zip(dims).all(|(a, &d)| match a {
-                AxisIndex::Iter(i)
-                | AxisIndex::Affine(AffineIndex {
-                    over: Some((i, 1)),
-                    kernel: None,
-                    ..
-                }) if !seen.contains(i) => {
-                    seen.push(*i);
-                    true
-                }
-                AxisIndex::Fixed(0) => d == 1,
-                _ => false,
-            })
-        };
+        // when each is a plain box and their volumes add up to its size.
         let volume: u64 = boxes
             .iter()
             .map(|bx| {
@@ -985,8 +957,9 @@ impl<'c, 'a> Lowering<'c, 'a> {
                     .product::<u64>()
             })
             .sum();
-        let covered =
-            !accumulate && blocks.iter().all(plain) && volume == dims.iter().product::<u64>();
+        let covered = !accumulate
+            && blocks.iter().all(|b| plain_box(&b.result, dims))
+            && volume == dims.iter().product::<u64>();
         if !covered {
             self.fill(at, buf, dims, self.scalar_attr(elem, 0.0), loc);
         }
@@ -1313,6 +1286,26 @@ impl<'c, 'a> Lowering<'c, 'a> {
         self.store(inner, v, buf, self.identity(dims.len()), &ivs, loc);
         Ok(())
     }
+}
+
+/// Whether `indices` write each cell of an axis box once and cover it: per
+/// axis its own iterator (possibly shifted by a constant), or a fixed 0 on a
+/// size-1 axis.
+fn plain_box(indices: &[AxisIndex], dims: &[u64]) -> bool {
+    let mut seen = vec![];
+    indices.iter().zip(dims).all(|(a, &d)| match a {
+        AxisIndex::Iter(i)
+        | AxisIndex::Affine(AffineIndex {
+            over: Some((i, 1)),
+            kernel: None,
+            ..
+        }) if !seen.contains(i) => {
+            seen.push(*i);
+            true
+        }
+        AxisIndex::Fixed(0) => d == 1,
+        _ => false,
+    })
 }
 
 fn neutral(accum: Accum) -> f64 {

@@ -550,18 +550,24 @@ pub fn infer_projections(
         .collect();
     let mut iter_of: HashMap<usize, usize> = HashMap::new();
     let mut product_space = vec![];
+    // The iterator of class `r`, numbered on first use.
+    let mut iter_of_class = |ids: &Ids, r: usize| -> usize {
+        let next = product_space.len();
+        let it = *iter_of.entry(r).or_insert(next);
+        if it == next {
+            product_space.push(ids.size[r]);
+        }
+        it
+    };
     let mut index = |ids: &mut Ids, node: usize| -> AxisIndex {
         if let Some(parts) = concat_nodes.get(&node) {
-            let mut its = Vec::with_capacity(parts.len());
-            for &x in parts {
-                let r = ids.find(x);
-                let next = product_space.len();
-                let it = *iter_of.entry(r).or_insert(next);
-                if it == next {
-                    product_space.push(ids.size[r]);
-                }
-                its.push(it);
-            }
+            let its = parts
+                .iter()
+                .map(|&x| {
+                    let r = ids.find(x);
+                    iter_of_class(ids, r)
+                })
+                .collect();
             return AxisIndex::Concat(its);
         }
         let r = ids.find(node);
@@ -571,12 +577,7 @@ pub fn infer_projections(
         if ids.size[r] == 1 && !members.contains(&r) {
             return AxisIndex::Fixed(0);
         }
-        let next = product_space.len();
-        let it = *iter_of.entry(r).or_insert(next);
-        if it == next {
-            product_space.push(ids.size[r]);
-        }
-        AxisIndex::Iter(it)
+        AxisIndex::Iter(iter_of_class(ids, r))
     };
     let memory_order = |ids: &Ids, t: usize| -> Vec<usize> {
         KINDS_MEMORY

@@ -12,7 +12,10 @@
 //! first decides for all candidates from the same snapshot of the solver,
 //! then binds, then propagates to a fixpoint.
 
-use super::{Constraint, Dim, DimVar, Label, OpId, Origin, Role, Row, RowVar, ShapeError, Solver};
+use super::{
+    Constraint, Dim, DimVar, Label, OpId, Origin, Role, Row, RowVar, ShapeError, Solver,
+    simplify::{Factors, factors},
+};
 use crate::spec::RowKind;
 
 /// The origin recorded for bindings made by closing.
@@ -404,6 +407,27 @@ impl Solver {
         out
     }
 
+    /// Of several row variables, the one that takes missing axes: the
+    /// output-kind one, else the last; the others get no further axes
+    /// (pushed to `decisions`). Returns the receiver.
+    fn close_all_but_receiver(
+        &self,
+        vars: &[RowVar],
+        decisions: &mut Vec<(RowVar, Row)>,
+    ) -> RowVar {
+        let receiver = vars
+            .iter()
+            .copied()
+            .find(|v| self.rows[v.0 as usize].kind == RowKind::Output)
+            .unwrap_or(vars[vars.len() - 1]);
+        for &v in vars {
+            if v != receiver {
+                decisions.push((v, Row::closed(vec![])));
+            }
+        }
+        receiver
+    }
+
     /// The reference's `can_guess_dim_to_one`: a variable kept from
     /// guessing (the numerator of a pending `StridedElems`) may be guessed
     /// only if one of its "unless" variables, still free, is kept from
@@ -452,16 +476,7 @@ impl Solver {
                     let rows: Vec<Row> = rows.iter().map(|r| self.resolve_row(r)).collect();
                     let vars: Vec<RowVar> = rows.iter().filter_map(|r| r.var).collect();
                     if vars.len() > 1 {
-                        let receiver = vars
-                            .iter()
-                            .copied()
-                            .find(|v| self.rows[v.0 as usize].kind == RowKind::Output)
-                            .unwrap_or(vars[vars.len() - 1]);
-                        for &v in &vars {
-                            if v != receiver {
-                                decisions.push((v, Row::closed(vec![])));
-                            }
-                        }
+                        self.close_all_but_receiver(&vars, &mut decisions);
                     }
                     continue;
                 }
@@ -471,31 +486,16 @@ impl Solver {
                 continue;
             };
             let rows: Vec<Row> = rows.iter().map(|r| self.resolve_row(r)).collect();
-            let vars: Vec<RowVar> = rows.iter().filter_map(|r| r.var).collect();
+            let Factors {
+                known,
+                dims,
+                rows: vars,
+            } = factors(&rows);
             if vars.is_empty() {
                 continue;
             }
-            let mut known: u64 = 1;
-            let mut has_dim_vars = false;
-            for r in &rows {
-                for d in r.beg.iter().chain(&r.end) {
-                    match d {
-                        Dim::Size(s, _) => known = known.saturating_mul(*s),
-                        Dim::Var(_) => has_dim_vars = true,
-                    }
-                }
-            }
-            let receiver = vars
-                .iter()
-                .copied()
-                .find(|v| self.rows[v.0 as usize].kind == RowKind::Output)
-                .unwrap_or(vars[vars.len() - 1]);
-            for &v in &vars {
-                if v != receiver {
-                    decisions.push((v, Row::closed(vec![])));
-                }
-            }
-            if has_dim_vars || known == 0 {
+            let receiver = self.close_all_but_receiver(&vars, &mut decisions);
+            if !dims.is_empty() || known == 0 {
                 continue;
             }
             if known == *n {

@@ -748,22 +748,17 @@ impl Solver {
     /// The rows together have `n` elements.
     fn total_elems(&mut self, rows: &[Row], n: u64, origin: Origin) -> Result<Step, ShapeError> {
         let rows: Vec<Row> = rows.iter().map(|r| self.resolve_row(r)).collect();
-        let mut known: u64 = 1;
+        let Factors {
+            known,
+            dims,
+            rows: row_vars,
+        } = factors(&rows);
         // Unknown dims with their multiplicity (`n,n` has n twice).
         let mut unknown: Vec<(DimVar, u32)> = vec![];
-        let mut row_vars: Vec<RowVar> = vec![];
-        for r in &rows {
-            for d in r.beg.iter().chain(&r.end) {
-                match d {
-                    Dim::Size(s, _) => known = known.saturating_mul(*s),
-                    Dim::Var(v) => match unknown.iter_mut().find(|(u, _)| u == v) {
-                        Some((_, k)) => *k += 1,
-                        None => unknown.push((*v, 1)),
-                    },
-                }
-            }
-            if let Some(v) = r.var {
-                row_vars.push(v);
+        for v in dims {
+            match unknown.iter_mut().find(|(u, _)| *u == v) {
+                Some((_, k)) => *k += 1,
+                None => unknown.push((v, 1)),
             }
         }
         let fail = |s: &Self, msg: String| {
@@ -834,18 +829,11 @@ impl Solver {
                 origin,
             )]));
         }
-        let mut known: u64 = 1;
-        let mut dims: Vec<DimVar> = vec![];
-        let mut row_vars: Vec<RowVar> = vec![];
-        for r in &resolved {
-            for d in r.beg.iter().chain(&r.end) {
-                match d {
-                    Dim::Size(s, _) => known = known.saturating_mul(*s),
-                    Dim::Var(v) => dims.push(*v),
-                }
-            }
-            row_vars.extend(r.var);
-        }
+        let Factors {
+            known,
+            mut dims,
+            rows: row_vars,
+        } = factors(&resolved);
         let Dim::Var(v) = self.find_dim(var) else {
             unreachable!("handled above")
         };
@@ -947,6 +935,32 @@ impl Solver {
             }),
         }
     }
+}
+
+/// What resolved rows are made of: the product of their known sizes, their
+/// unknown dims (repeated as often as they occur) and their row variables.
+pub(crate) struct Factors {
+    pub known: u64,
+    pub dims: Vec<DimVar>,
+    pub rows: Vec<RowVar>,
+}
+
+pub(crate) fn factors(rows: &[Row]) -> Factors {
+    let mut f = Factors {
+        known: 1,
+        dims: vec![],
+        rows: vec![],
+    };
+    for r in rows {
+        for d in r.beg.iter().chain(&r.end) {
+            match d {
+                Dim::Size(s, _) => f.known = f.known.saturating_mul(*s),
+                Dim::Var(v) => f.dims.push(*v),
+            }
+        }
+        f.rows.extend(r.var);
+    }
+    f
 }
 
 /// The `x` with `x^k = r`, if it is an integer (`k >= 1`).
