@@ -15,11 +15,27 @@
 pub mod catalog;
 pub mod diagnostics;
 mod ffi;
-#[allow(missing_docs)] // generated accessors; the ops are documented in ODS
+// Generated accessors; the ops are documented in ODS. Their string
+// accessors use melior's `StringRef::as_str`, which panics on empty strings:
+// the passes read attributes through [`ir`] instead.
+#[allow(missing_docs, clippy::disallowed_methods)]
 pub mod ops;
 pub mod types;
 
-use melior::{Context, StringRef, ir::Module};
+/// Safe access to the pieces of the MLIR C API that melior lacks or gets
+/// wrong (empty strings): string, integer, float and elements attributes,
+/// shaped types, setting attributes through an `OperationRef`. The other
+/// ocannl crates use these instead of raw `mlir_sys` calls.
+pub mod ir {
+    pub use crate::ffi::{
+        Elements, Select, affine_map_attr, affine_map_value, bit_width, collect_ops, elements,
+        erase_op, float_value, function_type, integer_set_attr, integer_value, is_dense_elements,
+        is_signless_integer, op_name, ranked_tensor_type, reshape_dense, set_attribute,
+        set_discardable_attribute, shaped_dims, shaped_element, str_of, string_attr, string_value,
+    };
+}
+
+use melior::{Context, ir::Module};
 
 /// The IRDL definition of the dialect, generated from ODS by the build script.
 pub const IRDL: &str = include_str!(concat!(env!("OUT_DIR"), "/ocannl.irdl.mlir"));
@@ -43,8 +59,7 @@ pub fn load(context: &Context) -> Result<(), Error> {
     if !melior::utility::load_irdl_dialects(&module) {
         return Err(Error::IrdlLoad);
     }
-    // SAFETY: a live context.
-    unsafe { relax_variadic_verifiers(context.to_raw()) }
+    relax_variadic_verifiers(context)
 }
 
 /// Gives the variadic ops of the ocannl dialect loaded in `context` their
@@ -60,35 +75,20 @@ pub fn load(context: &Context) -> Result<(), Error> {
 /// # Errors
 ///
 /// [`Error::IrdlLoad`] when the ocannl dialect is not loaded in `context`.
-///
-/// # Safety
-///
-/// `context` must be a live MLIR context.
-pub unsafe fn relax_variadic_verifiers(context: mlir_sys::MlirContext) -> Result<(), Error> {
+pub fn relax_variadic_verifiers(context: &Context) -> Result<(), Error> {
     for def in catalog::OPS
         .iter()
         .filter(|d| d.operands.iter().any(|o| o.variadic))
     {
-        let attrs: Vec<mlir_sys::MlirStringRef> = def
+        let attrs: Vec<&str> = def
             .attributes
             .iter()
             .filter(|a| {
                 a.required && !matches!(a.kind, catalog::AttrKind::I64 | catalog::AttrKind::Any)
             })
-            .map(|a| StringRef::new(a.name).to_raw())
+            .map(|a| a.name)
             .collect();
-        // SAFETY: valid context; the strings are 'static and the array
-        // outlives the call.
-        let ok = unsafe {
-            ffi::ocannlRelaxVariadicVerifier(
-                context,
-                StringRef::new(def.name).to_raw(),
-                def.min_operands as isize,
-                attrs.len() as isize,
-                attrs.as_ptr(),
-            )
-        };
-        if !ok {
+        if !ffi::relax_variadic_verifier(context, def.name, def.min_operands, &attrs) {
             return Err(Error::IrdlLoad);
         }
     }
@@ -174,7 +174,7 @@ mod tests {
             types::TensorType::classify(built),
             Some(types::TensorType::Ocannl {
                 elem,
-                spec: "b|i->o"
+                spec: "b|i->o".into()
             })
         );
     }
@@ -198,7 +198,11 @@ mod tests {
             .spec(StringAttribute::new(context, "i; j => j"))
             .build();
         assert_eq!(
-            einsum.spec().map(|s| s.value().to_owned()).ok().as_deref(),
+            einsum
+                .spec()
+                .ok()
+                .and_then(|s| ir::string_value(s.into()))
+                .as_deref(),
             Some("i; j => j")
         );
         block.append_operation(add.into());

@@ -5,27 +5,22 @@
 //! output row with a fresh dimension for each `?`; an unranked
 //! `tensor<*xf32>` is a fresh output row variable (DESIGN.md, "The dialect").
 
-use melior::{
-    StringRef,
-    ir::{Type, TypeLike},
-};
-use mlir_sys::{
-    mlirShapedTypeGetDimSize, mlirShapedTypeGetElementType, mlirShapedTypeGetRank,
-    mlirShapedTypeIsDynamicDim, mlirTypeIsARankedTensor, mlirTypeIsAUnrankedTensor,
-};
+use std::borrow::Cow;
+
+use melior::ir::{Type, TypeLike};
 use ocannl_shape::spec::{Row, RowVar, ShapeAxis, ShapeSpec, SpecError, parse_shape_spec};
 
 use crate::ffi;
 
 /// What kind of tensor a type is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TensorType<'c> {
     /// `!ocannl.tensor<elem, "spec">`.
     Ocannl {
         /// The element type.
         elem: Type<'c>,
         /// The spec string as written (not yet parsed).
-        spec: &'c str,
+        spec: Cow<'c, str>,
     },
     /// A ranked builtin tensor.
     Ranked {
@@ -42,38 +37,18 @@ pub enum TensorType<'c> {
 impl<'c> TensorType<'c> {
     /// Classifies `ty`; `None` when it is not a tensor an ocannl op accepts.
     pub fn classify(ty: Type<'c>) -> Option<Self> {
-        let raw = ty.to_raw();
-        // SAFETY: `raw` is a valid type of a live context for 'c; the shim
-        // functions return null results for types that are not ocannl tensors.
-        unsafe {
-            if ffi::ocannlTypeIsTensor(raw) {
-                let spec = ffi::ocannlTensorTypeGetSpec(raw);
-                let elem = ffi::ocannlTensorTypeGetElementType(raw);
-                if elem.ptr.is_null() {
-                    return None;
-                }
-                // An empty spec (a scalar) may come with a null pointer.
-                let spec = if spec.length == 0 {
-                    ""
-                } else {
-                    // The string is uniqued in the context and lives as long as it.
-                    StringRef::from_raw(spec).as_str().ok()?
-                };
-                return Some(Self::Ocannl {
-                    elem: Type::from_raw(elem),
-                    spec,
-                });
-            }
-            if mlirTypeIsARankedTensor(raw) {
-                return Some(Self::Ranked {
-                    elem: Type::from_raw(mlirShapedTypeGetElementType(raw)),
-                });
-            }
-            if mlirTypeIsAUnrankedTensor(raw) {
-                return Some(Self::Unranked {
-                    elem: Type::from_raw(mlirShapedTypeGetElementType(raw)),
-                });
-            }
+        if let Some((elem, spec)) = ffi::ocannl_tensor_parts(ty) {
+            return Some(Self::Ocannl { elem, spec });
+        }
+        if ty.is_ranked_tensor() {
+            return Some(Self::Ranked {
+                elem: ffi::shaped_element(ty)?,
+            });
+        }
+        if ty.is_unranked_tensor() {
+            return Some(Self::Unranked {
+                elem: ffi::shaped_element(ty)?,
+            });
         }
         None
     }
@@ -94,18 +69,15 @@ pub fn shape_spec(ty: Type<'_>) -> Result<Option<ShapeSpec>, SpecError> {
         return Ok(None);
     };
     let spec = match tensor {
-        TensorType::Ocannl { spec, .. } => parse_shape_spec(spec)?,
+        TensorType::Ocannl { spec, .. } => parse_shape_spec(&spec)?,
         TensorType::Ranked { .. } => {
-            let raw = ty.to_raw();
-            // SAFETY: `raw` is a ranked tensor type (checked by `classify`).
-            let rank = unsafe { mlirShapedTypeGetRank(raw) }.max(0) as isize;
-            let end = (0..rank)
-                .map(|i| unsafe {
-                    if mlirShapedTypeIsDynamicDim(raw, i) {
-                        ShapeAxis::Fresh
-                    } else {
-                        ShapeAxis::Size(mlirShapedTypeGetDimSize(raw, i).max(0) as u64)
-                    }
+            // `?` is a fresh variable.
+            let end = ffi::shaped_dims(ty)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|d| match d {
+                    Some(size) => ShapeAxis::Size(size.max(0) as u64),
+                    None => ShapeAxis::Fresh,
                 })
                 .collect();
             output_only(Row {
@@ -139,15 +111,5 @@ fn output_only(output: Row<ShapeAxis>) -> ShapeSpec {
 /// `!ocannl.tensor<elem, "spec">` in `elem`'s context; `None` when the
 /// ocannl dialect is not loaded there.
 pub fn ocannl_tensor_type<'c>(elem: Type<'c>, spec: &str) -> Option<Type<'c>> {
-    let spec = StringRef::new(spec);
-    // SAFETY: all handles are valid; the shim returns a null type when the
-    // dialect is missing.
-    let raw = unsafe {
-        ffi::ocannlTensorTypeGet(
-            mlir_sys::mlirTypeGetContext(elem.to_raw()),
-            elem.to_raw(),
-            spec.to_raw(),
-        )
-    };
-    (!raw.ptr.is_null()).then(|| unsafe { Type::from_raw(raw) })
+    ffi::ocannl_tensor_type(elem, spec)
 }

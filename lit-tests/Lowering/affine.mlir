@@ -1,7 +1,9 @@
 // The affine loop nests each op kind lowers to (ocannl-to-affine = verify,
 // infer-shapes, infer-projections, lower-to-affine). Functions take one
 // memref per argument, then one per result (destination passing); buffers
-// are in memory order batch, output, input.
+// are in memory order batch, output, input. Each op's loop nests end their
+// own block (a `cf.br` to the next), so the lowering to branches stays
+// linear in the number of ops.
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-to-affine)' | FileCheck %s
 // The same nests through the upstream passes to the LLVM dialect, which
 // mlir-translate turns into LLVM IR (bare pointers: one per buffer).
@@ -17,7 +19,7 @@
 
 // Broadcast: the size-1 axis of %b is read at index 0.
 // CHECK-LABEL: func.func @pointwise_broadcast(
-// CHECK-SAME: %[[A:.*]]: memref<2x3xf32>, %[[B:.*]]: memref<1x3xf32>, %[[R:.*]]: memref<2x3xf32>) {
+// CHECK-SAME: %[[A:.*]]: memref<2x3xf32>, %[[B:.*]]: memref<1x3xf32>, %[[R:.*]]: memref<2x3xf32>) attributes {ocannl.intermediate_bytes = 0 : i64} {
 // CHECK-NEXT: affine.for %[[I:.*]] = 0 to 2 {
 // CHECK-NEXT: affine.for %[[J:.*]] = 0 to 3 {
 // CHECK-NEXT: %[[X:.*]] = affine.load %[[A]][%[[I]], %[[J]]] : memref<2x3xf32>
@@ -33,7 +35,7 @@ func.func @pointwise_broadcast(%a: !ocannl.tensor<f32, "2,3">, %b: !ocannl.tenso
 // A reduction: the result is filled with 0, then accumulates; the reduced
 // iterator is innermost.
 // CHECK-LABEL: func.func @matmul(
-// CHECK-SAME: %[[W:.*]]: memref<4x3xf32>, %[[X:.*]]: memref<2x3xf32>, %[[R:.*]]: memref<2x4xf32>) {
+// CHECK-SAME: %[[W:.*]]: memref<4x3xf32>, %[[X:.*]]: memref<2x3xf32>, %[[R:.*]]: memref<2x4xf32>) attributes {ocannl.intermediate_bytes = 0 : i64} {
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: affine.for %[[I:.*]] = 0 to 2 {
 // CHECK-NEXT: affine.for %[[J:.*]] = 0 to 4 {
@@ -53,7 +55,7 @@ func.func @matmul(%w: !ocannl.tensor<f32, "3->4">, %x: !ocannl.tensor<f32, "2|3"
 }
 
 // CHECK-LABEL: func.func @transpose(
-// CHECK-SAME: %[[X:.*]]: memref<2x4x3xf32>, %[[R:.*]]: memref<2x3x4xf32>) {
+// CHECK-SAME: %[[X:.*]]: memref<2x4x3xf32>, %[[R:.*]]: memref<2x3x4xf32>) attributes {ocannl.intermediate_bytes = 0 : i64} {
 // CHECK-NEXT: affine.for %[[B:.*]] = 0 to 2 {
 // CHECK-NEXT: affine.for %[[I:.*]] = 0 to 3 {
 // CHECK-NEXT: affine.for %[[O:.*]] = 0 to 4 {
@@ -64,17 +66,23 @@ func.func @transpose(%x: !ocannl.tensor<f32, "2|3->4">) -> !ocannl.tensor<f32, "
   return %0 : !ocannl.tensor<f32, "...|...->...">
 }
 
+// Intermediates live in one arena: a view per buffer at a static offset,
+// reused once the buffer's last reader has run (here each result is unread,
+// so all five share offset 0); the arena is as large as the largest.
 // CHECK-LABEL: func.func @einsums(
-// CHECK-SAME: %[[H:.*]]: memref<2x4x3xf32>, %[[M:.*]]: memref<2x3xf32>, %[[U:.*]]: memref<2xf32>, %[[V:.*]]: memref<3xf32>) {
+// CHECK-SAME: %[[H:.*]]: memref<2x4x3xf32>, %[[M:.*]]: memref<2x3xf32>, %[[U:.*]]: memref<2xf32>, %[[V:.*]]: memref<3xf32>) attributes {ocannl.intermediate_bytes = 128 : i64} {
+// CHECK-NEXT: %[[ARENA:.*]] = memref.alloc() {alignment = 64 : i64} : memref<128xi8>
 // Permute: one store per cell, no fill.
-// CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x3x2xf32>
+// CHECK-NEXT: %[[O0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[P:.*]] = memref.view %[[ARENA]][%[[O0]]][] : memref<128xi8> to memref<4x3x2xf32>
 // CHECK-NEXT: affine.for %[[A:.*]] = 0 to 4 {
 // CHECK-NEXT: affine.for %[[B:.*]] = 0 to 3 {
 // CHECK-NEXT: affine.for %[[C:.*]] = 0 to 2 {
 // CHECK-NEXT: %[[X:.*]] = affine.load %[[H]][%[[C]], %[[A]], %[[B]]]
 // CHECK-NEXT: affine.store %[[X]], %[[P]][%[[A]], %[[B]], %[[C]]]
+// CHECK: cf.br
 // Reduce: fill with 0, accumulate over the inner iterator.
-// CHECK: %[[S:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2xf32>
+// CHECK: %[[S:.*]] = memref.view %[[ARENA]][%{{.*}}][] : memref<128xi8> to memref<2xf32>
 // CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: affine.for %[[I:.*]] = 0 to 2 {
 // CHECK-NEXT: affine.store %[[Z]], %[[S]][%[[I]]]
@@ -85,7 +93,7 @@ func.func @transpose(%x: !ocannl.tensor<f32, "2|3->4">) -> !ocannl.tensor<f32, "
 // CHECK-NEXT: %[[NEW:.*]] = arith.addf %[[OLD]], %[[X]] : f32
 // CHECK-NEXT: affine.store %[[NEW]], %[[S]][%[[I]]]
 // Outer product: bijective store, no fill.
-// CHECK: %[[O:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x3xf32>
+// CHECK: %[[O:.*]] = memref.view %[[ARENA]][%{{.*}}][] : memref<128xi8> to memref<2x3xf32>
 // CHECK-NEXT: affine.for %[[I:.*]] = 0 to 2 {
 // CHECK-NEXT: affine.for %[[J:.*]] = 0 to 3 {
 // CHECK-NEXT: %[[X:.*]] = affine.load %[[U]][%[[I]]]
@@ -93,7 +101,7 @@ func.func @transpose(%x: !ocannl.tensor<f32, "2|3->4">) -> !ocannl.tensor<f32, "
 // CHECK-NEXT: %[[XY:.*]] = arith.mulf %[[X]], %[[Y]] : f32
 // CHECK-NEXT: affine.store %[[XY]], %[[O]][%[[I]], %[[J]]]
 // Diagonal: the store is not surjective, so a fill with 0 precedes it.
-// CHECK: %[[D:.*]] = memref.alloc() {alignment = 64 : i64} : memref<3x3xf32>
+// CHECK: %[[D:.*]] = memref.view %[[ARENA]][%{{.*}}][] : memref<128xi8> to memref<3x3xf32>
 // CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: affine.for %[[I:.*]] = 0 to 3 {
 // CHECK-NEXT: affine.for %[[J:.*]] = 0 to 3 {
@@ -102,7 +110,7 @@ func.func @transpose(%x: !ocannl.tensor<f32, "2|3->4">) -> !ocannl.tensor<f32, "
 // CHECK-NEXT: %[[X:.*]] = affine.load %[[V]][%[[I]]]
 // CHECK-NEXT: affine.store %[[X]], %[[D]][%[[I]], %[[I]]]
 // Fixed index: likewise, then a store at column 0.
-// CHECK: %[[F:.*]] = memref.alloc() {alignment = 64 : i64} : memref<3x2xf32>
+// CHECK: %[[F:.*]] = memref.view %[[ARENA]][%{{.*}}][] : memref<128xi8> to memref<3x2xf32>
 // CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: affine.for %[[I:.*]] = 0 to 3 {
 // CHECK-NEXT: affine.for %[[J:.*]] = 0 to 2 {
@@ -110,12 +118,8 @@ func.func @transpose(%x: !ocannl.tensor<f32, "2|3->4">) -> !ocannl.tensor<f32, "
 // CHECK: affine.for %[[I:.*]] = 0 to 3 {
 // CHECK-NEXT: %[[X:.*]] = affine.load %[[V]][%[[I]]]
 // CHECK-NEXT: affine.store %[[X]], %[[F]][%[[I]], 0]
-// Intermediates are freed before returning.
-// CHECK: memref.dealloc %[[P]]
-// CHECK-NEXT: memref.dealloc %[[S]]
-// CHECK-NEXT: memref.dealloc %[[O]]
-// CHECK-NEXT: memref.dealloc %[[D]]
-// CHECK-NEXT: memref.dealloc %[[F]]
+// The arena is freed before returning.
+// CHECK: memref.dealloc %[[ARENA]]
 // CHECK-NEXT: return
 func.func @einsums(%h: !ocannl.tensor<f32, "2|3->4">, %m: !ocannl.tensor<f32, "2,3">, %u: !ocannl.tensor<f32, "2">, %v: !ocannl.tensor<f32, "3">) {
   %0 = "ocannl.einsum"(%h) {spec = "b|i->o => o|b->i"} : (!ocannl.tensor<f32, "2|3->4">) -> !ocannl.tensor<f32, "...|...->...">
@@ -127,7 +131,7 @@ func.func @einsums(%h: !ocannl.tensor<f32, "2|3->4">, %m: !ocannl.tensor<f32, "2
 }
 
 // CHECK-LABEL: func.func @batch_slice(
-// CHECK-SAME: %[[X:.*]]: memref<8x4x2x3xf32>, %[[R:.*]]: memref<4x2x3xf32>) {
+// CHECK-SAME: %[[X:.*]]: memref<8x4x2x3xf32>, %[[R:.*]]: memref<4x2x3xf32>) attributes {ocannl.intermediate_bytes = 0 : i64} {
 // CHECK-NEXT: affine.for %[[A:.*]] = 0 to 4 {
 // CHECK-NEXT: affine.for %[[B:.*]] = 0 to 2 {
 // CHECK-NEXT: affine.for %[[C:.*]] = 0 to 3 {
@@ -141,7 +145,7 @@ func.func @batch_slice(%x: !ocannl.tensor<f32, "8,4|3->2">) -> !ocannl.tensor<f3
 // fma starts from the addend (read on the parallel iterators), then
 // accumulates the products.
 // CHECK-LABEL: func.func @fma(
-// CHECK-SAME: %[[W:.*]]: memref<4x3xf32>, %[[X:.*]]: memref<2x3xf32>, %[[C:.*]]: memref<4xf32>, %[[R:.*]]: memref<2x4xf32>) {
+// CHECK-SAME: %[[W:.*]]: memref<4x3xf32>, %[[X:.*]]: memref<2x3xf32>, %[[C:.*]]: memref<4xf32>, %[[R:.*]]: memref<2x4xf32>) attributes {ocannl.intermediate_bytes = 0 : i64} {
 // CHECK-NEXT: affine.for %[[B:.*]] = 0 to 2 {
 // CHECK-NEXT: affine.for %[[O:.*]] = 0 to 4 {
 // CHECK-NEXT: %[[V:.*]] = affine.load %[[C]][%[[O]]]
@@ -182,16 +186,16 @@ func.func @where_exp(%c: !ocannl.tensor<f32, "3">, %a: !ocannl.tensor<f32, "3">)
 
 // Terminals: a scalar fill, dense values from a private global, a range
 // (linear index), and a reshape (delinearised reads).
-// CHECK: memref.global "private" constant @__ocannl_constant_terminals_0 : memref<2x2xi32> = dense<{{\[\[}}1, 2], [3, 4]]>
 // CHECK-LABEL: func.func @terminals(
-// CHECK-SAME: %[[C:.*]]: memref<2x3xf32>, %[[D:.*]]: memref<2x2xi32>, %[[R:.*]]: memref<2x3xf32>, %[[S:.*]]: memref<3x2xf32>) {
+// CHECK-SAME: %[[C:.*]]: memref<2x3xf32>, %[[D:.*]]: memref<2x2xi32>, %[[R:.*]]: memref<2x3xf32>, %[[S:.*]]: memref<3x2xf32>)
 // CHECK: arith.constant 1.500000e+00 : f32
-// CHECK: %[[G:.*]] = memref.get_global @__ocannl_constant_terminals_0 : memref<2x2xi32>
+// CHECK: %[[G:.*]] = memref.get_global @__ocannl_constant : memref<2x2xi32>
 // CHECK-NEXT: memref.copy %[[G]], %[[D]]
 // CHECK: affine.apply
 // CHECK-NEXT: arith.index_cast
 // CHECK-NEXT: arith.sitofp
 // CHECK: affine.load %[[R]][((%{{.*}} * 2 + %{{.*}}) floordiv 3) mod 2, (%{{.*}} * 2 + %{{.*}}) mod 3]
+// CHECK: memref.global "private" constant @__ocannl_constant : memref<2x2xi32> = dense<{{\[\[}}1, 2], [3, 4]]>
 func.func @terminals() -> (!ocannl.tensor<f32, "2,3">, !ocannl.tensor<i32, "2->2">, !ocannl.tensor<f32, "2,3">, !ocannl.tensor<f32, "3,2">) {
   %c = "ocannl.constant"() {value = 1.5 : f32} : () -> !ocannl.tensor<f32, "2,3">
   %d = "ocannl.constant"() {value = dense<[1, 2, 3, 4]> : tensor<4xi32>} : () -> !ocannl.tensor<i32, "2->2">
@@ -202,10 +206,12 @@ func.func @terminals() -> (!ocannl.tensor<f32, "2,3">, !ocannl.tensor<i32, "2->2
 
 // A returned argument, and a value returned twice, are copied.
 // CHECK-LABEL: func.func @pass_through(
-// CHECK-SAME: %[[X:.*]]: memref<3xf32>, %[[R0:.*]]: memref<3xf32>, %[[R1:.*]]: memref<3xf32>, %[[R2:.*]]: memref<3xf32>) {
+// CHECK-SAME: %[[X:.*]]: memref<3xf32>, %[[R0:.*]]: memref<3xf32>, %[[R1:.*]]: memref<3xf32>, %[[R2:.*]]: memref<3xf32>) attributes {ocannl.intermediate_bytes = 0 : i64} {
 // CHECK: arith.negf
 // CHECK-NEXT: affine.store %{{.*}}, %[[R1]]
-// CHECK: memref.copy %[[X]], %[[R0]]
+// CHECK: cf.br ^[[NEXT:.*]]
+// CHECK-NEXT: ^[[NEXT]]:
+// CHECK-NEXT: memref.copy %[[X]], %[[R0]]
 // CHECK-NEXT: memref.copy %[[R1]], %[[R2]]
 // CHECK-NEXT: return
 func.func @pass_through(%x: !ocannl.tensor<f32, "3">) -> (!ocannl.tensor<f32, "3">, !ocannl.tensor<f32, "...">, !ocannl.tensor<f32, "...">) {

@@ -53,6 +53,8 @@ func.func @concat3(%x: !ocannl.tensor<f32, "2">, %y: !ocannl.tensor<f32, "3">, %
 // CHECK-NEXT: %[[V:.*]] = affine.load %[[X]][%[[I]] + 3]
 // CHECK-NEXT: affine.store %[[V]], %[[R]][%[[I]]]
 // CHECK-NEXT: }
+// CHECK-NEXT: cf.br ^[[NEXT:.*]]
+// CHECK-NEXT: ^[[NEXT]]:
 // CHECK-NEXT: return
 func.func @slice_suffix(%x: !ocannl.tensor<f32, "5">) -> !ocannl.tensor<f32, "2"> {
   %0 = "ocannl.concat"(%x) {spec = "a^b => b"} : (!ocannl.tensor<f32, "5">) -> !ocannl.tensor<f32, "2">

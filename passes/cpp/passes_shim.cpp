@@ -24,10 +24,18 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/ExtensibleDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/SourceMgr.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -221,6 +229,13 @@ void ocannlDialectHook(MlirContext ctx);
 /// (or an arith/tensor op) loads that dialect, which runs these registry
 /// extensions: the ocannl verifiers are patched before the input is
 /// verified.
+///
+/// This is `mlir::MlirOptMain(argc, argv, toolName, registry)` unrolled to
+/// its output stream, for two differences: a write error on the output (a
+/// closed pipe, a full disk) is a one-line error and exit code 1 instead of
+/// LLVM's fatal "IO failure on output stream" report, and SIGPIPE keeps the
+/// disposition the process gave it (ignored: writes then fail with EPIPE)
+/// instead of InitLLVM's exit with code 74.
 int ocannlOptMain(int argc, char **argv, const char *toolName) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
@@ -232,7 +247,36 @@ int ocannlOptMain(int argc, char **argv, const char *toolName) {
   registry.addExtension(
       +[](mlir::MLIRContext *ctx, mlir::tensor::TensorDialect *) { ocannlDialectHook(wrap(ctx)); });
   mlir::registerAllPasses();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, toolName, registry));
+  auto [inputFilename, outputFilename] =
+      mlir::registerAndParseCLIOptions(argc, argv, toolName, registry);
+  llvm::InitLLVM init(argc, argv, /*InstallPipeSignalExitHandler=*/false);
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  if (inputFilename == "-" && llvm::sys::Process::FileDescriptorIsDisplayed(fileno(stdin)))
+    llvm::errs() << "(processing input from stdin now, hit ctrl-c/ctrl-d to interrupt)\n";
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> file = mlir::openInputFile(inputFilename, &errorMessage);
+  if (!file) {
+    llvm::errs() << errorMessage << "\n";
+    return 1;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      mlir::openOutputFile(outputFilename, &errorMessage);
+  if (!output) {
+    llvm::errs() << errorMessage << "\n";
+    return 1;
+  }
+  mlir::LogicalResult result = mlir::MlirOptMain(output->os(), std::move(file), registry, config);
+  output->os().flush();
+  if (output->os().has_error()) {
+    llvm::errs() << "ocannl-opt: error: cannot write the output to '" << outputFilename
+                 << "': " << output->os().error().message() << "\n";
+    output->os().clear_error();
+    return 1;
+  }
+  if (mlir::failed(result))
+    return 1;
+  output->keep();
+  return 0;
 }
 
 /// Diagnostics printed the way `mlir-opt` prints them (with the source
@@ -270,6 +314,102 @@ MlirOperation ocannlParseSourceFile(MlirContext context, const char *path, void 
   if (!module)
     return MlirOperation{nullptr};
   return wrap(module.release().getOperation());
+}
+
+/// Called for each pair of values whose types control flow makes equal;
+/// `at` is the op whose control flow relates them.
+typedef void (*OcannlEdgeFn)(MlirValue from, MlirValue to, MlirOperation at, void *data);
+
+/// Calls `edge` for every pair of values inside `root` (a function) that
+/// control flow passes from one to the other, so that their types must be
+/// the same: a branch's forwarded operands and its successor's block
+/// arguments (`BranchOpInterface`: cf.br, cf.cond_br, ...), and a region
+/// op's entry operands, region arguments, yielded values and results
+/// (`RegionBranchOpInterface` and its terminators: scf.if, scf.for,
+/// scf.while, ...). Returns the first op that branches through no
+/// `BranchOpInterface`, or hands tensors to its regions' block arguments
+/// through no `RegionBranchOpInterface` (a null op when there is none):
+/// shapes cannot be related through it.
+MlirOperation ocannlForEachControlFlowEdge(MlirOperation root, OcannlEdgeFn edge, void *data) {
+  mlir::Operation *unsupported = nullptr;
+  auto pairs = [&](mlir::ValueRange from, mlir::ValueRange to, mlir::Operation *at) {
+    for (size_t i = 0, n = std::min(from.size(), to.size()); i < n; ++i)
+      edge(wrap(from[i]), wrap(to[i]), wrap(at), data);
+  };
+  mlir::Operation *top = unwrap(root);
+  top->walk([&](mlir::Operation *op) -> mlir::WalkResult {
+    if (op->getNumSuccessors() > 0) {
+      auto branch = llvm::dyn_cast<mlir::BranchOpInterface>(op);
+      if (!branch) {
+        unsupported = op;
+        return mlir::WalkResult::interrupt();
+      }
+      for (unsigned i = 0; i < op->getNumSuccessors(); ++i) {
+        mlir::SuccessorOperands operands = branch.getSuccessorOperands(i);
+        mlir::Block *dest = op->getSuccessor(i);
+        unsigned produced = operands.getProducedOperandCount();
+        mlir::OperandRange forwarded = operands.getForwardedOperands();
+        if (produced > dest->getNumArguments())
+          continue;
+        pairs(forwarded, dest->getArguments().drop_front(produced), op);
+      }
+    }
+    if (op == top || op->getNumRegions() == 0)
+      return mlir::WalkResult::advance();
+    if (auto branch = llvm::dyn_cast<mlir::RegionBranchOpInterface>(op)) {
+      llvm::SmallVector<mlir::RegionSuccessor> successors;
+      branch.getSuccessorRegions(mlir::RegionBranchPoint::parent(), successors);
+      for (mlir::RegionSuccessor &s : successors)
+        pairs(branch.getEntrySuccessorOperands(s), s.getSuccessorInputs(), op);
+      for (mlir::Region &region : op->getRegions())
+        for (mlir::Block &block : region) {
+          if (block.empty())
+            continue;
+          auto terminator =
+              llvm::dyn_cast<mlir::RegionBranchTerminatorOpInterface>(block.back());
+          if (!terminator)
+            continue;
+          llvm::SmallVector<mlir::RegionSuccessor> next;
+          branch.getSuccessorRegions(mlir::RegionBranchPoint(terminator), next);
+          for (mlir::RegionSuccessor &s : next)
+            pairs(terminator.getSuccessorOperands(s), s.getSuccessorInputs(), terminator);
+        }
+      return mlir::WalkResult::advance();
+    }
+    // Functions and modules nested here are scopes of their own; any other
+    // op with regions must not hand tensors to them through block arguments.
+    if (llvm::isa<mlir::FunctionOpInterface>(op) || op->hasTrait<mlir::OpTrait::SymbolTable>())
+      return mlir::WalkResult::skip();
+    bool carries = false;
+    for (mlir::Region &region : op->getRegions())
+      for (mlir::Block &block : region)
+        for (mlir::BlockArgument arg : block.getArguments())
+          if (llvm::isa<mlir::TensorType, mlir::DynamicType>(arg.getType()))
+            carries = true;
+    if (carries) {
+      unsupported = op;
+      return mlir::WalkResult::interrupt();
+    }
+    return mlir::WalkResult::advance();
+  });
+  return wrap(unsupported);
+}
+
+/// Whether `op` is a call (`CallOpInterface`). When it is, `*callee` is the
+/// function it calls (null when it cannot be resolved: an indirect call or
+/// a missing symbol, or when `resolve` is false) and
+/// `[*firstArg, *firstArg + *numArgs)` are the operands passed as arguments.
+bool ocannlCallInfo(MlirOperation op, bool resolve, MlirOperation *callee, intptr_t *firstArg,
+                    intptr_t *numArgs) {
+  auto call = llvm::dyn_cast<mlir::CallOpInterface>(unwrap(op));
+  if (!call)
+    return false;
+  mlir::Operation *target = resolve ? call.resolveCallable() : nullptr;
+  *callee = wrap(target && llvm::isa<mlir::FunctionOpInterface>(target) ? target : nullptr);
+  mlir::OperandRange args = call.getArgOperands();
+  *firstArg = args.empty() ? 0 : static_cast<intptr_t>(args.getBeginOperandIndex());
+  *numArgs = static_cast<intptr_t>(args.size());
+  return true;
 }
 
 } // extern "C"

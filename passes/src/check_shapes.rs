@@ -7,13 +7,17 @@
 //! all known. An op with a variable left in its types is an error: there is
 //! nothing to check yet.
 
-use melior::ir::operation::{OperationLike, OperationRef};
-use ocannl_dialect::catalog;
+use melior::{
+    Context,
+    ir::operation::{OperationLike, OperationRef},
+};
+use ocannl_dialect::{catalog, ir};
 use ocannl_shape::{check::check_op, spec::ShapeSpec};
 
 use crate::{
-    infer_shapes::{OwnedLogic, value_spec},
-    registry::{PassDef, PassFailed, PassOptions, check_each_op},
+    op_logic::OwnedLogic,
+    pass::{PassDef, PassFailed, PassOptions, check_each_op},
+    tensor_types::value_spec,
 };
 
 /// The registry entry of `ocannl-check-shapes`.
@@ -26,13 +30,17 @@ pub const PASS: PassDef = PassDef {
     run,
 };
 
-fn run(root: OperationRef<'_, '_>, _options: &PassOptions) -> Result<(), PassFailed> {
+fn run(
+    _ctx: &Context,
+    root: OperationRef<'_, '_>,
+    _options: &PassOptions,
+) -> Result<(), PassFailed> {
     check_each_op(root, check)
 }
 
 fn check(op: OperationRef<'_, '_>) -> Result<(), String> {
-    let name = op.name();
-    let name = name.as_string_ref().as_str().unwrap_or_default();
+    let name = ir::op_name(&op);
+    let name = name.as_str();
     let Some(def) = catalog::lookup(name) else {
         return Ok(());
     };

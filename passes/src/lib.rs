@@ -27,9 +27,14 @@ mod ffi;
 pub mod infer_projections;
 pub mod infer_shapes;
 pub mod lower_to_affine;
+mod op_logic;
+pub mod pass;
 pub mod pipelines;
+mod projection_attrs;
 pub mod registry;
-pub mod source;
+pub mod tensor_types;
 pub mod verify;
 
-pub use registry::{PASSES, PassDef, register_all};
+pub use ffi::source;
+pub use pass::PassDef;
+pub use registry::{PASSES, register_all};

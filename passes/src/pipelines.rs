@@ -28,9 +28,8 @@ macro_rules! ocannl_to_affine {
 
 macro_rules! affine_to_llvm {
     () => {
-        "lower-affine,convert-scf-to-cf,canonicalize,cse,\
-convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,finalize-memref-to-llvm,\
-convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,\
+        "lower-affine,convert-math-to-funcs,convert-scf-to-cf,canonicalize,cse,\
+expand-strided-metadata,convert-to-llvm{filter-dialects=arith,cf,math,memref},\
 convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},reconcile-unrealized-casts"
     };
 }
@@ -45,12 +44,16 @@ pub const TO_AFFINE: PipelineDef = PipelineDef {
 /// The upstream part of [`TO_LLVM`]: affine, memref, math, arith and func to
 /// the LLVM dialect. Functions take bare pointers to their buffers
 /// (`use-bare-ptr-memref-call-conv`): every buffer has a static shape.
+/// Integer powers become functions (`convert-math-to-funcs`); arith, cf,
+/// math and memref convert in one `convert-to-llvm` (one walk of the
+/// module instead of one per dialect: the pipeline's cost is linear in the
+/// program, and its constant matters for programs of thousands of ops).
 pub const AFFINE_TO_LLVM: &str = affine_to_llvm!();
 
-/// The part of [`TO_LLVM`] after shape inference: projections, lowering to
-/// affine loops, the upstream lowering (for tools that read the inferred
-/// signature in between, such as `ocannl-run`).
-pub const INFERRED_TO_LLVM: &str = concat!(inferred_to_affine!(), ",", affine_to_llvm!());
+/// The part of [`TO_AFFINE`] after shape inference: projections and the
+/// lowering to affine loops (for tools that read the inferred signature in
+/// between, such as `ocannl-run`; [`AFFINE_TO_LLVM`] follows it).
+pub const INFERRED_TO_AFFINE: &str = inferred_to_affine!();
 
 /// From ocannl ops to the LLVM dialect, ready for `mlir-translate
 /// --mlir-to-llvmir` or `ocannl-run`: [`TO_AFFINE`] then [`AFFINE_TO_LLVM`].

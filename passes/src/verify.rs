@@ -30,20 +30,19 @@
 //! byte position inside the spec); the pass reports all of them and then
 //! fails.
 
-use melior::ir::{
-    BlockLike, Location, RegionLike, Type, TypeLike, ValueLike,
-    attribute::{Attribute, AttributeLike, StringAttribute, TypeAttribute},
-    operation::{OperationLike, OperationRef},
-    r#type::FunctionType,
-};
-use mlir_sys::{
-    mlirAttributeIsAInteger, mlirShapedTypeGetDimSize, mlirShapedTypeGetRank,
-    mlirShapedTypeIsDynamicDim, mlirTypeIsAFloat, mlirTypeIsAIndex, mlirTypeIsAInteger,
-    mlirValueGetLocation,
+use melior::{
+    Context,
+    ir::{
+        BlockLike, Location, RegionLike, Type, TypeLike, ValueLike,
+        attribute::{Attribute, TypeAttribute},
+        operation::{OperationLike, OperationRef},
+        r#type::FunctionType,
+    },
 };
 use ocannl_dialect::{
     catalog::{self, AttrDef, AttrKind, OpDef, ShapeLogic},
     diagnostics::emit_error,
+    ir,
     types::{TensorType, shape_spec},
 };
 use ocannl_shape::{
@@ -54,8 +53,8 @@ use ocannl_shape::{
 
 use crate::{
     broadcast::{Dim, verify_compatible_operand_broadcast},
-    infer_shapes::OwnedLogic,
-    registry::{PassDef, PassFailed, PassOptions},
+    op_logic::OwnedLogic,
+    pass::{PassDef, PassFailed, PassOptions},
 };
 
 /// The registry entry of `ocannl-verify`.
@@ -85,7 +84,11 @@ impl Problem<'_> {
     }
 }
 
-fn run(root: OperationRef<'_, '_>, _options: &PassOptions) -> Result<(), PassFailed> {
+fn run(
+    _ctx: &Context,
+    root: OperationRef<'_, '_>,
+    _options: &PassOptions,
+) -> Result<(), PassFailed> {
     let mut failed = false;
     root.walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
         for problem in check_op(op) {
@@ -105,10 +108,9 @@ fn run(root: OperationRef<'_, '_>, _options: &PassOptions) -> Result<(), PassFai
 pub fn check_op<'c>(op: OperationRef<'c, '_>) -> Vec<Problem<'c>> {
     let mut problems = Vec::new();
     check_defined_types(op, &mut problems);
-    let name = op.name();
-    let name = name.as_string_ref().as_str().unwrap_or_default();
+    let name = ir::op_name(&op);
     if let Some(mnemonic) = name.strip_prefix("ocannl.") {
-        match catalog::lookup(name) {
+        match catalog::lookup(&name) {
             Some(def) => check_ocannl_op(op, def, &mut problems),
             None => problems.push(Problem::at_op(format!("unknown op 'ocannl.{mnemonic}'"))),
         }
@@ -128,9 +130,7 @@ fn check_defined_types<'c>(op: OperationRef<'c, '_>, problems: &mut Vec<Problem<
             has_body = true;
             for i in 0..b.argument_count() {
                 if let Ok(arg) = b.argument(i) {
-                    // SAFETY: `arg` is a live value.
-                    let location =
-                        unsafe { Location::from_raw(mlirValueGetLocation(arg.to_raw())) };
+                    let location = arg.location();
                     check_type(
                         arg.r#type(),
                         &format!("block argument #{i}"),
@@ -170,17 +170,13 @@ fn check_type<'c>(
     let Some(TensorType::Ocannl { elem, spec }) = TensorType::classify(ty) else {
         return;
     };
-    if let Err(e) = parse_shape_spec(spec) {
+    if let Err(e) = parse_shape_spec(&spec) {
         problems.push(Problem {
-            message: format!("{what}: {}", spec_error("shape spec", spec, &e)),
+            message: format!("{what}: {}", spec_error("shape spec", &spec, &e)),
             location,
         });
     }
-    let raw = elem.to_raw();
-    // SAFETY: `raw` is a valid type.
-    let scalar =
-        unsafe { mlirTypeIsAFloat(raw) || mlirTypeIsAInteger(raw) || mlirTypeIsAIndex(raw) };
-    if !scalar {
+    if !(elem.is_float() || elem.is_integer() || elem.is_index()) {
         problems.push(Problem {
             message: format!(
                 "{what}: element type of !ocannl.tensor must be an integer, float or index type, got {elem}"
@@ -249,10 +245,9 @@ fn check_ocannl_op(op: OperationRef<'_, '_>, def: &OpDef, problems: &mut Vec<Pro
         }
     }
     if let Some(combine) = def.attribute("combine")
-        && let Ok(attr) = op.attribute(combine.name)
-        && let Ok(s) = StringAttribute::try_from(attr)
+        && let Some(s) = ir::string_attr(&op, combine.name)
     {
-        check_combine_arity(def, s.value(), n, problems);
+        check_combine_arity(def, &s, n, problems);
     }
     let before = problems.len();
     if !check_builtin_broadcast(op, def, problems) && problems.len() == before {
@@ -271,8 +266,16 @@ fn check_shape_logic(op: OperationRef<'_, '_>, def: &OpDef, problems: &mut Vec<P
     if def.logic == ShapeLogic::Block {
         return;
     }
-    let Ok(owned) = OwnedLogic::of(op, def) else {
-        return;
+    let owned = match OwnedLogic::of(op, def) {
+        Ok(owned) => owned,
+        Err(e) => {
+            // Attribute problems are reported above; anything else (a
+            // negative `batch_slice` index) here.
+            if problems.is_empty() {
+                problems.push(Problem::at_op(format!("'{}' op {e}", def.name)));
+            }
+            return;
+        }
     };
     let mut problem = ShapeProblem::new();
     let shape = |problem: &mut ShapeProblem, ty: Type<'_>| {
@@ -339,21 +342,10 @@ fn builtin_shape(ty: Type<'_>) -> Option<Option<Vec<Dim>>> {
         TensorType::Ocannl { .. } => None,
         TensorType::Unranked { .. } => Some(None),
         TensorType::Ranked { .. } => {
-            let raw = ty.to_raw();
-            // SAFETY: `raw` is a ranked tensor type (checked by `classify`)
-            // and every index is below its rank.
-            let dims = unsafe {
-                let rank = mlirShapedTypeGetRank(raw).max(0) as isize;
-                (0..rank)
-                    .map(|i| {
-                        if mlirShapedTypeIsDynamicDim(raw, i) {
-                            None
-                        } else {
-                            u64::try_from(mlirShapedTypeGetDimSize(raw, i)).ok()
-                        }
-                    })
-                    .collect()
-            };
+            let dims = ir::shaped_dims(ty)?
+                .into_iter()
+                .map(|d| d.and_then(|d| u64::try_from(d).ok()))
+                .collect();
             Some(Some(dims))
         }
     }
@@ -372,9 +364,7 @@ fn check_attribute(
         return;
     }
     if attr_def.kind == AttrKind::I64 {
-        // SAFETY: `attr` is a valid attribute.
-        let is_int = unsafe { mlirAttributeIsAInteger(attr.to_raw()) };
-        if !is_int {
+        if ir::integer_value(attr).is_none() {
             push(format!(
                 "'{}' op attribute '{name}' must be a 64-bit integer, got {attr}",
                 def.name
@@ -382,14 +372,14 @@ fn check_attribute(
         }
         return;
     }
-    let Ok(text) = StringAttribute::try_from(attr) else {
+    let Some(text) = ir::string_value(attr) else {
         push(format!(
             "'{}' op attribute '{name}' must be a string, got {attr}",
             def.name
         ));
         return;
     };
-    let text = text.value();
+    let text = text.as_str();
     match attr_def.kind {
         AttrKind::ShapeSpec => {
             if let Err(e) = parse_shape_spec(text) {

@@ -46,6 +46,14 @@ impl Elem {
         }
     }
 
+    /// Bytes per element.
+    pub fn size(self) -> usize {
+        match self {
+            Self::F32 | Self::I32 => 4,
+            Self::F64 | Self::I64 => 8,
+        }
+    }
+
     /// The MLIR name.
     pub fn mlir(self) -> &'static str {
         match self {
@@ -87,18 +95,37 @@ pub struct Array {
 
 impl Array {
     /// An array of zeros.
-    pub fn zeros(elem: Elem, shape: &[u64]) -> Self {
-        let n = shape.iter().product::<u64>() as usize;
-        let data = match elem {
-            Elem::F32 => Data::F32(vec![0.0; n]),
-            Elem::F64 => Data::F64(vec![0.0; n]),
-            Elem::I32 => Data::I32(vec![0; n]),
-            Elem::I64 => Data::I64(vec![0; n]),
+    ///
+    /// # Errors
+    ///
+    /// The cells do not fit in memory (an error, not an abort).
+    pub fn zeros(elem: Elem, shape: &[u64]) -> Result<Self, Error> {
+        let too_big = || {
+            Error::new(format!(
+                "cannot allocate an array of shape {shape:?} ({elem}): not enough memory"
+            ))
         };
-        Self {
+        let n = shape
+            .iter()
+            .try_fold(1u64, |acc, &d| acc.checked_mul(d))
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(too_big)?;
+        fn zeroed<T: Clone + Default>(n: usize) -> Option<Vec<T>> {
+            let mut v = Vec::new();
+            v.try_reserve_exact(n).ok()?;
+            v.resize(n, T::default());
+            Some(v)
+        }
+        let data = match elem {
+            Elem::F32 => Data::F32(zeroed(n).ok_or_else(too_big)?),
+            Elem::F64 => Data::F64(zeroed(n).ok_or_else(too_big)?),
+            Elem::I32 => Data::I32(zeroed(n).ok_or_else(too_big)?),
+            Elem::I64 => Data::I64(zeroed(n).ok_or_else(too_big)?),
+        };
+        Ok(Self {
             shape: shape.to_vec(),
             data,
-        }
+        })
     }
 
     /// The element type.
@@ -157,6 +184,16 @@ impl Array {
         let shown = path.display();
         let file =
             File::open(path).map_err(|e| Error::new(format!("cannot read '{shown}': {e}")))?;
+        let layout =
+            npy_layout(&file).map_err(|e| Error::new(format!("cannot read '{shown}': {e}")))?;
+        if let Some(layout) = &layout
+            && layout.cells.is_none()
+        {
+            return Err(Error::new(format!(
+                "'{shown}' has the shape {:?} in its header, whose number of cells does not fit 64 bits",
+                layout.shape
+            )));
+        }
         let npy = npyz::NpyFile::new(BufReader::new(file))
             .map_err(|e| Error::new(format!("'{shown}' is not a .npy file: {e}")))?;
         if npy.order() == Order::Fortran {
@@ -185,6 +222,20 @@ impl Array {
                 "'{shown}' has dtype {described}: expected a numeric dtype (float32, float64, int32 or int64)"
             )));
         };
+        if let Some(NpyLayout {
+            cells: Some(cells),
+            data_bytes,
+            ..
+        }) = layout
+        {
+            let needed = cells.saturating_mul(elem.size() as u64);
+            if needed > data_bytes {
+                return Err(Error::new(format!(
+                    "'{shown}' is truncated: its header promises {cells} cells ({needed} bytes of data) but the file holds {data_bytes} bytes of data"
+                )));
+            }
+            crate::memory::check(needed, &format!("the data of '{shown}'"))?;
+        }
         let bad = |e: std::io::Error| Error::new(format!("cannot read the data of '{shown}': {e}"));
         let data = match elem {
             Elem::F32 => Data::F32(npy.into_vec().map_err(bad)?),
@@ -228,16 +279,90 @@ impl Array {
 
     /// Uniform random cells from `rng`: floats in [-1, 1), integers in
     /// [-10, 10].
-    pub fn random(elem: Elem, shape: &[u64], rng: &mut SplitMix64) -> Self {
-        let mut a = Self::zeros(elem, shape);
+    ///
+    /// # Errors
+    ///
+    /// As [`Array::zeros`].
+    pub fn random(elem: Elem, shape: &[u64], rng: &mut SplitMix64) -> Result<Self, Error> {
+        let mut a = Self::zeros(elem, shape)?;
         match &mut a.data {
             Data::F32(v) => v.iter_mut().for_each(|x| *x = rng.uniform() as f32),
             Data::F64(v) => v.iter_mut().for_each(|x| *x = rng.uniform()),
             Data::I32(v) => v.iter_mut().for_each(|x| *x = rng.int(-10, 10) as i32),
             Data::I64(v) => v.iter_mut().for_each(|x| *x = rng.int(-10, 10)),
         }
-        a
+        Ok(a)
     }
+}
+
+/// What a `.npy` header says, read before `npyz` trusts it (it multiplies
+/// the shape unchecked and allocates from the product).
+struct NpyLayout {
+    shape: Vec<u64>,
+    /// The number of cells; `None` when it (or a partial product of the
+    /// shape, which `npyz` also computes) does not fit `u64`.
+    cells: Option<u64>,
+    /// The bytes after the header.
+    data_bytes: u64,
+}
+
+/// The layout of a `.npy` file; `Ok(None)` when the header is not one this
+/// reads (npyz then reports what is wrong with it). The file position is
+/// rewound.
+fn npy_layout(file: &File) -> std::io::Result<Option<NpyLayout>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = file;
+    let total = f.metadata()?.len();
+    let mut preamble = [0u8; 8];
+    if f.read_exact(&mut preamble).is_err() || &preamble[..6] != b"\x93NUMPY" {
+        f.seek(SeekFrom::Start(0))?;
+        return Ok(None);
+    }
+    let (len_bytes, header_len) = if preamble[6] == 1 {
+        let mut b = [0u8; 2];
+        f.read_exact(&mut b)?;
+        (2u64, u64::from(u16::from_le_bytes(b)))
+    } else {
+        let mut b = [0u8; 4];
+        f.read_exact(&mut b)?;
+        (4u64, u64::from(u32::from_le_bytes(b)))
+    };
+    let start = 8 + len_bytes;
+    if start + header_len > total {
+        f.seek(SeekFrom::Start(0))?;
+        return Ok(None);
+    }
+    let mut header = vec![0u8; header_len as usize];
+    f.read_exact(&mut header)?;
+    f.seek(SeekFrom::Start(0))?;
+    let header = String::from_utf8_lossy(&header);
+    let Some(shape) = header_shape(&header) else {
+        return Ok(None);
+    };
+    let cells = shape
+        .iter()
+        .rev()
+        .try_fold(1u64, |acc, &d| acc.checked_mul(d.max(1)));
+    let cells = cells.map(|_| shape.iter().product());
+    Ok(Some(NpyLayout {
+        shape,
+        cells,
+        data_bytes: total - start - header_len,
+    }))
+}
+
+/// The tuple of `'shape': (a, b, ...)` in a `.npy` header dict.
+fn header_shape(header: &str) -> Option<Vec<u64>> {
+    let at = header.find("'shape'")? + "'shape'".len();
+    let rest = header[at..].trim_start().strip_prefix(':')?.trim_start();
+    let inner = rest.strip_prefix('(')?;
+    let inner = &inner[..inner.find(')')?];
+    inner
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(|t| t.trim_end_matches('L').parse::<u64>().ok())
+        .collect()
 }
 
 /// SplitMix64 (Steele, Lea and Flood 2014): a tiny generator whose stream

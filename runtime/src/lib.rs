@@ -19,6 +19,8 @@
 //! `ocannl_passes::lower_to_affine`): the caller owns every buffer.
 
 pub mod array;
+mod ffi;
+mod memory;
 
 use std::{
     fmt,
@@ -36,15 +38,19 @@ use melior::{
     Context,
     dialect::DialectRegistry,
     ir::{
-        BlockLike, Module, RegionLike,
-        attribute::{StringAttribute, TypeAttribute},
-        operation::OperationLike,
+        BlockLike, Module, RegionLike, attribute::TypeAttribute, operation::OperationLike,
         r#type::FunctionType,
     },
     pass::PassManager,
 };
-use ocannl_dialect::types::{TensorType, shape_spec};
-use ocannl_passes::{pipelines::INFERRED_TO_LLVM, source::SourceDiagnostics};
+use ocannl_dialect::{
+    ir,
+    types::{TensorType, shape_spec},
+};
+use ocannl_passes::{
+    pipelines::{AFFINE_TO_LLVM, INFERRED_TO_AFFINE},
+    source::SourceDiagnostics,
+};
 use ocannl_shape::{projection::memory_dims, spec::bind};
 
 /// A user-facing error (bad input, bad file, failed compilation): print it
@@ -64,6 +70,16 @@ impl Error {
     }
 }
 
+/// The data one argument will get: where it comes from (for messages) and
+/// its dimensions in memory order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputShape {
+    /// Where the data comes from, e.g. `'x.npy'`.
+    pub name: String,
+    /// The dimensions.
+    pub dims: Vec<u64>,
+}
+
 /// One argument or result of the entry function.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TensorSig {
@@ -73,6 +89,15 @@ pub struct TensorSig {
     pub dims: Vec<u64>,
     /// The inferred shape spec, e.g. `32|784`.
     pub spec: String,
+}
+
+impl TensorSig {
+    /// The size of the buffer in bytes (saturating).
+    pub fn bytes(&self) -> u64 {
+        self.dims
+            .iter()
+            .fold(self.elem.size() as u64, |acc, &d| acc.saturating_mul(d))
+    }
 }
 
 impl fmt::Display for TensorSig {
@@ -114,8 +139,7 @@ pub fn context() -> Result<Context, Error> {
     ocannl_passes::registry::register_upstream(&registry);
     context.append_dialect_registry(&registry);
     context.load_all_available_dialects();
-    // SAFETY: a live context.
-    unsafe { mlir_sys::mlirRegisterAllLLVMTranslations(context.to_raw()) };
+    ffi::register_llvm_translations(&context);
     ocannl_dialect::load(&context)
         .map_err(|e| Error::new(format!("cannot load the ocannl dialect: {e}")))?;
     Ok(context)
@@ -123,9 +147,13 @@ pub fn context() -> Result<Context, Error> {
 
 /// A function compiled to the LLVM dialect, with its signature.
 pub struct Program<'c> {
+    context: &'c Context,
     module: Module<'c>,
     entry: String,
     signature: Signature,
+    /// An upper bound of the bytes the compiled code allocates for
+    /// intermediates (the sum of each lowered function's peak).
+    intermediate_bytes: u64,
     _diagnostics: SourceDiagnostics<'c>,
 }
 
@@ -145,8 +173,9 @@ impl<'c> Program<'c> {
         Self::compile_for(context, path, entry, None)
     }
 
-    /// As [`Program::compile`], with the dimensions of the data each
-    /// argument will get (memory order). Shape inference first runs without
+    /// As [`Program::compile`], with the data each argument will get (its
+    /// name for messages and its dimensions in memory order). Shape
+    /// inference first runs without
     /// closing; an argument whose shape is then fully known must match its
     /// data exactly; an open one (`..b..|784`) takes its open sizes from the
     /// data ([`ocannl_shape::spec::bind`]), named variables everywhere in the
@@ -159,7 +188,7 @@ impl<'c> Program<'c> {
         context: &'c Context,
         path: &Path,
         entry: Option<&str>,
-        inputs: Option<&[Vec<u64>]>,
+        inputs: Option<&[InputShape]>,
     ) -> Result<Self, Error> {
         std::fs::File::open(path)
             .map_err(|e| Error::new(format!("cannot read '{}': {e}", path.display())))?;
@@ -177,18 +206,36 @@ impl<'c> Program<'c> {
             )?;
             bind_inputs(&module, &entry, inputs)?;
         }
+        let failed = match inputs {
+            // The program alone inferred; with the data bound it does not:
+            // the data's shapes are what conflicts.
+            Some(inputs) if !inputs.is_empty() => format!(
+                "shape inference failed once the inputs' shapes were bound ({}): they do not fit '@{entry}' (see the errors above)",
+                inputs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| format!("argument #{i} from {} has shape {:?}", x.name, x.dims))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            _ => "shape inference failed".to_owned(),
+        };
         run_pipeline(
             context,
             &mut module,
             "ocannl-verify,ocannl-infer-shapes",
-            "shape inference failed",
+            &failed,
         )?;
         let signature = signature(&module, &entry)?;
-        run_pipeline(context, &mut module, INFERRED_TO_LLVM, "lowering failed")?;
+        run_pipeline(context, &mut module, INFERRED_TO_AFFINE, "lowering failed")?;
+        let intermediate_bytes = intermediate_bytes(&module);
+        run_pipeline(context, &mut module, AFFINE_TO_LLVM, "lowering failed")?;
         Ok(Self {
+            context,
             module,
             entry,
             signature,
+            intermediate_bytes,
             _diagnostics: diagnostics,
         })
     }
@@ -196,6 +243,27 @@ impl<'c> Program<'c> {
     /// The entry function's inferred signature.
     pub fn signature(&self) -> &Signature {
         &self.signature
+    }
+
+    /// Checks that the machine has the memory a run needs: the results,
+    /// the intermediates the compiled code allocates, and, when
+    /// `with_inputs`, the inputs (which the caller is about to create).
+    ///
+    /// # Errors
+    ///
+    /// More memory is needed than is available.
+    pub fn check_memory(&self, with_inputs: bool) -> Result<(), Error> {
+        let sum = |sigs: &[TensorSig]| {
+            sigs.iter()
+                .fold(0u64, |acc, s| acc.saturating_add(s.bytes()))
+        };
+        let mut needed = sum(&self.signature.outputs).saturating_add(self.intermediate_bytes);
+        let mut what = "the results and intermediates".to_owned();
+        if with_inputs {
+            needed = needed.saturating_add(sum(&self.signature.inputs));
+            what = "the inputs, results and intermediates".to_owned();
+        }
+        memory::check(needed, &format!("{what} of '@{}'", self.entry))
     }
 
     /// The entry function's name.
@@ -210,13 +278,23 @@ impl<'c> Program<'c> {
 
     /// JIT-compiles the module (O3, host CPU).
     ///
+    /// The JIT links against the running process, where the C library and
+    /// libm live: every function is first renamed (`__ocannl_fn<k>`) in a
+    /// copy of the module, so that no function name a user picks (`@expf`,
+    /// `@memset`) can meet one of their symbols, which LLVM's generated code
+    /// calls by name.
+    ///
     /// # Errors
     ///
     /// The execution engine cannot be created.
     pub fn jit(&self) -> Result<Jit<'_, 'c>, Error> {
+        let module = ffi::clone_module(&self.module);
+        let entry = rename_functions(self.context, &module, &self.entry)?;
         Ok(Jit {
             program: self,
-            engine: Engine::new(&self.module)?,
+            engine: ffi::Engine::new(&module)?,
+            entry,
+            _module: module,
         })
     }
 
@@ -229,18 +307,7 @@ impl<'c> Program<'c> {
         Target::initialize_native(&InitializationConfig::default())
             .map_err(|e| Error::new(format!("cannot initialise the host target: {e}")))?;
         let llvm = inkwell::context::Context::create();
-        // SAFETY: the module is live; the LLVM context outlives the LLVM
-        // module, which takes ownership of the translation's result.
-        let module = unsafe {
-            let raw = mlirTranslateModuleToLLVMIR(
-                self.module.as_operation().to_raw(),
-                inkwell::context::AsContextRef::as_ctx_ref(&&llvm).cast(),
-            );
-            if raw.is_null() {
-                return Err(Error::new("cannot translate the module to LLVM IR"));
-            }
-            inkwell::module::Module::new(raw.cast())
-        };
+        let module = ffi::translate_to_llvm_ir(&self.module, &llvm)?;
         let triple = TargetMachine::get_default_triple();
         let target = Target::from_triple(&triple)
             .map_err(|e| Error::new(format!("no target for {triple}: {e}")))?;
@@ -272,61 +339,13 @@ impl<'c> Program<'c> {
     }
 }
 
-unsafe extern "C" {
-    /// `mlir-c/Target/LLVMIR.h` (not in mlir-sys' bindings).
-    fn mlirTranslateModuleToLLVMIR(
-        module: mlir_sys::MlirOperation,
-        context: *mut std::ffi::c_void,
-    ) -> *mut std::ffi::c_void;
-}
-
-/// MLIR's execution engine (melior's wrapper does not report a failed
-/// creation, which then crashes on lookup).
-struct Engine(mlir_sys::MlirExecutionEngine);
-
-impl Engine {
-    /// Translates and JIT-compiles `module` at LLVM O3 for the host CPU.
-    fn new(module: &Module<'_>) -> Result<Self, Error> {
-        // SAFETY: a live module in the LLVM dialect; no shared libraries.
-        let raw = unsafe {
-            mlir_sys::mlirExecutionEngineCreate(
-                module.to_raw(),
-                3,
-                0,
-                std::ptr::null(),
-                false,
-                false,
-            )
-        };
-        if raw.ptr.is_null() {
-            return Err(Error::new(
-                "cannot JIT-compile the module (see the errors above)",
-            ));
-        }
-        Ok(Self(raw))
-    }
-
-    /// The address of `name`, or null.
-    fn lookup(&self, name: &str) -> *mut () {
-        // SAFETY: a live engine; the name is copied.
-        unsafe {
-            mlir_sys::mlirExecutionEngineLookup(self.0, melior::StringRef::new(name).to_raw())
-                .cast()
-        }
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        // SAFETY: created by `mlirExecutionEngineCreate`, destroyed once.
-        unsafe { mlir_sys::mlirExecutionEngineDestroy(self.0) }
-    }
-}
-
 /// A JIT-compiled program.
 pub struct Jit<'p, 'c> {
     program: &'p Program<'c>,
-    engine: Engine,
+    engine: ffi::Engine,
+    /// The entry function's name in the compiled code.
+    entry: String,
+    _module: Module<'c>,
 }
 
 impl Jit<'_, '_> {
@@ -339,13 +358,18 @@ impl Jit<'_, '_> {
     /// differs from the argument's inferred one.
     pub fn run(&self, inputs: &mut [Array]) -> Result<Vec<Array>, Error> {
         check_inputs(&self.program.signature, inputs)?;
-        let mut outputs = self.outputs();
+        self.program.check_memory(false)?;
+        let mut outputs = self.outputs()?;
         self.call(inputs, &mut outputs)?;
         Ok(outputs)
     }
 
     /// Zeroed result buffers.
-    pub fn outputs(&self) -> Vec<Array> {
+    ///
+    /// # Errors
+    ///
+    /// A buffer cannot be allocated.
+    pub fn outputs(&self) -> Result<Vec<Array>, Error> {
         self.program
             .signature
             .outputs
@@ -362,7 +386,8 @@ impl Jit<'_, '_> {
     /// As [`Jit::run`].
     pub fn bench(&self, inputs: &mut [Array], times: usize) -> Result<Vec<Duration>, Error> {
         check_inputs(&self.program.signature, inputs)?;
-        let mut outputs = self.outputs();
+        self.program.check_memory(false)?;
+        let mut outputs = self.outputs()?;
         (0..times)
             .map(|_| {
                 let start = Instant::now();
@@ -380,29 +405,19 @@ impl Jit<'_, '_> {
             .chain(outputs.iter_mut())
             .map(Array::as_mut_ptr)
             .collect();
-        let mut args: Vec<*mut ()> = pointers
-            .iter_mut()
-            .map(|p| p as *mut *mut u8 as *mut ())
-            .collect();
         // MLIR's C API invokes only `_mlir_ciface_` wrappers (functions
         // with `llvm.emit_c_interface`); the engine's packed wrapper
         // `_mlir_<name>(void **args)` exists for every function.
-        let packed = self.engine.lookup(&format!("_mlir_{}", self.program.entry));
-        if packed.is_null() {
-            return Err(Error::new(format!(
+        let entry = self.engine.packed(&self.entry).ok_or_else(|| {
+            Error::new(format!(
                 "cannot find '@{}' in the compiled code",
                 self.program.entry
-            )));
-        }
-        // SAFETY: `packed` is the engine's `void(void **)` wrapper of the
-        // entry, which takes one pointer per argument and result
-        // (bare-pointer convention); every buffer has the element type and
-        // number of cells of its signature entry (checked by `run`/`bench`, outputs
-        // allocated from it) and outlives the call.
-        unsafe {
-            let f: unsafe extern "C" fn(*mut *mut ()) = std::mem::transmute(packed);
-            f(args.as_mut_ptr());
-        }
+            ))
+        })?;
+        // Every buffer has the element type and number of cells of its
+        // signature entry: inputs checked by `run`/`bench`, outputs
+        // allocated from the signature.
+        entry.call(&mut pointers);
         Ok(())
     }
 }
@@ -440,11 +455,10 @@ fn functions<'c, 'm>(
     let mut out = Vec::new();
     let mut next = module.body().first_operation();
     while let Some(op) = next {
-        if op.name().as_string_ref().as_str() == Ok("func.func")
-            && let Ok(name) = op.attribute("sym_name")
-            && let Ok(name) = StringAttribute::try_from(name)
+        if ir::op_name(&op) == "func.func"
+            && let Some(name) = ir::string_attr(&op, "sym_name")
         {
-            out.push((name.value().to_owned(), op));
+            out.push((name, op));
         }
         next = op.next_in_block();
     }
@@ -502,7 +516,7 @@ fn find_entry(module: &Module<'_>, entry: Option<&str>, path: &Path) -> Result<S
 
 /// Settles the open parts of the entry's argument shapes from the data's
 /// dimensions (after inference without closing).
-fn bind_inputs(module: &Module<'_>, entry: &str, inputs: &[Vec<u64>]) -> Result<(), Error> {
+fn bind_inputs(module: &Module<'_>, entry: &str, inputs: &[InputShape]) -> Result<(), Error> {
     let func = entry_function(module, entry)?;
     let body = func
         .region(0)
@@ -516,7 +530,8 @@ fn bind_inputs(module: &Module<'_>, entry: &str, inputs: &[Vec<u64>]) -> Result<
             inputs.len()
         )));
     }
-    for (i, dims) in inputs.iter().enumerate() {
+    for (i, input) in inputs.iter().enumerate() {
+        let (dims, name) = (&input.dims, &input.name);
         let arg: melior::ir::Value<'_, '_> = body.argument(i).expect("counted").into();
         use melior::ir::ValueLike;
         let Some(spec) = shape_spec(arg.r#type()).ok().flatten() else {
@@ -528,7 +543,7 @@ fn bind_inputs(module: &Module<'_>, entry: &str, inputs: &[Vec<u64>]) -> Result<
         if let Ok(known) = memory_dims(&spec) {
             if &known != dims {
                 return Err(Error::new(format!(
-                    "argument #{i} has the inferred shape {known:?} (spec \"{spec}\") but its input has shape {dims:?}"
+                    "argument #{i} has the inferred shape {known:?} (spec \"{spec}\") but its input {name} has shape {dims:?}"
                 )));
             }
             continue;
@@ -540,12 +555,12 @@ fn bind_inputs(module: &Module<'_>, entry: &str, inputs: &[Vec<u64>]) -> Result<
             Err(bind::BindError::Ambiguous(_)) => continue,
             Err(e) => {
                 return Err(Error::new(format!(
-                    "argument #{i} has the shape \"{spec}\" after inference, which its input of shape {dims:?} does not fit: {e}"
+                    "argument #{i} has the shape \"{spec}\" after inference, which its input {name} of shape {dims:?} does not fit: {e}"
                 )));
             }
         };
-        ocannl_passes::infer_shapes::set_value_spec(arg, &bound);
-        ocannl_passes::infer_shapes::map_function_specs(func, &|s| bind::substitute(s, &bindings));
+        ocannl_passes::tensor_types::set_value_spec(arg, &bound);
+        ocannl_passes::tensor_types::map_function_specs(func, &|s| bind::substitute(s, &bindings));
     }
     Ok(())
 }
@@ -564,6 +579,51 @@ fn run_pipeline(
     .map_err(|e| Error::new(format!("internal error: bad pipeline '{passes}': {e}")))?;
     pm.run(module)
         .map_err(|_| Error::new(format!("{what} (see the errors above)")))
+}
+
+/// Renames every function defined in `module` (in the LLVM dialect) to
+/// `__ocannl_fn<k>`, and every use; returns the new name of `entry`.
+fn rename_functions(context: &Context, module: &Module<'_>, entry: &str) -> Result<String, Error> {
+    let mut renamed = None;
+    let mut next = module.body().first_operation();
+    let mut k = 0;
+    while let Some(op) = next {
+        next = op.next_in_block();
+        let defined = op.region(0).ok().and_then(|r| r.first_block()).is_some();
+        let Some(old) = ir::string_attr(&op, "sym_name") else {
+            continue;
+        };
+        if ir::op_name(&op) != "llvm.func" || !defined {
+            continue;
+        }
+        let new = format!("__ocannl_fn{k}");
+        k += 1;
+        if !ffi::replace_symbol_uses(module, &old, &new) {
+            return Err(Error::new(format!(
+                "internal error: cannot rename '@{old}'"
+            )));
+        }
+        ir::set_attribute(
+            op,
+            "sym_name",
+            melior::ir::attribute::StringAttribute::new(context, &new).into(),
+        );
+        if old == entry {
+            renamed = Some(new);
+        }
+    }
+    renamed.ok_or_else(|| Error::new(format!("cannot find '@{entry}' in the compiled code")))
+}
+
+/// The bytes the lowered functions of `module` allocate for intermediates
+/// at most (each records its own peak; calls nest, and no function calls
+/// itself, so the sum bounds any call chain).
+fn intermediate_bytes(module: &Module<'_>) -> u64 {
+    functions(module)
+        .iter()
+        .filter_map(|(_, f)| f.attribute("ocannl.intermediate_bytes").ok())
+        .filter_map(ir::integer_value)
+        .fold(0u64, |acc, b| acc.saturating_add(b.max(0) as u64))
 }
 
 fn signature(module: &Module<'_>, entry: &str) -> Result<Signature, Error> {

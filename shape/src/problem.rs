@@ -57,6 +57,10 @@ pub enum OpLogic<'a> {
     },
     /// A terminal with as many elements as its operand.
     Reshape,
+    /// The result is the operand: a value that control flow passes on as
+    /// another (a block argument, a region op's result, a call's argument
+    /// and the callee's parameter). Every row is equal; no broadcasting.
+    Equal,
 }
 
 /// An op that the shape logic cannot express.
@@ -80,8 +84,13 @@ pub enum LogicError {
 pub struct Problem {
     solver: Solver,
     shapes: Vec<Shape>,
-    dim_names: HashMap<String, DimVar>,
-    row_names: HashMap<String, RowVar>,
+    /// Named variables by (scope, name).
+    dim_names: HashMap<(u32, String), DimVar>,
+    row_names: HashMap<(u32, String), RowVar>,
+    /// The scope names are looked up in (see [`Problem::set_scope`]).
+    scope: u32,
+    /// The scope each shape was registered in.
+    shape_scopes: Vec<u32>,
 }
 
 const KINDS: [RowKind; 3] = [RowKind::Batch, RowKind::Input, RowKind::Output];
@@ -95,9 +104,22 @@ impl Problem {
         }
     }
 
-    /// Registers the shape of `spec`. Named variables are shared across the
-    /// problem; `_` and `...` are fresh. `terminal` shapes (function
+    /// Names variables in `scope` from now on: a named variable is shared by
+    /// the specs registered in one scope (a function), and the same name in
+    /// another scope is another variable. Scope 0 is the default.
+    pub fn set_scope(&mut self, scope: u32) {
+        self.scope = scope;
+    }
+
+    /// Registers the shape of `spec`. Named variables are shared within the
+    /// current scope; `_` and `...` are fresh. `terminal` shapes (function
     /// arguments, constants) close to their least upper bounds.
+    ///
+    /// A size above [`MAX_SIZE`](crate::MAX_SIZE) (which the parser never
+    /// gives, but a spec built by hand may hold) is reported by
+    /// [`Problem::solve`] as a
+    /// [`ShapeErrorKind::Overflow`](crate::solver::ShapeErrorKind::Overflow)
+    /// error at the first op whose constraints hold it.
     pub fn shape_from_spec(&mut self, spec: &ShapeSpec, terminal: bool) -> ShapeId {
         let mut shape = Shape::default();
         for kind in KINDS {
@@ -108,11 +130,12 @@ impl Problem {
             let var = row.var.as_ref().map(|v| match v {
                 spec::RowVar::Anonymous => self.solver.fresh_row(kind, terminal),
                 spec::RowVar::Named(name) => {
-                    let v = match self.row_names.get(name) {
+                    let key = (self.scope, name.clone());
+                    let v = match self.row_names.get(&key) {
                         Some(&v) => v,
                         None => {
                             let v = self.solver.fresh_row(kind, terminal);
-                            self.row_names.insert(name.clone(), v);
+                            self.row_names.insert(key, v);
                             v
                         }
                     };
@@ -133,11 +156,12 @@ impl Problem {
             ShapeAxis::Labeled { label, size } => Dim::Size(*size, self.solver.label(label)),
             ShapeAxis::Fresh => Dim::Var(self.solver.fresh_dim(terminal)),
             ShapeAxis::Var(name) => {
-                let v = match self.dim_names.get(name) {
+                let key = (self.scope, name.clone());
+                let v = match self.dim_names.get(&key) {
                     Some(&v) => v,
                     None => {
                         let v = self.solver.fresh_dim(terminal);
-                        self.dim_names.insert(name.clone(), v);
+                        self.dim_names.insert(key, v);
                         v
                     }
                 };
@@ -151,6 +175,7 @@ impl Problem {
 
     fn push_shape(&mut self, shape: Shape) -> ShapeId {
         self.shapes.push(shape);
+        self.shape_scopes.push(self.scope);
         ShapeId(u32::try_from(self.shapes.len() - 1).expect("fewer than 2^32 shapes"))
     }
 
@@ -296,6 +321,9 @@ impl Problem {
                     Constraint::RowEq(a.output.clone(), res.output.clone()),
                     origin(RowKind::Output),
                 );
+                // An index of `MAX_SIZE` or more needs an axis past the
+                // limit: the solver reports an overflow (for `u64::MAX`,
+                // whose successor does not fit, at `u64::MAX`).
                 self.push(
                     Constraint::AtLeast(slice, index.saturating_add(1)),
                     origin(RowKind::Batch),
@@ -334,6 +362,17 @@ impl Problem {
                     );
                     let dims = dims.iter().map(|&d| Dim::size(d)).collect();
                     self.push(Constraint::Exact(all_rows(&res), dims), origin);
+                }
+            }
+            OpLogic::Equal => {
+                arity(1)?;
+                let a = opnd(self, 0);
+                for k in KINDS {
+                    let origin = Origin::new(op, (Role::Result, k), (Role::Operand(0), k));
+                    self.push(
+                        Constraint::RowEq(res.row(k).clone(), a.row(k).clone()),
+                        origin,
+                    );
                 }
             }
             OpLogic::Reshape => {
@@ -411,6 +450,7 @@ impl Problem {
                                 (Role::SpecSlot(0), kind),
                                 (Role::SpecSlot(0), kind),
                             );
+                            // Past `MAX_SIZE`: an overflow error (see above).
                             p.push(Constraint::AtLeast(d, i.saturating_add(1)), origin);
                             Ok(d)
                         }
@@ -420,10 +460,20 @@ impl Problem {
                             offset,
                             conv,
                         } => {
+                            // A padded convolution's dilation is in no
+                            // constraint: strides and dilations past
+                            // `MAX_SIZE` (which the parser never gives) are
+                            // rejected here, like those below 1.
                             let int = |v: &spec::IntOrIdent, what: &str| match v {
-                                spec::IntOrIdent::Int(n) if *n >= 1 => Ok(*n),
-                                spec::IntOrIdent::Int(_) => Err(LogicError::Unsupported(format!(
+                                spec::IntOrIdent::Int(n) if (1..=crate::MAX_SIZE).contains(n) => {
+                                    Ok(*n)
+                                }
+                                spec::IntOrIdent::Int(0) => Err(LogicError::Unsupported(format!(
                                     "the {what} of '{over}' must be at least 1"
+                                ))),
+                                spec::IntOrIdent::Int(n) => Err(LogicError::Unsupported(format!(
+                                    "the {what} {n} of '{over}' is more than the largest size {}",
+                                    crate::MAX_SIZE
                                 ))),
                                 spec::IntOrIdent::Ident(name) => Err(LogicError::Unsupported(
                                     format!("symbolic {what}s ('{name}') are not supported"),
@@ -541,38 +591,40 @@ impl Problem {
     /// no spec of the problem uses.
     pub fn to_spec(&self, id: ShapeId) -> ShapeSpec {
         let shape = self.shape(id);
+        // Names from the shape's own scope first, then from the others.
+        let scope = self.shape_scopes[id.0 as usize];
+        let order = |(s, name): &(u32, String)| (*s != scope, *s, name.clone());
         let mut dim_names: HashMap<DimVar, String> = HashMap::new();
-        let mut sorted: Vec<(&String, &DimVar)> = self.dim_names.iter().collect();
-        sorted.sort();
-        for (name, v) in sorted {
+        let mut sorted: Vec<(&(u32, String), &DimVar)> = self.dim_names.iter().collect();
+        sorted.sort_by_key(|(k, _)| order(k));
+        for ((_, name), v) in sorted {
             if let Dim::Var(rep) = self.solver.find_dim(Dim::Var(*v)) {
                 dim_names.entry(rep).or_insert_with(|| name.clone());
             }
         }
         let mut row_names: HashMap<RowVar, String> = HashMap::new();
-        let mut sorted: Vec<(&String, &RowVar)> = self.row_names.iter().collect();
-        sorted.sort();
-        for (name, v) in sorted {
+        let mut sorted: Vec<(&(u32, String), &RowVar)> = self.row_names.iter().collect();
+        sorted.sort_by_key(|(k, _)| order(k));
+        for ((_, name), v) in sorted {
             if let Some(rep) = self.solver.resolve_row(&Row::of_var(*v)).bare_var() {
                 row_names.entry(rep).or_insert_with(|| name.clone());
             }
         }
-        let dim =
-            |d: &Dim| match *d {
-                Dim::Size(s, l) if l == crate::solver::Label::NONE => ShapeAxis::Size(s),
-                Dim::Size(s, l) => ShapeAxis::Labeled {
-                    label: self.solver.label_name(l).to_owned(),
-                    size: s,
-                },
-                Dim::Var(v) => ShapeAxis::Var(dim_names.get(&v).cloned().unwrap_or_else(|| {
-                    self.fresh_name("d", v.0, |n| self.dim_names.contains_key(n))
-                })),
-            };
+        let dim = |d: &Dim| match *d {
+            Dim::Size(s, l) if l == crate::solver::Label::NONE => ShapeAxis::Size(s),
+            Dim::Size(s, l) => ShapeAxis::Labeled {
+                label: self.solver.label_name(l).to_owned(),
+                size: s,
+            },
+            Dim::Var(v) => ShapeAxis::Var(dim_names.get(&v).cloned().unwrap_or_else(|| {
+                self.fresh_name("d", v.0, |n| self.dim_names.keys().any(|k| k.1 == n))
+            })),
+        };
         let row = |r: &Row| spec::Row {
             beg: r.beg.iter().map(dim).collect(),
             var: r.var.map(|v| {
                 spec::RowVar::Named(row_names.get(&v).cloned().unwrap_or_else(|| {
-                    self.fresh_name("r", v.0, |n| self.row_names.contains_key(n))
+                    self.fresh_name("r", v.0, |n| self.row_names.keys().any(|k| k.1 == n))
                 }))
             }),
             end: r.end.iter().map(dim).collect(),
@@ -626,9 +678,11 @@ pub(crate) fn broadcast_pairs(
         (Result, Output, Operand(0), Input),
     ];
     match logic {
-        OpLogic::PointwiseUn | OpLogic::PointwiseBin | OpLogic::PointwiseTern => (0..operands)
-            .flat_map(|i| KINDS.map(|k| (Result, k, operand_role(i), k)))
-            .collect(),
+        OpLogic::PointwiseUn | OpLogic::PointwiseBin | OpLogic::PointwiseTern | OpLogic::Equal => {
+            (0..operands)
+                .flat_map(|i| KINDS.map(|k| (Result, k, operand_role(i), k)))
+                .collect()
+        }
         OpLogic::Compose => COMPOSE.to_vec(),
         OpLogic::ComposeAccumulate => [&COMPOSE[..], &ACCUMULATE[..]].concat(),
         OpLogic::Transpose => TRANSPOSE.to_vec(),

@@ -15,239 +15,19 @@
 //! then in the operands, so iterators absent from the result (reductions)
 //! come last.
 
+mod einsum;
+mod index;
+
 use std::collections::HashMap;
 
 use crate::{
+    MAX_SIZE,
     problem::{OpLogic, broadcast_pairs},
     solver::Role,
-    spec::{
-        EinsumAxis, EinsumSpec, IntOrIdent, Padding, Row, RowKind, RowVar, ShapeAxis, ShapeSpec,
-        SlotSpec,
-    },
+    spec::{Row, RowKind, ShapeAxis, ShapeSpec},
 };
-
-/// How one axis of a tensor is indexed in the op's loop nest.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum AxisIndex {
-    /// The iterator with this number (into [`Projections::product_space`]).
-    Iter(usize),
-    /// A constant position.
-    Fixed(u64),
-    /// A strided or convolution access (reference, "Affine indexing and
-    /// convolutions"): `stride * over + dilation * kernel + offset`, where
-    /// `offset` folds in the stride offset and, for padded convolutions,
-    /// minus the left padding. Such an index may fall outside the axis
-    /// (padding): a reader treats those cells as the neutral element.
-    Affine(AffineIndex),
-    /// A concatenated axis (reference, "Concatenation"): the iterators of
-    /// its parts, in order. In each block of the loop nest (see
-    /// [`Projections::blocks`]) one part is active and the axis is indexed
-    /// by its iterator plus the sizes of the parts before it.
-    Concat(Vec<usize>),
-}
-
-impl AxisIndex {
-    /// The smallest and largest position this index takes over a product
-    /// space (an index whose range leaves its axis reads padding).
-    pub fn range(&self, product_space: &[u64]) -> (i64, i64) {
-        match self {
-            AxisIndex::Iter(i) => (0, product_space[*i] as i64 - 1),
-            AxisIndex::Fixed(f) => (*f as i64, *f as i64),
-            AxisIndex::Affine(x) => x.range(product_space),
-            AxisIndex::Concat(parts) => (
-                0,
-                parts.iter().map(|&i| product_space[i] as i64).sum::<i64>() - 1,
-            ),
-        }
-    }
-
-    /// Whether the index reads iterator `i`.
-    pub fn uses(&self, i: usize) -> bool {
-        match self {
-            AxisIndex::Iter(j) => *j == i,
-            AxisIndex::Fixed(_) => false,
-            AxisIndex::Affine(x) => [x.over, x.kernel].iter().flatten().any(|(j, _)| *j == i),
-            AxisIndex::Concat(parts) => parts.contains(&i),
-        }
-    }
-}
-
-/// `over.1 * iter(over.0) + kernel.1 * iter(kernel.0) + offset`; a missing
-/// term is an iterator of size 1 (always 0).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct AffineIndex {
-    /// The output iterator and the stride.
-    pub over: Option<(usize, u64)>,
-    /// The kernel iterator and the dilation.
-    pub kernel: Option<(usize, u64)>,
-    /// The constant part.
-    pub offset: i64,
-}
-
-impl AffineIndex {
-    /// The smallest and largest index over a product space.
-    pub fn range(&self, product_space: &[u64]) -> (i64, i64) {
-        let span = |t: Option<(usize, u64)>| {
-            t.map_or(0, |(i, c)| {
-                (c as i64) * (product_space[i].max(1) as i64 - 1)
-            })
-        };
-        (
-            self.offset,
-            self.offset + span(self.over) + span(self.kernel),
-        )
-    }
-}
-
-/// The projections of one op.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Projections {
-    /// The size of each iterator: the op's loop nest.
-    pub product_space: Vec<u64>,
-    /// For each operand, the index of each axis in memory order.
-    pub operands: Vec<Vec<AxisIndex>>,
-    /// The index of each result axis in memory order.
-    pub result: Vec<AxisIndex>,
-    /// The connected components of the concatenation hypergraph over the
-    /// iterators (reference, "Projections inference", "Concatenation"):
-    /// the iterators of one concatenated axis are one component, looped in
-    /// sequence; every other iterator is a component of its own. Sorted.
-    pub components: Vec<Vec<usize>>,
-}
-
-/// One block of an op with concatenated axes: one iterator of each
-/// component is active, and the indices are resolved for that choice.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Block {
-    /// The active iterators (one per component), ascending: the loops.
-    pub iterators: Vec<usize>,
-    /// For each operand, its indices, or `None` when the operand takes no
-    /// part in this block.
-    pub operands: Vec<Option<Vec<AxisIndex>>>,
-    /// The result's indices.
-    pub result: Vec<AxisIndex>,
-}
-
-impl Projections {
-    /// Iterators that do not index the result: the op reduces over them.
-    pub fn reductions(&self) -> Vec<usize> {
-        (0..self.product_space.len())
-            .filter(|i| !self.result.iter().any(|a| a.uses(*i)))
-            .collect()
-    }
-
-    /// Whether some axis is a concatenation.
-    pub fn has_concat(&self) -> bool {
-        self.result
-            .iter()
-            .chain(self.operands.iter().flatten())
-            .any(|a| matches!(a, AxisIndex::Concat(_)))
-    }
-
-    /// The blocks of the loop nest (OCANNL's Block lowering): for every
-    /// choice of one active iterator per component, the concatenated axes
-    /// resolve to the active part's iterator plus the sizes of the parts
-    /// before it. A block is dropped when the result reads an inactive
-    /// iterator (no cell of the result belongs to it), when an active
-    /// iterator has size 0, or when no operand takes part; an operand takes
-    /// part when it reads only active iterators and, if the result has one
-    /// concatenated axis with a part per operand, its part is active.
-    /// Without concatenation there is one block with everything.
-    ///
-    /// # Errors
-    ///
-    /// [`ProjectionError::Mismatch`] when two operands take part in one
-    /// block (both would write the same cells).
-    pub fn blocks(&self) -> Result<Vec<Block>, ProjectionError> {
-        let n = self.operands.len();
-        // The result's single concatenated axis, when it has a part per
-        // operand (concatenation, stacking): operand `i` writes part `i`.
-        let concats: Vec<&Vec<usize>> = self
-            .result
-            .iter()
-            .filter_map(|a| match a {
-                AxisIndex::Concat(parts) => Some(parts),
-                _ => None,
-            })
-            .collect();
-        let per_operand = match concats.as_slice() {
-            [parts] if parts.len() == n => Some(*parts),
-            _ => None,
-        };
-        let mut blocks = Vec::new();
-        let mut choice = vec![0usize; self.components.len()];
-        loop {
-            let mut active = vec![false; self.product_space.len()];
-            for (c, &k) in self.components.iter().zip(&choice) {
-                active[c[k]] = true;
-            }
-            let empty = (0..active.len()).any(|i| active[i] && self.product_space[i] == 0);
-            let resolve = |indices: &[AxisIndex]| -> Option<Vec<AxisIndex>> {
-                indices.iter().map(|a| self.resolve(a, &active)).collect()
-            };
-            if !empty && let Some(result) = resolve(&self.result) {
-                let operands: Vec<Option<Vec<AxisIndex>>> = (0..n)
-                    .map(|i| {
-                        if per_operand.is_some_and(|parts| !active[parts[i]]) {
-                            return None;
-                        }
-                        resolve(&self.operands[i])
-                    })
-                    .collect();
-                let taking: Vec<usize> = (0..n).filter(|&i| operands[i].is_some()).collect();
-                if taking.len() > 1 {
-                    return Err(ProjectionError::Mismatch(format!(
-                        "operands #{} and #{} would both write the same cells of the result (ambiguous concatenation)",
-                        taking[0], taking[1]
-                    )));
-                }
-                if taking.len() == 1 {
-                    blocks.push(Block {
-                        iterators: (0..active.len()).filter(|&i| active[i]).collect(),
-                        operands,
-                        result,
-                    });
-                }
-            }
-            // The next choice, like an odometer.
-            let mut c = 0;
-            loop {
-                if c == choice.len() {
-                    return Ok(blocks);
-                }
-                choice[c] += 1;
-                if choice[c] < self.components[c].len() {
-                    break;
-                }
-                choice[c] = 0;
-                c += 1;
-            }
-        }
-    }
-
-    /// One index with the `active` iterators: `None` when it reads an
-    /// inactive one (a concatenation: when none of its parts is active).
-    fn resolve(&self, a: &AxisIndex, active: &[bool]) -> Option<AxisIndex> {
-        match a {
-            AxisIndex::Concat(parts) => {
-                let k = parts.iter().position(|&p| active[p])?;
-                let offset: u64 = parts[..k].iter().map(|&p| self.product_space[p]).sum();
-                Some(if offset == 0 {
-                    AxisIndex::Iter(parts[k])
-                } else {
-                    AxisIndex::Affine(AffineIndex {
-                        over: Some((parts[k], 1)),
-                        kernel: None,
-                        offset: offset as i64,
-                    })
-                })
-            }
-            other => (0..active.len())
-                .all(|i| active[i] || !other.uses(i))
-                .then(|| other.clone()),
-        }
-    }
-}
+use einsum::{PendingAffine, affine_out_of_range, concat_parts, einsum_slot};
+pub use index::{AffineIndex, AxisIndex, Block, Projections};
 
 /// Why projections cannot be derived.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -265,6 +45,12 @@ pub enum ProjectionError {
     /// memory order) or uses axes not supported yet.
     #[error("{0}")]
     Unsupported(String),
+    /// A size, fixed index, stride, dilation or offset is above
+    /// [`MAX_SIZE`], or an index ranges outside `i64` (MLIR's index
+    /// arithmetic). Displays as `size overflow: {0}`, where the message
+    /// names the values involved.
+    #[error("size overflow: {0}")]
+    Overflow(String),
 }
 
 const KINDS_MEMORY: [RowKind; 3] = [RowKind::Batch, RowKind::Output, RowKind::Input];
@@ -277,6 +63,11 @@ fn sizes(spec: &ShapeSpec, what: &str) -> Result<[Vec<u64>; 3], ProjectionError>
         }
         r.axes()
             .map(|a| match a {
+                ShapeAxis::Size(d) | ShapeAxis::Labeled { size: d, .. } if *d > MAX_SIZE => {
+                    Err(ProjectionError::Overflow(format!(
+                        "the {what} shape has an axis of size {d}, more than the largest size {MAX_SIZE}"
+                    )))
+                }
                 ShapeAxis::Size(d) | ShapeAxis::Labeled { size: d, .. } => Ok(*d),
                 _ => Err(ProjectionError::NotConcrete(what.to_owned())),
             })
@@ -404,10 +195,47 @@ impl Ids {
 ///
 /// # Errors
 ///
-/// [`ProjectionError::NotConcrete`] when the shape still has variables.
+/// [`ProjectionError::NotConcrete`] when the shape still has variables;
+/// [`ProjectionError::Overflow`] when a size is above [`MAX_SIZE`].
 pub fn memory_dims(spec: &ShapeSpec) -> Result<Vec<u64>, ProjectionError> {
     let [batch, input, output] = sizes(spec, "tensor")?;
     Ok(batch.into_iter().chain(output).chain(input).collect())
+}
+
+/// The number of cells of a buffer with dimensions `dims` (e.g. from
+/// [`memory_dims`]): their product, or `None` when a dimension or the
+/// product is above [`MAX_SIZE`] (`i64::MAX`), so that a caller never
+/// writes a wrapped count into an MLIR type or an allocation. A zero
+/// dimension gives `Some(0)`, whatever the others (if each is at most
+/// `MAX_SIZE`); no dimensions give `Some(1)` (a scalar).
+///
+/// ```
+/// use ocannl_shape::projection::cell_count;
+/// assert_eq!(cell_count(&[2, 3, 4]), Some(24));
+/// assert_eq!(cell_count(&[100_000, 100_000, 100_000, 100_000]), None);
+/// assert_eq!(cell_count(&[1 << 62, 1 << 62, 0]), Some(0));
+/// ```
+pub fn cell_count(dims: &[u64]) -> Option<u64> {
+    if dims.iter().any(|&d| d > MAX_SIZE) {
+        return None;
+    }
+    if dims.contains(&0) {
+        return Some(0);
+    }
+    dims.iter()
+        .try_fold(1u64, |acc, &d| acc.checked_mul(d))
+        .filter(|&n| n <= MAX_SIZE)
+}
+
+/// An overflow error unless `n` (a `what`) is at most [`MAX_SIZE`].
+fn bounded(n: u64, what: &str) -> Result<u64, ProjectionError> {
+    if n > MAX_SIZE {
+        Err(ProjectionError::Overflow(format!(
+            "{what} {n} is more than the largest size {MAX_SIZE}"
+        )))
+    } else {
+        Ok(n)
+    }
 }
 
 /// The projections of an op with shape logic `logic` on solved shapes.
@@ -486,10 +314,11 @@ pub fn infer_projections(
                 };
                 // A padded convolution centres the dilated kernel: the left
                 // padding is half its extent (reference: padding is keyed by
-                // the projection and is the dilated kernel's extent).
+                // the projection and is the dilated kernel's extent). Sizes,
+                // dilations and offsets are at most `MAX_SIZE`: exact in i128.
                 let pad = match (a.padded, kernel) {
                     (true, Some((k, dilation))) => {
-                        (ids.size[k].saturating_sub(1) * dilation / 2) as i64
+                        i128::from(ids.size[k].saturating_sub(1)) * i128::from(dilation) / 2
                     }
                     _ => 0,
                 };
@@ -498,7 +327,7 @@ pub fn infer_projections(
                     over,
                     stride: a.stride,
                     kernel,
-                    offset: a.offset as i64 - pad,
+                    offset: i128::from(a.offset) - pad,
                 });
             }
         }
@@ -518,7 +347,7 @@ pub fn infer_projections(
                         .into(),
                 ));
             }
-            ids.fix(ob[0], index)?;
+            ids.fix(ob[0], bounded(index, "the batch slice index")?)?;
             for (a, b) in ob[1..]
                 .iter()
                 .zip(&rb)
@@ -622,22 +451,40 @@ pub fn infer_projections(
             else {
                 continue;
             };
+            // Fixed positions and coefficients are at most `MAX_SIZE`, and
+            // `offset` is within ±2^126: the sum is exact in i128.
             let mut constant = offset;
             let mut term = |ids: &mut Ids, class: usize, coeff: u64| match index(ids, class) {
                 AxisIndex::Iter(i) => Some((i, coeff)),
                 AxisIndex::Fixed(f) => {
-                    constant += (f * coeff) as i64;
+                    constant += i128::from(f) * i128::from(coeff);
                     None
                 }
                 AxisIndex::Affine(_) | AxisIndex::Concat(_) => None,
             };
             let over = term(&mut ids, over, stride);
             let kernel = kernel.and_then(|(k, dilation)| term(&mut ids, k, dilation));
+            let offset =
+                i64::try_from(constant).map_err(|_| affine_out_of_range(t, pos, constant))?;
             indices[pos] = AxisIndex::Affine(AffineIndex {
                 over,
                 kernel,
-                offset: constant,
+                offset,
             });
+        }
+    }
+    // Every index range must fit `i64` (MLIR's index arithmetic): plain,
+    // fixed and concatenated indices do (sizes and fixed positions are at
+    // most `MAX_SIZE`, concatenated axes are sums checked against theirs);
+    // strided and convolution indices are checked here.
+    for (t, indices) in operand_index.iter().enumerate() {
+        for (pos, a) in indices.iter().enumerate() {
+            if let AxisIndex::Affine(x) = a
+                && x.checked_range(&product_space).is_none()
+            {
+                let (_, hi) = x.wide_range(&product_space);
+                return Err(affine_out_of_range(t, pos, hi));
+            }
         }
     }
     // Components: the parts of each concatenation are one.
@@ -673,207 +520,6 @@ pub fn infer_projections(
         result: result_index,
         components,
     })
-}
-
-/// A concatenated axis seen in a block slot: its node and its parts' labels.
-struct ConcatAxis<'s> {
-    node: usize,
-    parts: &'s [String],
-}
-
-/// The projection nodes of the parts of every concatenated axis. A part
-/// whose label indexes no other axis gets a node of its own, sized by what
-/// its concatenation leaves when it is the only unknown part; otherwise
-/// (as shape inference closes them) discardable parts are 0 first, then
-/// others 1. Every concatenation must then be the sum of its parts.
-fn concat_parts<'s>(
-    ids: &mut Ids,
-    labels: &mut HashMap<&'s str, usize>,
-    concats: &[ConcatAxis<'s>],
-    spec: &EinsumSpec,
-) -> Result<HashMap<usize, Vec<usize>>, ProjectionError> {
-    for c in concats {
-        for (i, p) in c.parts.iter().enumerate() {
-            if c.parts[..i].contains(p) {
-                return Err(ProjectionError::Unsupported(format!(
-                    "the label '{p}' appears twice in the concatenation '{}'",
-                    c.parts.join("^")
-                )));
-            }
-        }
-    }
-    let discardable = spec.discardable_labels();
-    for guess in [None, Some(true), Some(false)] {
-        if let Some(discardable_pass) = guess {
-            for c in concats {
-                for p in c.parts {
-                    if !labels.contains_key(p.as_str())
-                        && discardable.contains(p.as_str()) == discardable_pass
-                    {
-                        let node = ids.fresh(u64::from(!discardable_pass));
-                        labels.insert(p.as_str(), node);
-                    }
-                }
-            }
-        }
-        let mut progress = true;
-        while progress {
-            progress = false;
-            for c in concats {
-                let whole = ids.size[c.node];
-                let mut known = 0u64;
-                let mut unknown = vec![];
-                for p in c.parts {
-                    match labels.get(p.as_str()) {
-                        Some(&x) => known += ids.size[x],
-                        None => unknown.push(p.as_str()),
-                    }
-                }
-                if let [p] = unknown.as_slice()
-                    && known <= whole
-                {
-                    let node = ids.fresh(whole - known);
-                    labels.insert(p, node);
-                    progress = true;
-                }
-            }
-        }
-    }
-    let mut out = HashMap::new();
-    for c in concats {
-        let whole = ids.size[c.node];
-        let parts: Vec<usize> = c.parts.iter().map(|p| labels[p.as_str()]).collect();
-        let sum: u64 = parts.iter().map(|&x| ids.size[x]).sum();
-        if sum != whole {
-            return Err(ProjectionError::Mismatch(format!(
-                "block: the concatenated axis '{}' has size {whole}, but its parts sum to {sum}",
-                c.parts.join("^")
-            )));
-        }
-        out.insert(c.node, parts);
-    }
-    Ok(out)
-}
-
-/// An affine axis's node with the classes of its labels: `stride * over +
-/// dilation * kernel + offset`.
-#[derive(Debug, Clone, Copy)]
-struct PendingAffine {
-    node: usize,
-    over: usize,
-    stride: u64,
-    kernel: Option<(usize, u64)>,
-    offset: i64,
-}
-
-/// A strided or convolution axis seen in an einsum slot.
-struct AffineAxis<'s> {
-    node: usize,
-    node_tensor: usize,
-    stride: u64,
-    over: &'s str,
-    offset: u64,
-    kernel: Option<(&'s str, u64)>,
-    padded: bool,
-}
-
-/// Projection equations of one einsum slot against its tensor `t`.
-fn einsum_slot<'s>(
-    ids: &mut Ids,
-    t: usize,
-    slot: &'s SlotSpec,
-    labels: &mut HashMap<&'s str, usize>,
-    rows: &mut HashMap<String, Vec<usize>>,
-    (affine, concats): (&mut Vec<AffineAxis<'s>>, &mut Vec<ConcatAxis<'s>>),
-) -> Result<(), ProjectionError> {
-    for kind in [RowKind::Batch, RowKind::Input, RowKind::Output] {
-        let row = slot.row(kind);
-        let nodes = ids.node[t][kind_index(kind)].clone();
-        let known = row.beg.len() + row.end.len();
-        if nodes.len() < known || (row.var.is_none() && nodes.len() != known) {
-            return Err(ProjectionError::Mismatch(format!(
-                "einsum: a spec row of {known} axes does not fit a row of {} axes",
-                nodes.len()
-            )));
-        }
-        let var_len = nodes.len() - known;
-        let mut axis =
-            |ids: &mut Ids, a: &'s EinsumAxis, node: usize| -> Result<(), ProjectionError> {
-                match a {
-                    EinsumAxis::Label(l) => match labels.get(l.as_str()) {
-                        Some(&first) => ids.union(first, node, "einsum label"),
-                        None => {
-                            labels.insert(l.as_str(), node);
-                            Ok(())
-                        }
-                    },
-                    EinsumAxis::Fresh => Ok(()),
-                    EinsumAxis::Fixed(i) => ids.fix(node, *i),
-                    EinsumAxis::Affine {
-                        stride,
-                        over,
-                        offset,
-                        conv,
-                    } => {
-                        let int = |v: &IntOrIdent| match v {
-                            IntOrIdent::Int(n) => Ok(*n),
-                            IntOrIdent::Ident(name) => Err(ProjectionError::Unsupported(format!(
-                                "symbolic strides and dilations ('{name}')"
-                            ))),
-                        };
-                        let kernel = match conv {
-                            Some(c) => Some((c.kernel.as_str(), int(&c.dilation)?)),
-                            None => None,
-                        };
-                        affine.push(AffineAxis {
-                            node,
-                            node_tensor: t,
-                            stride: int(stride)?,
-                            over: over.as_str(),
-                            offset: *offset,
-                            kernel,
-                            padded: conv.as_ref().is_some_and(|c| c.padding == Padding::Pad),
-                        });
-                        Ok(())
-                    }
-                    EinsumAxis::Concat(parts) => {
-                        concats.push(ConcatAxis { node, parts });
-                        Ok(())
-                    }
-                }
-            };
-        for (a, &node) in row.beg.iter().zip(&nodes) {
-            axis(ids, a, node)?;
-        }
-        for (a, &node) in row.end.iter().zip(&nodes[nodes.len() - row.end.len()..]) {
-            axis(ids, a, node)?;
-        }
-        if let Some(var) = &row.var {
-            let name = match var {
-                RowVar::Anonymous => crate::solver::kind_name(kind).to_owned(),
-                RowVar::Named(name) => name.clone(),
-            };
-            let mine = nodes[row.beg.len()..row.beg.len() + var_len].to_vec();
-            match rows.get(&name) {
-                Some(first) if first.len() != mine.len() => {
-                    return Err(ProjectionError::Mismatch(format!(
-                        "einsum: row variable {name} stands for {} axes in one slot and {} in another",
-                        first.len(),
-                        mine.len()
-                    )));
-                }
-                Some(first) => {
-                    for (a, b) in first.clone().into_iter().zip(mine) {
-                        ids.union(a, b, "einsum row variable")?;
-                    }
-                }
-                None => {
-                    rows.insert(name, mine);
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -31,9 +31,20 @@
 //!
 //! Errors carry provenance: the origin of the failing constraint and of the
 //! bindings that made its sides what they are.
+//!
+//! Sizes are bounded by [`MAX_SIZE`](crate::MAX_SIZE): every size a
+//! constraint gives is checked when the constraint is first simplified, and
+//! every size the solver computes (strided and convolution dims,
+//! concatenations, element counts) is computed exactly and checked, so a
+//! size past the bound is a [`ShapeErrorKind::Overflow`] error at the
+//! constraint, never a wrapped or saturated size.
 
+mod arith;
 mod close;
+mod counts;
+mod dims;
 mod env;
+mod rank;
 mod simplify;
 
 use std::fmt;
@@ -351,6 +362,11 @@ pub enum ShapeErrorKind {
     IncompatibleStride,
     /// A concatenated axis is not the sum of its parts.
     ConcatMismatch,
+    /// A size, stride or element count given or derived (strided and
+    /// convolution dims, concatenations, element counts) is above
+    /// [`MAX_SIZE`](crate::MAX_SIZE). The message names the sizes involved
+    /// and ends in `more than the largest size 9223372036854775807`.
+    Overflow,
     /// The solver stopped making progress (an internal error: please report
     /// the input).
     NoConvergence,
@@ -368,6 +384,7 @@ impl fmt::Display for ShapeErrorKind {
             ShapeErrorKind::ElementCount => "element count mismatch",
             ShapeErrorKind::IncompatibleStride => "incompatible stride",
             ShapeErrorKind::ConcatMismatch => "mismatched concatenation",
+            ShapeErrorKind::Overflow => "size overflow",
             ShapeErrorKind::NoConvergence => "internal error: the solver does not converge",
         })
     }

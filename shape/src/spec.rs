@@ -49,7 +49,10 @@
 //! later or not at all: sizes, strides and dilations must be at least 1, a
 //! row may hold only one row variable, at most three operands, and a row
 //! variable's name must be an identifier (single-char mode's `.._..` is
-//! rejected).
+//! rejected). Every integer literal (size, fixed index, stride, offset,
+//! dilation) is at most [`MAX_SIZE`]; a larger one, or one that does not fit
+//! 64 bits at all, is an error at the literal:
+//! `size 9223372036854775808 is too large (at most 9223372036854775807)`.
 //!
 //! # Why a hand-written parser
 //!
@@ -94,8 +97,8 @@
 //!
 //! Values that break the [`Row`] invariant (`beg` non-empty without a row
 //! variable), hold names that are not identifiers (see [`is_ident`]), zero
-//! sizes, strides or dilations, or an einsum without operands print, but do
-//! not parse back to themselves.
+//! sizes, strides or dilations, integers above [`MAX_SIZE`], or an einsum
+//! without operands print, but do not parse back to themselves.
 //!
 //! # Example
 //!
@@ -125,6 +128,25 @@ mod tests;
 
 use std::fmt;
 use std::str::FromStr;
+
+/// The largest size of one axis: `i64::MAX`, since MLIR's dimensions (and
+/// the index arithmetic of the lowered loops) are signed 64-bit integers.
+///
+/// It is also the bound on strides, dilations, offsets and fixed indices
+/// (the parser rejects larger literals), on every size the solver derives
+/// (strided and convolution dims, concatenations, element counts: the
+/// number of elements of a tensor in an element-count constraint is the
+/// size of the tensor flattened to one axis), and on the index ranges of
+/// projections. Going past it is an error everywhere, never a wrapped or
+/// saturated value: a [`SpecError`] from the parser, a
+/// [`ShapeErrorKind::Overflow`](crate::solver::ShapeErrorKind::Overflow)
+/// from the solver, a
+/// [`ProjectionError::Overflow`](crate::projection::ProjectionError::Overflow)
+/// from projection inference and a
+/// [`CheckError::Overflow`](crate::check::CheckError::Overflow) from the
+/// checker. (The reference, `ocannl-shape-inference.md`, uses OCaml's 63-bit
+/// `int` for sizes and does not bound them.)
+pub const MAX_SIZE: u64 = i64::MAX as u64;
 
 /// The kind of a row of axes (reference doc, "Representing shapes and
 /// constraints"): a shape is `batch|input->output`.
@@ -172,13 +194,13 @@ impl Span {
 /// One axis of a [`ShapeSpec`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ShapeAxis {
-    /// `20`: an axis of known size (at least 1).
+    /// `20`: an axis of known size (at least 1, at most [`MAX_SIZE`]).
     Size(u64),
     /// `rgb=3`: an axis of known size with a dimension label.
     Labeled {
         /// The label, e.g. `rgb`.
         label: String,
-        /// The size, at least 1.
+        /// The size, at least 1 (at most [`MAX_SIZE`]).
         size: u64,
     },
     /// `n`, `hidden`: a dimension variable.
@@ -318,7 +340,7 @@ impl ShapeSpec {
 /// A stride or dilation: an integer, or an identifier resolved later.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum IntOrIdent {
-    /// A literal, at least 1.
+    /// A literal, at least 1 (at most [`MAX_SIZE`]).
     Int(u64),
     /// A name standing for an integer.
     Ident(String),
@@ -354,7 +376,8 @@ pub enum EinsumAxis {
     Label(String),
     /// `_`: an axis matching anything, tied to nothing.
     Fresh,
-    /// `0`, `12`: a fixed index (in einsum, integers are indices, not sizes).
+    /// `0`, `12`: a fixed index (in einsum, integers are indices, not sizes),
+    /// at most [`MAX_SIZE`].
     Fixed(u64),
     /// `[stride*]over[=|<][+offset][+[dilation*]kernel]`.
     Affine {
@@ -362,7 +385,7 @@ pub enum EinsumAxis {
         stride: IntOrIdent,
         /// The iterated (output) label.
         over: String,
-        /// The constant offset, 0 when omitted.
+        /// The constant offset, 0 when omitted (at most [`MAX_SIZE`]).
         offset: u64,
         /// The convolution part, if any.
         conv: Option<Conv>,

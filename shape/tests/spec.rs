@@ -9,6 +9,7 @@
 //!
 //! Re-bless the snapshots with `INSTA_UPDATE=always cargo test -p ocannl-shape`.
 
+use ocannl_shape::MAX_SIZE;
 use ocannl_shape::spec::{
     Conv, EinsumAxis, EinsumSpec, IntOrIdent, Padding, Row, RowVar, ShapeAxis, ShapeSpec, SlotSpec,
     SpecError, parse_einsum_spec, parse_shape_spec,
@@ -129,8 +130,10 @@ fn ident() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Sizes, strides and dilations: small, or the largest the parser takes
+/// (`MAX_SIZE`).
 fn positive() -> impl Strategy<Value = u64> {
-    prop_oneof![1u64..=9, 10u64..=100_000, Just(u64::MAX)]
+    prop_oneof![1u64..=9, 10u64..=100_000, Just(MAX_SIZE)]
 }
 
 fn row_var() -> impl Strategy<Value = RowVar> {
@@ -192,7 +195,7 @@ fn einsum_axis() -> impl Strategy<Value = EinsumAxis> + Clone {
     prop_oneof![
         3 => ident().prop_map(EinsumAxis::Label),
         1 => Just(EinsumAxis::Fresh),
-        1 => prop_oneof![0u64..=20, Just(u64::MAX)].prop_map(EinsumAxis::Fixed),
+        1 => prop_oneof![0u64..=20, Just(MAX_SIZE)].prop_map(EinsumAxis::Fixed),
         2 => (int_or_ident(), ident(), prop_oneof![Just(0u64), 1u64..=5], prop::option::of(conv))
             .prop_map(|(stride, over, offset, conv)| EinsumAxis::Affine { stride, over, offset, conv }),
         1 => prop::collection::vec(ident(), 2..=4).prop_map(EinsumAxis::Concat),

@@ -2,7 +2,7 @@
 //! specs, and `ok` or the expected error message.
 
 use super::*;
-use crate::spec::parse_block_spec;
+use crate::spec::{EinsumAxis, IntOrIdent, Row, parse_block_spec};
 
 /// Parses the specs, runs [`check_op`] and compares `ok` / `error: MSG`
 /// with `expect`.
@@ -457,5 +457,104 @@ fn strided_and_convolution_axes() {
         &["2|8,8,3", "3,3,3->4"],
         "2|6,6,4",
         "ok",
+    );
+}
+
+/// Sizes past `MAX_SIZE`, and sizes and element counts that would pass it,
+/// are check failures (`size overflow: ...`), never a panic or a wrapped
+/// comparison.
+#[test]
+fn sizes_past_the_limit_are_check_failures() {
+    const BEYOND: &str = "more than the largest size 9223372036854775807";
+    let huge = ShapeSpec {
+        output: Row::closed(vec![ShapeAxis::Size(u64::MAX)]),
+        ..ShapeSpec::default()
+    };
+    let three: ShapeSpec = "3".parse().unwrap();
+    assert_eq!(
+        check_op(&CheckLogic::PointwiseUn, &[&huge], &three)
+            .unwrap_err()
+            .to_string(),
+        format!(
+            "size overflow: output axis 1 (from the end) of operand #0 has size 18446744073709551615, {BEYOND}"
+        )
+    );
+    check(
+        &einsum("2*o => o"),
+        &["9223372036854775806"],
+        "4611686018427387904",
+        &format!(
+            "error: size overflow: output axis 1 (from the end) of operand #0 needs size 2 * 4611686018427387904 = 9223372036854775808 for its strided or convolution iteration, {BEYOND}"
+        ),
+    );
+    check(
+        &einsum("2*o => o"),
+        &["9223372036854775806"],
+        "4611686018427387903",
+        "ok",
+    );
+    check(
+        &einsum("o<+4611686018427387904*k; k => o"),
+        &["9223372036854775807", "3"],
+        "1",
+        &format!(
+            "error: size overflow: output axis 1 (from the end) of operand #0 needs size 1 * (1 - 1) + (3 - 1) * 4611686018427387904 + 1 = 9223372036854775809 for its strided or convolution iteration, {BEYOND}"
+        ),
+    );
+    check(
+        &CheckLogic::Reshape,
+        &["100000,100000,100000,100000"],
+        "100000,100000,100000,100000",
+        &format!("error: size overflow: operand #0 has 100000000000000000000 elements, {BEYOND}"),
+    );
+    let terminal = |elems| CheckLogic::Terminal {
+        spec: None,
+        elems: Some(elems),
+        exact: None,
+    };
+    check(
+        &terminal(u64::MAX),
+        &[],
+        "3",
+        &format!(
+            "error: size overflow: the terminal's element count is 18446744073709551615, {BEYOND}"
+        ),
+    );
+    check(
+        &terminal(1),
+        &[],
+        "9223372036854775807,9223372036854775807,9223372036854775807",
+        &format!("error: size overflow: the result has more than 2^128 elements, {BEYOND}"),
+    );
+    check(
+        &CheckLogic::Terminal {
+            spec: None,
+            elems: None,
+            exact: Some(vec![u64::MAX]),
+        },
+        &[],
+        "3",
+        &format!(
+            "error: size overflow: the data has an axis of size 18446744073709551615, {BEYOND}"
+        ),
+    );
+    // Parts past the limit: the sum is exact.
+    check(
+        &CheckLogic::Block(parse_block_spec("a; b => a^b").unwrap()),
+        &["9223372036854775807", "9223372036854775807"],
+        "5",
+        "error: output axis 1 (from the end) of the result has size 5, but its parts a^b need at least 18446744073709551614",
+    );
+    let mut strided: EinsumSpec = "2*o => o".parse().unwrap();
+    if let EinsumAxis::Affine { stride, .. } = &mut strided.rhs[0].output.end[0] {
+        *stride = IntOrIdent::Int(u64::MAX);
+    }
+    check(
+        &CheckLogic::Einsum(strided),
+        &["3"],
+        "3",
+        &format!(
+            "error: size overflow: the einsum spec has a stride or dilation of 18446744073709551615, {BEYOND}"
+        ),
     );
 }

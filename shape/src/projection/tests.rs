@@ -3,7 +3,7 @@
 //! indices in memory order (`iN` an iterator, a number a fixed position).
 
 use super::*;
-use crate::spec::{parse_einsum_spec, parse_shape_spec};
+use crate::spec::{EinsumAxis, IntOrIdent, parse_einsum_spec, parse_shape_spec};
 
 fn axes(v: &[AxisIndex]) -> String {
     v.iter()
@@ -366,5 +366,154 @@ error: operands #0 and #1 would both write the same cells of the result (ambiguo
     assert_eq!(
         render_blocks(OpLogic::Block(&spec), &["2", "3"], "6"),
         "error: block: the concatenated axis 'a^b' has size 6, but its parts sum to 5"
+    );
+}
+
+/// A padded convolution reads up to `stride * (o - 1) + dilation * (k - 1)`
+/// minus the left padding: with a dilation of 2^62 and an input of 2^62 + 1
+/// that is 2^63, past `i64` (MLIR's index arithmetic): an overflow error,
+/// not a wrapped index. One less is the largest index there is.
+#[test]
+fn index_ranges_past_i64_are_overflow_errors() {
+    let spec = parse_einsum_spec("o=+4611686018427387904*k; k => o").unwrap();
+    check(
+        OpLogic::Einsum(&spec),
+        &["4611686018427387905", "3"],
+        "4611686018427387905",
+        "error: size overflow: the strided or convolution index of operand #0 (axis 0 in memory order) reaches 9223372036854775808, outside the 64-bit index range",
+    );
+    check(
+        OpLogic::Einsum(&spec),
+        &["4611686018427387904", "3"],
+        "4611686018427387904",
+        "space [4611686018427387904,3]; operands [1*i0+4611686018427387904*i1+-4611686018427387904] [i1]; result [i0]",
+    );
+    let ops = [
+        parse_shape_spec("4611686018427387904").unwrap(),
+        parse_shape_spec("3").unwrap(),
+    ];
+    let p = infer_projections(
+        OpLogic::Einsum(&spec),
+        &[&ops[0], &ops[1]],
+        &parse_shape_spec("4611686018427387904").unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        p.operands[0][0].checked_range(&p.product_space),
+        Some((-(1 << 62), i64::MAX))
+    );
+}
+
+/// Values built without the parser (as a caller may) past `MAX_SIZE`.
+#[test]
+fn sizes_and_spec_values_past_the_limit_are_overflow_errors() {
+    let huge = ShapeSpec {
+        output: Row::closed(vec![ShapeAxis::Size(u64::MAX)]),
+        ..ShapeSpec::default()
+    };
+    let three = parse_shape_spec("3").unwrap();
+    let err = |r: Result<Projections, ProjectionError>| r.unwrap_err().to_string();
+    assert_eq!(
+        err(infer_projections(OpLogic::PointwiseUn, &[&huge], &three)),
+        "size overflow: the operand #0 shape has an axis of size 18446744073709551615, more than the largest size 9223372036854775807"
+    );
+    assert_eq!(
+        memory_dims(&huge).unwrap_err().to_string(),
+        "size overflow: the tensor shape has an axis of size 18446744073709551615, more than the largest size 9223372036854775807"
+    );
+    let mut fixed = einsum("0 => ");
+    fixed.rhs[0].output.end[0] = EinsumAxis::Fixed(u64::MAX);
+    assert_eq!(
+        err(infer_projections(
+            OpLogic::Einsum(&fixed),
+            &[&three],
+            &ShapeSpec::default()
+        )),
+        "size overflow: the fixed index 18446744073709551615 is more than the largest size 9223372036854775807"
+    );
+    let mut strided = einsum("2*o => o");
+    if let EinsumAxis::Affine { stride, .. } = &mut strided.rhs[0].output.end[0] {
+        *stride = IntOrIdent::Int(u64::MAX);
+    }
+    assert_eq!(
+        err(infer_projections(
+            OpLogic::Einsum(&strided),
+            &[&three],
+            &three
+        )),
+        "size overflow: the stride 18446744073709551615 is more than the largest size 9223372036854775807"
+    );
+    let batch = parse_shape_spec("4|3").unwrap();
+    assert_eq!(
+        err(infer_projections(
+            OpLogic::BatchSlice { index: u64::MAX },
+            &[&batch],
+            &three
+        )),
+        "size overflow: the batch slice index 18446744073709551615 is more than the largest size 9223372036854775807"
+    );
+}
+
+#[test]
+fn cell_count_is_checked() {
+    assert_eq!(cell_count(&[]), Some(1));
+    assert_eq!(cell_count(&[2, 3, 4]), Some(24));
+    assert_eq!(cell_count(&[MAX_SIZE]), Some(MAX_SIZE));
+    assert_eq!(cell_count(&[MAX_SIZE, 1, 1]), Some(MAX_SIZE));
+    assert_eq!(
+        cell_count(&[1 << 31, 1 << 32]),
+        None,
+        "2^63 is one past the limit"
+    );
+    assert_eq!(cell_count(&[1 << 31, 1 << 31]), Some(1 << 62));
+    assert_eq!(cell_count(&[100_000, 100_000, 100_000, 100_000]), None);
+    assert_eq!(cell_count(&[MAX_SIZE + 1]), None);
+    assert_eq!(
+        cell_count(&[u64::MAX, 0]),
+        None,
+        "a dimension past the limit"
+    );
+    assert_eq!(cell_count(&[1 << 62, 1 << 62, 0]), Some(0));
+}
+
+/// Hand-built indices (as the lowering reads them back from attributes):
+/// `range` never panics or wraps, `checked_range` tells when it clamps.
+#[test]
+fn hand_built_ranges_clamp_and_checked_range_tells() {
+    let space = [u64::MAX, u64::MAX, 0];
+    let affine = AxisIndex::Affine(AffineIndex {
+        over: Some((0, u64::MAX)),
+        kernel: Some((1, u64::MAX)),
+        offset: i64::MAX,
+    });
+    assert_eq!(affine.range(&space), (i64::MAX, i64::MAX));
+    assert_eq!(affine.checked_range(&space), None);
+    let below = AxisIndex::Affine(AffineIndex {
+        over: None,
+        kernel: None,
+        offset: i64::MIN,
+    });
+    assert_eq!(below.checked_range(&space), Some((i64::MIN, i64::MIN)));
+    assert_eq!(AxisIndex::Iter(0).checked_range(&space), None);
+    assert_eq!(AxisIndex::Iter(0).range(&space), (0, i64::MAX));
+    assert_eq!(AxisIndex::Iter(2).checked_range(&space), Some((0, -1)));
+    assert_eq!(AxisIndex::Fixed(u64::MAX).checked_range(&space), None);
+    assert_eq!(AxisIndex::Concat(vec![0, 1]).checked_range(&space), None);
+    assert_eq!(AxisIndex::Concat(vec![0, 1]).range(&space), (0, i64::MAX));
+}
+
+/// A hand-built concatenation whose parts pass `i64` before the active
+/// one: an overflow error from `blocks`, not a wrapped offset.
+#[test]
+fn blocks_of_hand_built_projections_do_not_wrap() {
+    let p = Projections {
+        product_space: vec![u64::MAX, 1],
+        operands: vec![vec![AxisIndex::Iter(0)], vec![AxisIndex::Iter(1)]],
+        result: vec![AxisIndex::Concat(vec![0, 1])],
+        components: vec![vec![0, 1]],
+    };
+    assert_eq!(
+        p.blocks().unwrap_err().to_string(),
+        "size overflow: the parts of a concatenated axis before its part #1 have 18446744073709551615 cells, more than the largest size 9223372036854775807"
     );
 }

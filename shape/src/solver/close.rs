@@ -14,7 +14,7 @@
 
 use super::{
     Constraint, Dim, DimVar, Label, OpId, Origin, Role, Row, RowVar, ShapeError, Solver,
-    simplify::{Factors, factors},
+    counts::{Factors, factors},
 };
 use crate::spec::RowKind;
 
@@ -494,6 +494,10 @@ impl Solver {
             if vars.is_empty() {
                 continue;
             }
+            let known = match known {
+                Ok(known) => known,
+                Err(product) => return Err(self.count_overflow(&rows, &product, t.origin)),
+            };
             let receiver = self.close_all_but_receiver(&vars, &mut decisions);
             if !dims.is_empty() || known == 0 {
                 continue;

@@ -9,11 +9,6 @@ use super::{
 };
 use crate::spec::RowKind;
 
-/// The most axes a row may get before growth is reported as a rank cycle.
-/// A positive cycle of row inequalities makes rows grow without bound; real
-/// tensors have far fewer axes.
-pub(crate) const MAX_RANK: usize = 256;
-
 #[derive(Debug, Clone)]
 pub(crate) struct DimInfo {
     /// `Some` once bound (to a size or another variable).
@@ -51,6 +46,12 @@ pub(crate) struct RowInfo {
     pub watchers: Vec<u32>,
     /// Known axes accumulated through template expansions (rank-cycle guard).
     pub depth: usize,
+    /// Union-find parent over row variables: variables related by a
+    /// constraint (or a binding) are in one component.
+    pub parent: u32,
+    /// At a component's root: the axes the component's constraints write,
+    /// plus one per element-count constraint (see [`Solver::rank_bound`]).
+    pub axes: usize,
 }
 
 /// The solver state. Build constraints with [`Solver::add`], run
@@ -98,14 +99,17 @@ impl Solver {
 
     /// A fresh row variable of a row of `kind`.
     pub fn fresh_row(&mut self, kind: RowKind, terminal: bool) -> RowVar {
+        let id = u32::try_from(self.rows.len()).expect("fewer than 2^32 row variables");
         self.rows.push(RowInfo {
             binding: None,
             terminal,
             kind,
             watchers: vec![],
             depth: 0,
+            parent: id,
+            axes: 0,
         });
-        RowVar(u32::try_from(self.rows.len() - 1).expect("fewer than 2^32 row variables"))
+        RowVar(id)
     }
 
     /// Marks a variable (its class) as belonging to a terminal shape.
@@ -153,6 +157,7 @@ impl Solver {
 
     /// Adds a constraint; it is processed by the next [`Solver::propagate`].
     pub fn add(&mut self, constraint: Constraint, origin: Origin) {
+        self.note_rows(&constraint);
         let id = self.alloc(Tagged { constraint, origin });
         self.enqueue(id);
     }
@@ -160,6 +165,7 @@ impl Solver {
     /// Stores a constraint without queueing it: [`Solver::enqueue_deferred`]
     /// queues all of them at once, in an order derived from their content.
     pub fn add_deferred(&mut self, constraint: Constraint, origin: Origin) {
+        self.note_rows(&constraint);
         let id = self.alloc(Tagged { constraint, origin });
         self.deferred.push(id);
     }
@@ -320,12 +326,10 @@ impl Solver {
     /// The origins of the bindings that shaped a row variable.
     pub(crate) fn row_provenance(&self, v: RowVar, out: &mut Vec<Origin>) {
         let mut v = v;
-        let mut steps = 0;
         while let Some((row, origin)) = &self.rows[v.0 as usize].binding {
             push_unique(out, *origin);
-            steps += 1;
             match row.var {
-                Some(next) if steps < MAX_RANK => v = next,
+                Some(next) if out.len() < PROVENANCE => v = next,
                 _ => break,
             }
         }
@@ -528,14 +532,16 @@ impl Solver {
             return Err(self.rank_cycle(v, message, origin));
         }
         let depth = self.rows[v.0 as usize].depth + value.known_len();
-        if depth > MAX_RANK {
+        let bound = self.rank_bound(v);
+        if depth > bound {
             let message = format!(
-                "rows grow without bound (more than {MAX_RANK} axes): the inequalities form a cycle"
+                "rows grow without bound (more than {bound} axes): the inequalities form a cycle"
             );
             return Err(self.rank_cycle(v, message, origin));
         }
         let terminal = self.rows[v.0 as usize].terminal;
         if let Some(inner) = value.var {
+            self.join_rows(v, inner);
             let info = &mut self.rows[inner.0 as usize];
             info.terminal |= terminal;
             info.depth = info.depth.max(depth);
@@ -645,8 +651,11 @@ impl Solver {
     }
 }
 
+/// The most origins an error lists as related.
+const PROVENANCE: usize = 8;
+
 pub(crate) fn push_unique(out: &mut Vec<Origin>, o: Origin) {
-    if !out.contains(&o) && out.len() < 8 {
+    if !out.contains(&o) && out.len() < PROVENANCE {
         out.push(o);
     }
 }

@@ -1,7 +1,10 @@
 //! One simplification step per constraint (the online stage).
 //!
 //! Each rule below is preceded by the identity it implements. `cur >= subr`
-//! reads "subr broadcasts to cur".
+//! reads "subr broadcasts to cur". The rules of computed dims (strided,
+//! convolution, concatenated) are in [`super::dims`], those of element
+//! counts in [`super::counts`]; every constraint's given sizes are checked
+//! against [`crate::MAX_SIZE`] first ([`super::arith`]).
 
 use super::{
     Constraint, Dim, DimVar, Label, Origin, Row, RowVar, ShapeError, ShapeErrorKind, Solver, Tagged,
@@ -20,21 +23,21 @@ pub(crate) enum Step {
     },
 }
 
-fn stuck_on_rows(rows: impl IntoIterator<Item = Option<RowVar>>) -> Step {
+pub(super) fn stuck_on_rows(rows: impl IntoIterator<Item = Option<RowVar>>) -> Step {
     Step::Stuck {
         dims: vec![],
         rows: rows.into_iter().flatten().collect(),
     }
 }
 
-fn tag(constraint: Constraint, origin: Origin) -> Tagged {
+pub(super) fn tag(constraint: Constraint, origin: Origin) -> Tagged {
     Tagged { constraint, origin }
 }
 
 /// `c_i = s_i` (or `>=`) for aligned axis lists; `from_end_base` is the
 /// position (counted from the end of the row, 1 = last) of the last pair,
 /// `None` when unknown.
-fn pairs(
+pub(super) fn pairs(
     c: &[Dim],
     s: &[Dim],
     eq: bool,
@@ -63,6 +66,7 @@ fn pairs(
 
 impl Solver {
     pub(crate) fn step(&mut self, t: &Tagged) -> Result<Step, ShapeError> {
+        self.check_literals(t)?;
         let origin = t.origin;
         match &t.constraint {
             Constraint::DimEq(a, b) => self.dim_eq(*a, *b, origin),
@@ -109,194 +113,6 @@ impl Solver {
         }
     }
 
-    /// `Constraint::Concat`: `whole = sum(parts)`. Known parts give the
-    /// whole; a known whole and parts that leave one unknown (possibly
-    /// repeated, `a^a`) give it. A part can be 0 only when it is
-    /// discardable.
-    fn concat(&mut self, whole: Dim, parts: &[Dim], origin: Origin) -> Result<Step, ShapeError> {
-        let mut known: u64 = 0;
-        let mut unknown: Vec<(DimVar, u64)> = vec![];
-        for p in parts {
-            match self.find_dim(*p) {
-                Dim::Size(n, _) => known = known.saturating_add(n),
-                Dim::Var(v) => match unknown.iter_mut().find(|(u, _)| *u == v) {
-                    Some((_, k)) => *k += 1,
-                    None => unknown.push((v, 1)),
-                },
-            }
-        }
-        let involved: Vec<Dim> = std::iter::once(whole)
-            .chain(parts.iter().copied())
-            .collect();
-        let fail = |s: &Self, msg: String| {
-            s.dim_error(ShapeErrorKind::ConcatMismatch, msg, origin, &involved)
-        };
-        let Dim::Size(w, _) = self.find_dim(whole) else {
-            if unknown.is_empty() {
-                return self.dim_eq(whole, Dim::size(known), origin);
-            }
-            let mut dims: Vec<DimVar> = unknown.iter().map(|(v, _)| *v).collect();
-            if let Dim::Var(v) = self.find_dim(whole) {
-                dims.push(v);
-            }
-            return Ok(Step::Stuck { dims, rows: vec![] });
-        };
-        if known > w {
-            return Err(fail(
-                self,
-                format!(
-                    "the concatenated axis has size {w}, but its known parts already sum to {known}"
-                ),
-            ));
-        }
-        match unknown.as_slice() {
-            [] if known == w => Ok(Step::Done),
-            [] => Err(fail(
-                self,
-                format!("the concatenated axis has size {w}, but its parts sum to {known}"),
-            )),
-            &[(v, k)] => {
-                let rest = w - known;
-                let min = self.dims[v.0 as usize].at_least;
-                if !rest.is_multiple_of(k) || rest / k < min {
-                    return Err(fail(
-                        self,
-                        format!(
-                            "the concatenated axis has size {w}; its known parts sum to {known}, which leaves {rest} for {k} part(s) of one size{}",
-                            if rest / k < min {
-                                format!(" of at least {min}")
-                            } else {
-                                String::new()
-                            }
-                        ),
-                    ));
-                }
-                self.dim_eq(Dim::Var(v), Dim::size(rest / k), origin)?;
-                Ok(Step::Done)
-            }
-            _ => Ok(Step::Stuck {
-                dims: unknown.iter().map(|(v, _)| *v).collect(),
-                rows: vec![],
-            }),
-        }
-    }
-
-    /// `Constraint::Affine`: whichever two of input, output and kernel are
-    /// known give the third (reference, "Affine indexing and convolutions":
-    /// `output = (input - span) / stride + 1` needs a non-negative, divisible
-    /// numerator).
-    fn affine(
-        &mut self,
-        input: Dim,
-        output: Dim,
-        stride: u64,
-        kernel: Option<(Dim, u64)>,
-        origin: Origin,
-    ) -> Result<Step, ShapeError> {
-        let size = |s: &Self, d: Dim| match s.find_dim(d) {
-            Dim::Size(n, _) => Some(n),
-            Dim::Var(_) => None,
-        };
-        let (i, o) = (size(self, input), size(self, output));
-        let k = kernel.map(|(k, dil)| (size(self, k), dil));
-        let involved: Vec<Dim> = [input, output]
-            .into_iter()
-            .chain(kernel.map(|(k, _)| k))
-            .collect();
-        let fail = |s: &Self, msg: String| {
-            s.dim_error(ShapeErrorKind::IncompatibleStride, msg, origin, &involved)
-        };
-        let what = match kernel {
-            None => format!("stride {stride}"),
-            Some((_, dil)) => format!("stride {stride}, dilation {dil} (valid convolution)"),
-        };
-        match (i, o, k) {
-            // input = stride * output.
-            (_, Some(o), None) => self.affine_bind(input, stride.saturating_mul(o), origin),
-            (Some(i), None, None) => {
-                if i % stride != 0 {
-                    return Err(fail(
-                        self,
-                        format!(
-                            "an axis of size {i} cannot be iterated with {what}: {i} is not a multiple of {stride}"
-                        ),
-                    ));
-                }
-                self.affine_bind(output, i / stride, origin)
-            }
-            // input = stride * (output - 1) + span.
-            (_, Some(o), Some((Some(kd), dil))) => {
-                let span = kd.saturating_sub(1).saturating_mul(dil) + 1;
-                let need = stride
-                    .saturating_mul(o.saturating_sub(1))
-                    .saturating_add(span);
-                if o == 0 {
-                    return Err(fail(
-                        self,
-                        format!("a valid convolution has no output of size 0 ({what})"),
-                    ));
-                }
-                self.affine_bind(input, need, origin)
-            }
-            (Some(i), None, Some((Some(kd), dil))) => {
-                let span = kd.saturating_sub(1).saturating_mul(dil) + 1;
-                if i < span || (i - span) % stride != 0 {
-                    return Err(fail(
-                        self,
-                        format!(
-                            "an axis of size {i} cannot be convolved with a kernel of size {kd} ({what}): {}",
-                            if i < span {
-                                format!("the dilated kernel spans {span}")
-                            } else {
-                                format!("{i} - {span} is not a multiple of {stride}")
-                            }
-                        ),
-                    ));
-                }
-                self.affine_bind(output, (i - span) / stride + 1, origin)
-            }
-            // The kernel from input and output.
-            (Some(i), Some(o), Some((None, dil))) => {
-                let covered = stride.saturating_mul(o.saturating_sub(1));
-                if o == 0 || i <= covered || (i - covered - 1) % dil != 0 {
-                    return Err(fail(
-                        self,
-                        format!(
-                            "no kernel size fits an axis of size {i} convolved to {o} ({what})"
-                        ),
-                    ));
-                }
-                let (kd, _) = kernel.expect("matched Some");
-                self.affine_bind(kd, (i - covered - 1) / dil + 1, origin)
-            }
-            _ => Ok(Step::Stuck {
-                dims: involved
-                    .iter()
-                    .filter_map(|d| match self.find_dim(*d) {
-                        Dim::Var(v) => Some(v),
-                        Dim::Size(..) => None,
-                    })
-                    .collect(),
-                rows: vec![],
-            }),
-        }
-    }
-
-    /// Binds (or checks) `d = n` for an affine constraint: a mismatch is an
-    /// incompatible stride, not a plain size mismatch.
-    fn affine_bind(&mut self, d: Dim, n: u64, origin: Origin) -> Result<Step, ShapeError> {
-        match self.find_dim(d) {
-            Dim::Size(m, _) if m == n => Ok(Step::Done),
-            Dim::Size(m, _) => Err(self.dim_error(
-                ShapeErrorKind::IncompatibleStride,
-                format!("the strided or convolution iteration needs size {n} here, but the axis has size {m}"),
-                origin,
-                &[d],
-            )),
-            Dim::Var(_) => self.dim_eq(d, Dim::size(n), origin),
-        }
-    }
-
     /// Adds the provenance of the variables of the rows as written (before
     /// substitution) to an error.
     fn with_provenance(&self, mut e: ShapeError, rows: &[&Row]) -> ShapeError {
@@ -315,7 +131,7 @@ impl Solver {
     }
 
     /// `a = b`: bind a variable side, or compare sizes and labels.
-    fn dim_eq(&mut self, a: Dim, b: Dim, origin: Origin) -> Result<Step, ShapeError> {
+    pub(super) fn dim_eq(&mut self, a: Dim, b: Dim, origin: Origin) -> Result<Step, ShapeError> {
         match (self.find_dim(a), self.find_dim(b)) {
             (x, y) if x == y => Ok(Step::Done),
             (Dim::Var(u), Dim::Var(v)) => {
@@ -744,236 +560,10 @@ impl Solver {
         ));
         Ok(Step::Replace(out))
     }
-
-    /// The rows together have `n` elements.
-    fn total_elems(&mut self, rows: &[Row], n: u64, origin: Origin) -> Result<Step, ShapeError> {
-        let rows: Vec<Row> = rows.iter().map(|r| self.resolve_row(r)).collect();
-        let Factors {
-            known,
-            dims,
-            rows: row_vars,
-        } = factors(&rows);
-        // Unknown dims with their multiplicity (`n,n` has n twice).
-        let mut unknown: Vec<(DimVar, u32)> = vec![];
-        for v in dims {
-            match unknown.iter_mut().find(|(u, _)| *u == v) {
-                Some((_, k)) => *k += 1,
-                None => unknown.push((v, 1)),
-            }
-        }
-        let fail = |s: &Self, msg: String| {
-            let refs: Vec<&Row> = rows.iter().collect();
-            s.row_error(ShapeErrorKind::ElementCount, msg, origin, &refs)
-        };
-        if known == 0 || !n.is_multiple_of(known) {
-            return Err(fail(
-                self,
-                format!("the axes have {known} elements, which does not divide {n}"),
-            ));
-        }
-        if !row_vars.is_empty() || unknown.len() > 1 {
-            return Ok(Step::Stuck {
-                dims: unknown.into_iter().map(|(v, _)| v).collect(),
-                rows: row_vars,
-            });
-        }
-        match unknown.first() {
-            None if known == n => Ok(Step::Done),
-            None => Err(fail(
-                self,
-                format!("the axes have {known} elements, expected {n}"),
-            )),
-            // v^k = n / known: v is the integer k-th root, if there is one.
-            Some(&(v, k)) => match integer_root(n / known, k) {
-                Some(size) => {
-                    self.bind_dim(v, Dim::size(size), origin)?;
-                    Ok(Step::Done)
-                }
-                None => Err(fail(
-                    self,
-                    format!(
-                        "{} is not the {k}th power of a size (the other axes have {known} of {n} elements)",
-                        n / known
-                    ),
-                )),
-            },
-        }
-    }
-
-    /// `product(rows) = coeff * var / denom`: a known `var` gives a plain
-    /// element count; fully known rows give `var`. While neither is known,
-    /// `var` is kept from premature guessing (`uniq_unless`).
-    fn strided_elems(
-        &mut self,
-        rows: &[Row],
-        coeff: u64,
-        var: Dim,
-        denom: u64,
-        origin: Origin,
-    ) -> Result<Step, ShapeError> {
-        let resolved: Vec<Row> = rows.iter().map(|r| self.resolve_row(r)).collect();
-        let fail = |s: &Self, msg: String| {
-            let refs: Vec<&Row> = resolved.iter().collect();
-            s.row_error(ShapeErrorKind::ElementCount, msg, origin, &refs)
-        };
-        if let Dim::Size(v, _) = self.find_dim(var) {
-            let total = coeff.saturating_mul(v);
-            if !total.is_multiple_of(denom) {
-                return Err(fail(
-                    self,
-                    format!("{coeff} * {v} elements cannot be divided by {denom}"),
-                ));
-            }
-            return Ok(Step::Replace(vec![tag(
-                Constraint::TotalElems(rows.to_vec(), total / denom),
-                origin,
-            )]));
-        }
-        let Factors {
-            known,
-            mut dims,
-            rows: row_vars,
-        } = factors(&resolved);
-        let Dim::Var(v) = self.find_dim(var) else {
-            unreachable!("handled above")
-        };
-        if dims.is_empty() && row_vars.is_empty() {
-            let scaled = known.saturating_mul(denom);
-            if !scaled.is_multiple_of(coeff) {
-                return Err(fail(
-                    self,
-                    format!(
-                        "the axes have {known} elements, which is not a multiple of {coeff}{}",
-                        if denom > 1 {
-                            format!(" / {denom}")
-                        } else {
-                            String::new()
-                        }
-                    ),
-                ));
-            }
-            return self.dim_eq(Dim::Var(v), Dim::size(scaled / coeff), origin);
-        }
-        // Mark the numerator variable (reference: `mark_total_elems_vars`).
-        let unless = self.dims[v.0 as usize]
-            .uniq_unless
-            .get_or_insert_with(Vec::new);
-        for d in &dims {
-            if !unless.contains(d) {
-                unless.push(*d);
-            }
-        }
-        dims.push(v);
-        Ok(Step::Stuck {
-            dims,
-            rows: row_vars,
-        })
-    }
-
-    /// `Exact`: the rows, concatenated, are `exact`. Without row variables
-    /// the axes pair up; with one, the axes before and after it pair up with
-    /// the ends of `exact` and it takes the middle. With more, it waits
-    /// (closing decides which row variable takes the axes).
-    fn exact(&mut self, rows: &[Row], exact: &[Dim], origin: Origin) -> Result<Step, ShapeError> {
-        let resolved: Vec<Row> = rows.iter().map(|r| self.resolve_row(r)).collect();
-        let vars: Vec<RowVar> = resolved.iter().filter_map(|r| r.var).collect();
-        let fail = |s: &Self, msg: String| {
-            let refs: Vec<&Row> = resolved.iter().collect();
-            s.row_error(ShapeErrorKind::RankMismatch, msg, origin, &refs)
-        };
-        let known: usize = resolved.iter().map(Row::known_len).sum();
-        match vars.as_slice() {
-            [] | [_] if known > exact.len() || (vars.is_empty() && known != exact.len()) => {
-                Err(fail(
-                    self,
-                    format!(
-                        "the rows have {}{known} axes, but the data has {} axes",
-                        if vars.is_empty() { "" } else { "at least " },
-                        exact.len()
-                    ),
-                ))
-            }
-            [] => {
-                let flat: Vec<Dim> = resolved.iter().flat_map(|r| r.end.clone()).collect();
-                Ok(Step::Replace(pairs(&flat, exact, true, origin, None)))
-            }
-            &[v] => {
-                // The axes before the row variable, and after it.
-                let mut before: Vec<Dim> = vec![];
-                let mut after: Vec<Dim> = vec![];
-                let mut seen = false;
-                for r in &resolved {
-                    let (b, e) = (r.beg.clone(), r.end.clone());
-                    if r.var.is_some() {
-                        before.extend(b);
-                        after.extend(e);
-                        seen = true;
-                    } else if seen {
-                        after.extend(b.into_iter().chain(e));
-                    } else {
-                        before.extend(b.into_iter().chain(e));
-                    }
-                }
-                let mid = exact[before.len()..exact.len() - after.len()].to_vec();
-                let mut out = pairs(&before, &exact[..before.len()], true, origin, None);
-                out.extend(pairs(
-                    &after,
-                    &exact[exact.len() - after.len()..],
-                    true,
-                    origin,
-                    None,
-                ));
-                out.push(tag(
-                    Constraint::RowEq(Row::of_var(v), Row::closed(mid)),
-                    origin,
-                ));
-                Ok(Step::Replace(out))
-            }
-            _ => Ok(Step::Stuck {
-                dims: vec![],
-                rows: vars,
-            }),
-        }
-    }
-}
-
-/// What resolved rows are made of: the product of their known sizes, their
-/// unknown dims (repeated as often as they occur) and their row variables.
-pub(crate) struct Factors {
-    pub known: u64,
-    pub dims: Vec<DimVar>,
-    pub rows: Vec<RowVar>,
-}
-
-pub(crate) fn factors(rows: &[Row]) -> Factors {
-    let mut f = Factors {
-        known: 1,
-        dims: vec![],
-        rows: vec![],
-    };
-    for r in rows {
-        for d in r.beg.iter().chain(&r.end) {
-            match d {
-                Dim::Size(s, _) => f.known = f.known.saturating_mul(*s),
-                Dim::Var(v) => f.dims.push(*v),
-            }
-        }
-        f.rows.extend(r.var);
-    }
-    f
-}
-
-/// The `x` with `x^k = r`, if it is an integer (`k >= 1`).
-fn integer_root(r: u64, k: u32) -> Option<u64> {
-    if k == 1 {
-        return Some(r);
-    }
-    let approx = (r as f64).powf(1.0 / f64::from(k)).round() as u64;
-    (approx.saturating_sub(1)..=approx + 1).find(|x| x.checked_pow(k) == Some(r))
 }
 
 /// `1 axis`, `2 axes`, `at least 2 axes`.
-fn describe_len(r: &Row) -> String {
+pub(super) fn describe_len(r: &Row) -> String {
     let n = r.known_len();
     let noun = if n == 1 { "axis" } else { "axes" };
     match r.var {

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use super::{Row, RowVar, ShapeAxis, ShapeSpec};
+use super::{MAX_SIZE, Row, RowVar, ShapeAxis, ShapeSpec};
 
 /// Values of named dimension and row variables.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -54,6 +54,14 @@ pub enum BindError {
         /// The data's size.
         got: u64,
     },
+    /// A dimension of the data is above [`MAX_SIZE`]: no axis has that size.
+    #[error("axis {axis} (memory order) of the data has size {size}, more than the largest size {max}", max = MAX_SIZE)]
+    TooLarge {
+        /// The axis position in memory order.
+        axis: usize,
+        /// The data's size.
+        size: u64,
+    },
     /// One dimension variable meets two sizes.
     #[error("dimension variable {name} would be both {first} and {second}")]
     Conflict {
@@ -74,12 +82,16 @@ pub enum BindError {
 ///
 /// # Errors
 ///
-/// The data's rank or a known size does not fit, a dimension variable meets
-/// two sizes, or the extra axes could go to several row variables.
+/// A dimension of the data is above [`MAX_SIZE`] (checked first), the
+/// data's rank or a known size does not fit, a dimension variable meets two
+/// sizes, or the extra axes could go to several row variables.
 pub fn bind_memory_dims(
     spec: &ShapeSpec,
     dims: &[u64],
 ) -> Result<(ShapeSpec, Bindings), BindError> {
+    if let Some((axis, &size)) = dims.iter().enumerate().find(|(_, d)| **d > MAX_SIZE) {
+        return Err(BindError::TooLarge { axis, size });
+    }
     let rows = [&spec.batch, &spec.output, &spec.input];
     let fixed: usize = rows.iter().map(|r| r.beg.len() + r.end.len()).sum();
     let vars = rows.iter().filter(|r| r.var.is_some()).count();
@@ -286,6 +298,33 @@ mod tests {
                 .to_string()
                 .contains("give the rows in the function")
         );
+    }
+
+    /// No binding writes a size past `MAX_SIZE` into a spec (and from there
+    /// into an MLIR type): the data's dimensions are checked first.
+    #[test]
+    fn data_dims_past_the_size_limit_are_rejected() {
+        let huge = MAX_SIZE + 1;
+        assert_eq!(
+            bind("..b..|784", &[huge, 784]).unwrap_err(),
+            BindError::TooLarge {
+                axis: 0,
+                size: huge
+            }
+        );
+        assert_eq!(
+            bind("...|...->...", &[3, u64::MAX]).unwrap_err(),
+            BindError::TooLarge {
+                axis: 1,
+                size: u64::MAX
+            },
+            "checked before the ambiguity"
+        );
+        assert_eq!(
+            bind("n", &[huge]).unwrap_err().to_string(),
+            "axis 0 (memory order) of the data has size 9223372036854775808, more than the largest size 9223372036854775807"
+        );
+        assert_eq!(bind("n", &[MAX_SIZE]).unwrap().0, "9223372036854775807");
     }
 
     #[test]

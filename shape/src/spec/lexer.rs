@@ -13,7 +13,8 @@ use super::{Span, SpecError};
 pub(super) enum Tok {
     /// `[a-zA-Z][a-zA-Z0-9_]*` (multichar) or one letter (single-char).
     Ident(String),
-    /// `[0-9]+`.
+    /// `[0-9]+`; `u64::MAX` when the literal does not fit 64 bits (the
+    /// parser reports literals above [`super::MAX_SIZE`] by their text).
     Int(u64),
     /// `,`, explicit or implicit.
     Comma,
@@ -147,13 +148,12 @@ impl Lexer<'_> {
                         .iter()
                         .take_while(|b| b.is_ascii_digit())
                         .count();
-                    let text = &self.spec[start..start + len];
-                    let n = text.parse::<u64>().map_err(|_| {
-                        SpecError::new(
-                            Span::new(start, start + len),
-                            format!("integer `{text}` is too large"),
-                        )
-                    })?;
+                    // A literal past `u64` reads as `u64::MAX`: the parser
+                    // rejects every literal above `MAX_SIZE`, naming it by
+                    // its text and saying what it is (a size, a stride...).
+                    let n = self.spec[start..start + len]
+                        .parse::<u64>()
+                        .unwrap_or(u64::MAX);
                     self.push(Tok::Int(n), len);
                     self.implicit_comma();
                 }

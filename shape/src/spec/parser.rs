@@ -9,8 +9,8 @@
 
 use super::lexer::{Tok, Token, lex};
 use super::{
-    Conv, EinsumAxis, EinsumSpec, IntOrIdent, Padding, Row, RowVar, ShapeAxis, ShapeSpec, SlotSpec,
-    Span, SpecError,
+    Conv, EinsumAxis, EinsumSpec, IntOrIdent, MAX_SIZE, Padding, Row, RowVar, ShapeAxis, ShapeSpec,
+    SlotSpec, Span, SpecError,
 };
 
 /// Parses a whole shape spec.
@@ -98,11 +98,15 @@ pub(super) enum RawAxis {
 
 /// The axis type of a spec kind, with the check of which axes it allows.
 pub(super) trait AxisKind: Sized {
+    /// What a bare integer axis is in this kind of spec, for errors.
+    const INT: &'static str;
+
     /// Converts a parsed axis spanning `span`, or says why it is not allowed.
     fn convert(raw: RawAxis, span: Span) -> Result<Self, SpecError>;
 }
 
 impl AxisKind for ShapeAxis {
+    const INT: &'static str = "size";
     fn convert(raw: RawAxis, span: Span) -> Result<Self, SpecError> {
         match raw {
             RawAxis::Int(0) => Err(SpecError::new(span, "size must be at least 1")),
@@ -123,6 +127,7 @@ impl AxisKind for ShapeAxis {
 }
 
 impl AxisKind for EinsumAxis {
+    const INT: &'static str = "fixed index";
     fn convert(raw: RawAxis, span: Span) -> Result<Self, SpecError> {
         match raw {
             RawAxis::Int(index) => Ok(EinsumAxis::Fixed(index)),
@@ -151,17 +156,53 @@ impl AxisKind for EinsumAxis {
 /// Rows of a slot: batch, input, output.
 type Rows<A> = (Row<A>, Row<A>, Row<A>);
 
-struct Parser {
+struct Parser<'a> {
+    spec: &'a str,
     tokens: Vec<Token>,
     pos: usize,
 }
 
-impl Parser {
-    fn new(spec: &str) -> Result<Self, SpecError> {
+impl<'a> Parser<'a> {
+    fn new(spec: &'a str) -> Result<Self, SpecError> {
         Ok(Parser {
+            spec,
             tokens: lex(spec)?,
             pos: 0,
         })
+    }
+
+    /// The token as written: integers by their text (a literal past `u64`
+    /// is lexed as `u64::MAX`).
+    fn describe(&self, token: &Token) -> String {
+        match token.tok {
+            Tok::Int(_) => format!("`{}`", self.text(token.span)),
+            _ => token.tok.describe(),
+        }
+    }
+
+    fn text(&self, span: Span) -> &'a str {
+        self.spec.get(span.start..span.end).unwrap_or_default()
+    }
+
+    /// Checks that the integer literal `n` at `span` (a `what`: size,
+    /// stride...) is at most [`MAX_SIZE`].
+    fn bounded(&self, n: u64, span: Span, what: &str) -> Result<u64, SpecError> {
+        if n > MAX_SIZE {
+            Err(SpecError::new(
+                span,
+                format!(
+                    "{what} {} is too large (at most {MAX_SIZE})",
+                    self.text(span)
+                ),
+            ))
+        } else {
+            Ok(n)
+        }
+    }
+
+    /// A literal that must be at least 1 and at most [`MAX_SIZE`].
+    fn positive(&self, n: u64, span: Span, what: &str) -> Result<u64, SpecError> {
+        positive(self.bounded(n, span, what)?, span, what)
     }
 
     fn peek(&self) -> &Token {
@@ -205,7 +246,7 @@ impl Parser {
         let token = self.peek();
         SpecError::new(
             token.span,
-            format!("expected {what}, found {}", token.tok.describe()),
+            format!("expected {what}, found {}", self.describe(token)),
         )
     }
 
@@ -310,6 +351,9 @@ impl Parser {
             let start = self.peek().span.start;
             let raw = self.axis()?;
             let span = Span::new(start, self.prev_span().end);
+            if let RawAxis::Int(n) = raw {
+                self.bounded(n, span, A::INT)?;
+            }
             axes.push(A::convert(raw, span)?);
             let n = self.commas(2)?;
             if !self.at_axis_start() {
@@ -352,7 +396,7 @@ impl Parser {
         match token.tok {
             Tok::Underscore => Ok(RawAxis::Underscore),
             Tok::Int(n) if self.at(&Tok::Star) => {
-                let stride = positive(n, token.span, "stride")?;
+                let stride = self.positive(n, token.span, "stride")?;
                 self.bump();
                 let over = self.ident("a label after `*`")?;
                 self.affine_rest(IntOrIdent::Int(stride), true, over)
@@ -377,7 +421,7 @@ impl Parser {
                         self.bump();
                         let size_span = self.peek().span;
                         self.bump();
-                        let size = positive(size, size_span, "size")?;
+                        let size = self.positive(size, size_span, "size")?;
                         Ok(RawAxis::Labeled { label: name, size })
                     }
                     Tok::Plus => self.affine_rest(IntOrIdent::Int(1), false, name),
@@ -428,13 +472,14 @@ impl Parser {
             match self.peek_at(1).tok {
                 Tok::Star => {}
                 Tok::Plus => {
-                    offset = n;
+                    offset = self.bounded(n, self.peek().span, "offset")?;
                     self.bump();
                     self.bump();
                 }
                 _ if padding == Padding::Unspecified && explicit_stride => {
+                    let offset = self.bounded(n, self.peek().span, "offset")?;
                     self.bump();
-                    return Ok(no_conv(n));
+                    return Ok(no_conv(offset));
                 }
                 _ => {
                     let span = self.peek().span;
@@ -465,7 +510,7 @@ impl Parser {
         let token = self.peek().clone();
         match token.tok {
             Tok::Int(n) => {
-                let dilation = positive(n, token.span, "dilation")?;
+                let dilation = self.positive(n, token.span, "dilation")?;
                 self.bump();
                 if !self.at(&Tok::Star) {
                     return Err(self.expected("`*` after the dilation"));

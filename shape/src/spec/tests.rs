@@ -89,7 +89,7 @@ fn shape_axes() {
     check_shape("rgb=0", "error: size must be at least 1 at position 4");
     check_shape(
         "99999999999999999999",
-        "error: integer `99999999999999999999` is too large at position 0",
+        "error: size 99999999999999999999 is too large (at most 9223372036854775807) at position 0",
     );
     check_shape(
         "2*o",
@@ -219,6 +219,61 @@ fn row_variables() {
         "error: expected `..` to close `..r`, found end of input at position 3",
     );
     check_shape("....", "error: unexpected character `.` at position 3");
+}
+
+/// Every integer literal is at most `MAX_SIZE` (`i64::MAX`): a larger one
+/// (or one past `u64`) is an error at the literal, saying what it is.
+#[test]
+fn literals_past_max_size_are_rejected_at_the_literal() {
+    const TOO_LARGE: &str = "is too large (at most 9223372036854775807)";
+    check_shape("9223372036854775807", "9223372036854775807");
+    check_shape("rgb=9223372036854775807", "rgb=9223372036854775807");
+    check_shape(
+        "9223372036854775808",
+        &format!("error: size 9223372036854775808 {TOO_LARGE} at position 0"),
+    );
+    check_shape(
+        "2,18446744073709551616",
+        &format!("error: size 18446744073709551616 {TOO_LARGE} at position 2"),
+    );
+    check_shape(
+        "rgb=18446744073709551615",
+        &format!("error: size 18446744073709551615 {TOO_LARGE} at position 4"),
+    );
+    check_einsum("9223372036854775807 => ", "9223372036854775807 => ");
+    check_einsum(
+        "9223372036854775808 => ",
+        &format!("error: fixed index 9223372036854775808 {TOO_LARGE} at position 0"),
+    );
+    check_einsum(
+        "9223372036854775808*o => o",
+        &format!("error: stride 9223372036854775808 {TOO_LARGE} at position 0"),
+    );
+    check_einsum(
+        "2*o+9223372036854775808 => o",
+        &format!("error: offset 9223372036854775808 {TOO_LARGE} at position 4"),
+    );
+    check_einsum(
+        "2*o+9223372036854775808+k => o",
+        &format!("error: offset 9223372036854775808 {TOO_LARGE} at position 4"),
+    );
+    check_einsum(
+        "o=+9223372036854775808*k; k => o",
+        &format!("error: dilation 9223372036854775808 {TOO_LARGE} at position 3"),
+    );
+    check_einsum(
+        "o<+4611686018427387904*k; k => o",
+        "o<+4611686018427387904*k; k => o",
+    );
+    // The span is the literal.
+    let err = parse_einsum_spec("2*o+99999999999999999999999+k => o").expect_err("too large");
+    assert_eq!(err.span, Span::new(4, 27));
+    // A literal in an unexpected place is quoted as written, not as the
+    // value it saturates to.
+    check_shape(
+        "rgb=3 99999999999999999999999",
+        "error: expected `,` between axes, found `99999999999999999999999` at position 6",
+    );
 }
 
 #[test]

@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use ocannl_shape::{
     check::{CheckLogic, check_op},
     problem::{OpLogic, Problem, ShapeId},
+    projection::cell_count,
     solver::{Closing, OpId, ShapeError},
     spec::{EinsumSpec, ShapeSpec, parse_block_spec, parse_einsum_spec, parse_shape_spec},
 };
@@ -171,7 +172,7 @@ pub fn build(src: &str) -> Built {
                     .as_deref()
                     .and_then(|a| a.strip_prefix("elems="))
                     .map(|n| n.parse().expect("int"))
-                    .or_else(|| exacts[i].as_ref().map(|d| d.iter().product())),
+                    .or_else(|| exacts[i].as_deref().and_then(cell_count)),
                 exact: exacts[i].as_deref(),
             },
             "range" => OpLogic::Terminal {
@@ -227,7 +228,7 @@ fn check_logic(built: &Built, i: usize, einsum_index: &mut usize) -> Option<Chec
                 elems: attr
                     .and_then(|a| a.strip_prefix("elems="))
                     .map(|n| n.parse().expect("int"))
-                    .or_else(|| exact.as_ref().map(|d| d.iter().product())),
+                    .or_else(|| exact.as_deref().and_then(cell_count)),
                 exact,
             }
         }

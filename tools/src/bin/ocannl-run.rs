@@ -9,11 +9,15 @@
 //! Exit codes: 0 success, 1 user error (bad file, bad input, failed
 //! inference), never a panic.
 
-use std::{path::PathBuf, process::ExitCode};
+use std::{
+    io::{self, Write},
+    path::PathBuf,
+    process::ExitCode,
+};
 
 use clap::{Parser, ValueEnum};
 use ocannl_runtime::{
-    Emit, Error, Program,
+    Emit, Error, InputShape, Program,
     array::{Array, SplitMix64},
 };
 
@@ -82,16 +86,31 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    match run(&cli) {
+    let mut out = io::stdout().lock();
+    let result = run(&cli, &mut out).and_then(|()| {
+        out.flush()
+            .map_err(|e| Error::new(format!("cannot write to standard output: {e}")))
+    });
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("ocannl-run: error: {e}");
+            // Standard error may be closed too: nothing more to do then.
+            let _ = writeln!(io::stderr(), "ocannl-run: error: {e}");
             ExitCode::from(1)
         }
     }
 }
 
-fn run(cli: &Cli) -> Result<(), Error> {
+/// `writeln!` to standard output, a write error (a closed pipe, a full
+/// disk) becoming a user error instead of `println!`'s panic.
+macro_rules! say {
+    ($out:expr, $($arg:tt)*) => {
+        writeln!($out, $($arg)*)
+            .map_err(|e| Error::new(format!("cannot write to standard output: {e}")))?
+    };
+}
+
+fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
     if cli.target == Target::Cuda || matches!(cli.emit, Some(EmitKind::Ptx)) {
         return Err(Error::new(
             "the CUDA target and PTX emission are not available in this version (CPU only)",
@@ -109,7 +128,15 @@ fn run(cli: &Cli) -> Result<(), Error> {
         .iter()
         .map(|p| Array::read_npy(p))
         .collect::<Result<_, _>>()?;
-    let shapes: Vec<Vec<u64>> = data.iter().map(|a| a.shape.clone()).collect();
+    let shapes: Vec<InputShape> = cli
+        .inputs
+        .iter()
+        .zip(&data)
+        .map(|(p, a)| InputShape {
+            name: format!("'{}'", p.display()),
+            dims: a.shape.clone(),
+        })
+        .collect();
     let context = ocannl_runtime::context()?;
     let program = Program::compile_for(
         &context,
@@ -117,15 +144,15 @@ fn run(cli: &Cli) -> Result<(), Error> {
         cli.entry.as_deref(),
         (!cli.inputs.is_empty()).then_some(shapes.as_slice()),
     )?;
-    if let (Some(kind), Some(out)) = (cli.emit, &cli.output) {
+    if let (Some(kind), Some(file)) = (cli.emit, &cli.output) {
         let what = match kind {
             EmitKind::Llvm => Emit::Llvm,
             EmitKind::Asm => Emit::Asm,
             EmitKind::Obj => Emit::Obj,
             EmitKind::Ptx => unreachable!("rejected above"),
         };
-        program.emit(what, out)?;
-        println!("wrote {}", out.display());
+        program.emit(what, file)?;
+        say!(out, "wrote {}", file.display());
         return Ok(());
     }
     let signature = program.signature().clone();
@@ -138,23 +165,24 @@ fn run(cli: &Cli) -> Result<(), Error> {
         )));
     }
     let mut inputs: Vec<Array> = if cli.inputs.is_empty() {
+        program.check_memory(true)?;
         let mut rng = SplitMix64::new(cli.seed);
         signature
             .inputs
             .iter()
             .map(|s| Array::random(s.elem, &s.dims, &mut rng))
-            .collect()
+            .collect::<Result<_, _>>()?
     } else {
         data
     };
     let jit = program.jit()?;
     let outputs = jit.run(&mut inputs)?;
-    for (i, (out, sig)) in outputs.iter().zip(&signature.outputs).enumerate() {
-        println!("result #{i}: {sig}");
-        println!("  {}", summary(out));
+    for (i, (result, sig)) in outputs.iter().zip(&signature.outputs).enumerate() {
+        say!(out, "result #{i}: {sig}");
+        say!(out, "  {}", summary(result));
         if let Some(path) = cli.outputs.get(i) {
-            out.write_npy(path)?;
-            println!("  written to {}", path.display());
+            result.write_npy(path)?;
+            say!(out, "  written to {}", path.display());
         }
     }
     if let Some(n) = cli.bench {
@@ -164,7 +192,8 @@ fn run(cli: &Cli) -> Result<(), Error> {
         let mut times = jit.bench(&mut inputs, n)?;
         times.sort();
         let median = times[times.len() / 2];
-        println!(
+        say!(
+            out,
             "bench: {n} runs of '@{}', median {:.3} ms (min {:.3} ms, max {:.3} ms)",
             program.entry(),
             median.as_secs_f64() * 1e3,

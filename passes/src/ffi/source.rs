@@ -5,7 +5,7 @@ use std::{ffi::CString, path::Path};
 
 use melior::{Context, ir::Module};
 
-use crate::ffi;
+use super::shim;
 
 /// While alive, diagnostics of `context` are printed to stderr as
 /// `mlir-opt` prints them: `file:line:col: error: message`, the source line
@@ -19,7 +19,7 @@ impl<'c> SourceDiagnostics<'c> {
     /// Installs the handler on `context`.
     pub fn new(context: &'c Context) -> Self {
         // SAFETY: `context` is live for 'c, which outlives the handler.
-        let raw = unsafe { ffi::ocannlDiagnosticsCreate(context.to_raw()) };
+        let raw = unsafe { shim::ocannlDiagnosticsCreate(context.to_raw()) };
         Self { raw, context }
     }
 
@@ -27,14 +27,14 @@ impl<'c> SourceDiagnostics<'c> {
     /// parse (the error has been printed).
     pub fn parse_file(&self, path: &Path) -> Option<Module<'c>> {
         let path = CString::new(path.as_os_str().as_encoded_bytes()).ok()?;
-        // SAFETY: valid context and handle; the shim returns null or an
-        // owned `builtin.module`.
+        // SAFETY: a live context and diagnostics handle; the shim returns
+        // null or an owned `builtin.module`, which the `Module` then owns.
         unsafe {
-            let op = ffi::ocannlParseSourceFile(self.context.to_raw(), path.as_ptr(), self.raw);
+            let op = shim::ocannlParseSourceFile(self.context.to_raw(), path.as_ptr(), self.raw);
             if op.ptr.is_null() {
                 return None;
             }
-            Module::from_raw(mlir_sys::mlirModuleFromOperation(op)).into()
+            Some(Module::from_raw(mlir_sys::mlirModuleFromOperation(op)))
         }
     }
 }
@@ -42,6 +42,6 @@ impl<'c> SourceDiagnostics<'c> {
 impl Drop for SourceDiagnostics<'_> {
     fn drop(&mut self) {
         // SAFETY: created by `ocannlDiagnosticsCreate`, destroyed once.
-        unsafe { ffi::ocannlDiagnosticsDestroy(self.raw) }
+        unsafe { shim::ocannlDiagnosticsDestroy(self.raw) }
     }
 }

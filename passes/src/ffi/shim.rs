@@ -1,0 +1,77 @@
+//! Declarations of the C++ shim (`cpp/passes_shim.cpp`), used only by the
+//! safe functions of the FFI layer.
+
+use std::ffi::{c_char, c_int, c_void};
+
+use mlir_sys::{MlirContext, MlirDialectRegistry, MlirOperation, MlirPass, MlirStringRef};
+
+/// Mirrors `OcannlPassOptionDef`.
+#[repr(C)]
+pub(super) struct OptionDefRaw {
+    pub(super) name: *const c_char,
+    pub(super) description: *const c_char,
+    pub(super) is_bool: bool,
+    pub(super) default_value: *const c_char,
+}
+
+/// Mirrors `OcannlPassRunFn`.
+pub(super) type RunFn = unsafe extern "C" fn(
+    op: MlirOperation,
+    option_values: *const MlirStringRef,
+    num_options: isize,
+    user_data: *const c_void,
+) -> bool;
+
+unsafe extern "C" {
+    pub(super) fn ocannlRegisterPass(
+        argument: *const c_char,
+        description: *const c_char,
+        op_name: *const c_char,
+        options: *const OptionDefRaw,
+        num_options: isize,
+        run: RunFn,
+        user_data: *const c_void,
+    );
+    pub(super) fn ocannlRegisterPipeline(
+        argument: *const c_char,
+        description: *const c_char,
+        passes: *const c_char,
+    );
+    pub(super) fn ocannlDiagnosticsCreate(context: MlirContext) -> *mut c_void;
+    pub(super) fn ocannlDiagnosticsDestroy(diagnostics: *mut c_void);
+    pub(super) fn ocannlParseSourceFile(
+        context: MlirContext,
+        path: *const c_char,
+        diagnostics: *mut c_void,
+    ) -> MlirOperation;
+    pub(super) fn ocannlCreateRegisteredPass(argument: *const c_char) -> MlirPass;
+    pub(super) fn ocannlRegisterAllUpstream(registry: MlirDialectRegistry);
+    pub(super) fn ocannlOptMain(
+        argc: c_int,
+        argv: *mut *mut c_char,
+        tool_name: *const c_char,
+    ) -> c_int;
+}
+
+/// Mirrors `OcannlEdgeFn`.
+pub(super) type EdgeFn = unsafe extern "C" fn(
+    from: mlir_sys::MlirValue,
+    to: mlir_sys::MlirValue,
+    at: MlirOperation,
+    data: *mut c_void,
+);
+
+unsafe extern "C" {
+    pub(super) fn ocannlForEachControlFlowEdge(
+        root: MlirOperation,
+        edge: EdgeFn,
+        data: *mut c_void,
+    ) -> MlirOperation;
+    pub(super) fn ocannlCallInfo(
+        op: MlirOperation,
+        resolve: bool,
+        callee: *mut MlirOperation,
+        first_arg: *mut isize,
+        num_args: *mut isize,
+    ) -> bool;
+}

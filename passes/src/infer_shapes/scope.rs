@@ -1,0 +1,401 @@
+//! One component of the call graph as one shape problem: its values, the
+//! constraints of its ops, calls and control flow, the solution written
+//! back (steps 2 to 5 of the pass's algorithm).
+
+use std::collections::{HashMap, HashSet};
+
+use melior::ir::{
+    BlockLike, Location, RegionLike, Type, Value, ValueLike,
+    operation::{OperationLike, OperationRef},
+};
+use ocannl_dialect::{
+    catalog::{self, ShapeLogic},
+    diagnostics::emit_error,
+    ir,
+    types::shape_spec,
+};
+use ocannl_shape::{
+    problem::{OpLogic, Problem, ShapeId},
+    solver::{Closing, OpId, ShapeError},
+};
+
+use super::{Located, calls::CallGraph};
+use crate::{
+    ffi::flow::{Edge, control_flow_edges},
+    op_logic::OwnedLogic,
+    pass::PassFailed,
+    tensor_types::{function_type, set_signature, solved_type},
+};
+
+/// A value whose type takes part, and whether the pass may rewrite it.
+struct Tracked<'c, 'a> {
+    value: Value<'c, 'a>,
+    shape: ShapeId,
+    writable: bool,
+}
+
+/// A function's signature as shapes (`None` for a non-tensor entry), with
+/// the types written in it.
+struct Signature<'c> {
+    inputs: Vec<(Type<'c>, Option<ShapeId>)>,
+    results: Vec<(Type<'c>, Option<ShapeId>)>,
+}
+
+/// The problem of one component and what it needs to report and write back.
+struct Scope<'c, 'a> {
+    problem: Problem,
+    values: Vec<Tracked<'c, 'a>>,
+    by_value: HashMap<usize, usize>,
+    op_locations: Vec<Location<'c>>,
+    signatures: HashMap<usize, Signature<'c>>,
+    errors: Vec<Located<'c>>,
+}
+
+fn key(v: Value<'_, '_>) -> usize {
+    v.to_raw().ptr as usize
+}
+
+impl<'c, 'a> Scope<'c, 'a> {
+    /// The shape of `value`, registering it when unseen; `None` for a
+    /// non-tensor value (or an invalid spec, recorded as an error at `at`).
+    fn shape_of(
+        &mut self,
+        value: Value<'c, 'a>,
+        writable: bool,
+        terminal: bool,
+        at: OperationRef<'c, 'a>,
+    ) -> Option<ShapeId> {
+        if let Some(&i) = self.by_value.get(&key(value)) {
+            return Some(self.values[i].shape);
+        }
+        let spec = match shape_spec(value.r#type()) {
+            Ok(Some(spec)) => spec,
+            Ok(None) => return None,
+            Err(e) => {
+                self.errors.push(Located::at(
+                    at,
+                    format!("invalid shape spec in type {}: {e}", value.r#type()),
+                ));
+                return None;
+            }
+        };
+        let shape = self.problem.shape_from_spec(&spec, terminal);
+        self.by_value.insert(key(value), self.values.len());
+        self.values.push(Tracked {
+            value,
+            shape,
+            writable,
+        });
+        Some(shape)
+    }
+
+    /// The shape of a type written in a signature.
+    fn type_shape(
+        &mut self,
+        ty: Type<'c>,
+        terminal: bool,
+        at: OperationRef<'c, 'a>,
+    ) -> Option<ShapeId> {
+        match shape_spec(ty) {
+            Ok(Some(spec)) => Some(self.problem.shape_from_spec(&spec, terminal)),
+            Ok(None) => None,
+            Err(e) => {
+                self.errors.push(Located::at(
+                    at,
+                    format!("invalid shape spec in type {ty}: {e}"),
+                ));
+                None
+            }
+        }
+    }
+
+    /// A fresh op id for constraints of `op` (its location reports them).
+    fn op_id(&mut self, op: OperationRef<'c, 'a>) -> OpId {
+        self.op_locations.push(op.location());
+        OpId(u32::try_from(self.op_locations.len() - 1).expect("fewer than 2^32 ops"))
+    }
+
+    /// `a` and `b` are the same shape (control flow passes one as the other
+    /// at `at`).
+    fn equal(&mut self, a: ShapeId, b: ShapeId, at: OpId) {
+        self.problem
+            .add_op(at, OpLogic::Equal, &[a], b)
+            .expect("Equal takes one operand");
+    }
+
+    /// Registers `func`'s signature, arguments and op results (step 2).
+    fn register_function(
+        &mut self,
+        index: usize,
+        func: OperationRef<'c, 'a>,
+        edges: &[Edge<'c, 'a>],
+        graph: &CallGraph<'c, 'a>,
+    ) {
+        let Some(fty) = function_type(func) else {
+            self.errors
+                .push(Located::at(func, "'func.func' op has no function type"));
+            return;
+        };
+        let body = func.region(0).ok().and_then(|r| r.first_block());
+        let mut inputs = Vec::with_capacity(fty.input_count());
+        for i in 0..fty.input_count() {
+            let ty = fty.input(i).expect("index below input_count");
+            let shape = match body.and_then(|b| b.argument(i).ok()) {
+                Some(arg) => self.shape_of(arg.into(), true, true, func),
+                None => self.type_shape(ty, true, func),
+            };
+            inputs.push((ty, shape));
+        }
+        let mut results = Vec::with_capacity(fty.result_count());
+        for j in 0..fty.result_count() {
+            let ty = fty.result(j).expect("index below result_count");
+            results.push((ty, self.type_shape(ty, body.is_none(), func)));
+        }
+        self.signatures.insert(index, Signature { inputs, results });
+        // Values control flow passes along get their shapes from the edges
+        // (and the results of calls from the callee): writable, not
+        // terminals.
+        let mut linked: HashSet<usize> = edges
+            .iter()
+            .flat_map(|e| [key(e.from), key(e.to)])
+            .collect();
+        for site in graph.calls_of(index) {
+            linked.extend(site.op.results().map(|r| key(r.into())));
+        }
+        let nested = ir::collect_ops(func, |_| ir::Select {
+            keep: true,
+            descend: true,
+        });
+        for &op in &nested {
+            let def = catalog::lookup(&ir::op_name(&op));
+            let terminal = def.is_none_or(|d| d.logic == ShapeLogic::Terminal);
+            for result in op.results() {
+                let value: Value<'c, 'a> = result.into();
+                let linked = linked.contains(&key(value));
+                self.shape_of(value, def.is_some() || linked, terminal && !linked, op);
+            }
+        }
+        for e in edges {
+            for v in [e.from, e.to] {
+                self.shape_of(v, true, false, e.at);
+            }
+        }
+    }
+
+    /// The constraints of `func`'s ops, returns, calls and control flow
+    /// (step 3).
+    fn constrain_function(
+        &mut self,
+        index: usize,
+        func: OperationRef<'c, 'a>,
+        edges: &[Edge<'c, 'a>],
+        graph: &CallGraph<'c, 'a>,
+    ) {
+        for e in edges {
+            let (Some(&a), Some(&b)) = (
+                self.by_value.get(&key(e.from)),
+                self.by_value.get(&key(e.to)),
+            ) else {
+                continue;
+            };
+            let (a, b) = (self.values[a].shape, self.values[b].shape);
+            let at = self.op_id(e.at);
+            self.equal(a, b, at);
+        }
+        // `func.return` operands are the signature's results.
+        let mut block = func.region(0).ok().and_then(|r| r.first_block());
+        while let Some(b) = block {
+            if let Some(ret) = b.terminator().filter(|t| ir::op_name(t) == "func.return") {
+                let at = self.op_id(ret);
+                for (j, v) in ret.operands().enumerate() {
+                    let result = self.signatures[&index].results.get(j).and_then(|r| r.1);
+                    if let (Some(sig), Some(shape)) = (result, self.shape_of(v, false, true, ret)) {
+                        self.equal(shape, sig, at);
+                    }
+                }
+            }
+            block = b.next_in_region();
+        }
+        for site in graph.calls_of(index) {
+            let at = self.op_id(site.op);
+            let callee = &self.signatures[&site.callee];
+            let inputs: Vec<Option<ShapeId>> = callee.inputs.iter().map(|i| i.1).collect();
+            let results: Vec<Option<ShapeId>> = callee.results.iter().map(|r| r.1).collect();
+            for (arg, sig) in site.args.iter().zip(inputs) {
+                if let (Some(shape), Some(sig)) = (self.shape_of(*arg, false, true, site.op), sig) {
+                    self.equal(shape, sig, at);
+                }
+            }
+            for (result, sig) in site.op.results().zip(results) {
+                if let (Some(shape), Some(sig)) =
+                    (self.shape_of(result.into(), true, false, site.op), sig)
+                {
+                    self.equal(sig, shape, at);
+                }
+            }
+        }
+        let nested = ir::collect_ops(func, |_| ir::Select {
+            keep: true,
+            descend: true,
+        });
+        for op in nested {
+            self.constrain_op(op);
+        }
+    }
+
+    /// The constraints of one ocannl op's shape logic.
+    fn constrain_op(&mut self, op: OperationRef<'c, 'a>) {
+        let name = ir::op_name(&op);
+        let Some(def) = catalog::lookup(&name) else {
+            return;
+        };
+        let index = self.op_id(op);
+        let mut operands = vec![];
+        for operand in op.operands() {
+            match self.shape_of(operand, false, true, op) {
+                Some(s) => operands.push(s),
+                None if shape_spec(operand.r#type()).is_ok() => {
+                    self.errors.push(Located::at(
+                        op,
+                        format!(
+                            "'{name}' op operand must be a tensor, got {}",
+                            operand.r#type()
+                        ),
+                    ));
+                }
+                None => {}
+            }
+        }
+        let Some(result) = op
+            .result(0)
+            .ok()
+            .and_then(|r| self.by_value.get(&key(r.into())).copied())
+        else {
+            return;
+        };
+        let result = self.values[result].shape;
+        let owned = match OwnedLogic::of(op, def) {
+            Ok(owned) => owned,
+            Err(e) => {
+                self.errors
+                    .push(Located::at(op, format!("'{name}' op {e}")));
+                return;
+            }
+        };
+        let logic = owned.as_logic(&mut self.problem);
+        if let Err(e) = self.problem.add_op(index, logic, &operands, result) {
+            self.errors
+                .push(Located::at(op, format!("'{name}' op: {e}")));
+        }
+    }
+
+    /// An error at the failing constraint's op, notes at the related ops.
+    fn report(&self, fallback: Location<'c>, e: &ShapeError) {
+        let location = |op: OpId| {
+            self.op_locations
+                .get(op.0 as usize)
+                .copied()
+                .unwrap_or(fallback)
+        };
+        // One note per op: the first (most direct) constraint of each.
+        let mut seen = vec![e.origin.op];
+        let notes: Vec<(Location<'_>, String)> = e
+            .related
+            .iter()
+            .filter(|o| {
+                let fresh = !seen.contains(&o.op);
+                seen.push(o.op);
+                fresh
+            })
+            .map(|o| {
+                let what = if o.op.0 == u32::MAX {
+                    "a variable was closed here (OCANNL's closing stages)".to_owned()
+                } else {
+                    format!("constrained here: {}", o.describe())
+                };
+                (location(o.op), what)
+            })
+            .collect();
+        emit_error(
+            location(e.origin.op),
+            &format!("shape inference failed: {e}"),
+            &notes,
+        );
+    }
+
+    /// Writes the solution into every writable value's type and every
+    /// function's signature (step 5).
+    fn write_back(&self, component: &[usize], functions: &[OperationRef<'c, 'a>]) {
+        for tracked in self.values.iter().filter(|t| t.writable) {
+            let spec = self.problem.to_spec(tracked.shape);
+            if let Some(new) = solved_type(tracked.value.r#type(), &spec) {
+                tracked.value.set_type(new);
+            }
+        }
+        let solved = |(ty, shape): &(Type<'c>, Option<ShapeId>)| {
+            shape
+                .and_then(|s| solved_type(*ty, &self.problem.to_spec(s)))
+                .unwrap_or(*ty)
+        };
+        for &f in component {
+            let sig = &self.signatures[&f];
+            let inputs: Vec<Type<'c>> = sig.inputs.iter().map(solved).collect();
+            let results: Vec<Type<'c>> = sig.results.iter().map(solved).collect();
+            set_signature(functions[f], &inputs, &results);
+        }
+    }
+}
+
+/// Infers the shapes of one component of the call graph (the functions
+/// `component` indexes in `functions`) and writes them back; every error is
+/// reported before anything is written.
+pub(crate) fn infer<'c, 'a>(
+    component: &[usize],
+    functions: &[OperationRef<'c, 'a>],
+    graph: &CallGraph<'c, 'a>,
+    closing: Closing,
+) -> Result<(), PassFailed> {
+    let mut scope = Scope {
+        problem: Problem::new(),
+        values: vec![],
+        by_value: HashMap::new(),
+        op_locations: vec![],
+        signatures: HashMap::new(),
+        errors: vec![],
+    };
+    let mut edges = Vec::with_capacity(component.len());
+    for &f in component {
+        match control_flow_edges(functions[f]) {
+            Ok(e) => edges.push(e),
+            Err(op) => {
+                let name = ir::op_name(&op);
+                scope.errors.push(Located::at(
+                    op,
+                    format!("'{name}' op: ocannl-infer-shapes cannot relate the tensors it passes to its regions or successors (it implements neither RegionBranchOpInterface nor BranchOpInterface)"),
+                ));
+                edges.push(vec![]);
+            }
+        }
+    }
+    for (k, &f) in component.iter().enumerate() {
+        // Variable names are scoped to their function.
+        scope.problem.set_scope(k as u32);
+        scope.register_function(f, functions[f], &edges[k], graph);
+    }
+    for (k, &f) in component.iter().enumerate() {
+        scope.problem.set_scope(k as u32);
+        scope.constrain_function(f, functions[f], &edges[k], graph);
+    }
+    if !scope.errors.is_empty() {
+        for e in &scope.errors {
+            emit_error(e.location, &e.message, &[]);
+        }
+        return Err(PassFailed);
+    }
+    if let Err(e) = scope.problem.solve(closing) {
+        scope.report(functions[component[0]].location(), &e);
+        return Err(PassFailed);
+    }
+    scope.write_back(component, functions);
+    Ok(())
+}

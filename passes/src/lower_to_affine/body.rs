@@ -1,0 +1,294 @@
+//! The body of a lowered function: buffers for every tensor value (the
+//! arguments, the result arguments, views into one arena for the
+//! intermediates), each op's loop nests in a block of their own, calls in
+//! destination-passing style, the return.
+
+use std::collections::HashMap;
+
+use melior::ir::{
+    Block, BlockLike, BlockRef, Location, RegionLike, Type, Value, ValueLike,
+    attribute::{DenseI32ArrayAttribute, IntegerAttribute},
+    operation::{OperationBuilder, OperationLike, OperationRef},
+    r#type::MemRefType,
+};
+use ocannl_dialect::ir;
+
+use super::{
+    Located, Module,
+    arena::{ALIGNMENT, Arena},
+    at,
+    buffers::buffer_type,
+    emit::{At, Emitter},
+};
+
+pub(super) fn key(v: Value<'_, '_>) -> usize {
+    v.to_raw().ptr as usize
+}
+
+/// The lowering of one function body.
+pub(super) struct Body<'c, 'a> {
+    pub em: Emitter<'c>,
+    pub entry: BlockRef<'c, 'a>,
+    /// The block ops are appended to.
+    current: BlockRef<'c, 'a>,
+    /// Old SSA values (by raw pointer) → their buffers.
+    values: HashMap<usize, Value<'c, 'a>>,
+    /// Old SSA values computed into a result argument.
+    destinations: HashMap<usize, Value<'c, 'a>>,
+    /// The offset of each intermediate in the arena.
+    offsets: HashMap<usize, u64>,
+    /// The arena (when there are intermediates) and its size in bytes.
+    arena: Option<(Value<'c, 'a>, u64)>,
+}
+
+impl<'c, 'a> Body<'c, 'a> {
+    pub(super) fn new(em: Emitter<'c>, entry: BlockRef<'c, 'a>) -> Self {
+        Self {
+            em,
+            entry,
+            current: entry,
+            values: HashMap::new(),
+            destinations: HashMap::new(),
+            offsets: HashMap::new(),
+            arena: None,
+        }
+    }
+
+    /// The bytes the arena holds (0 without intermediates).
+    pub(super) fn arena_bytes(&self) -> u64 {
+        self.arena.map_or(0, |a| a.1)
+    }
+
+    fn end(&self) -> At<'c, 'a> {
+        At::end(self.current)
+    }
+
+    /// Ends the current block with a branch to a new one, which becomes
+    /// current.
+    fn next_block(&mut self, loc: Location<'c>) {
+        let region = self.entry.parent_region().expect("a function body");
+        let next = region.append_block(Block::new(&[]));
+        let br = OperationBuilder::new("cf.br", loc)
+            .add_successors(&[&next])
+            .build()
+            .expect("a valid cf.br");
+        self.current.append_operation(br);
+        self.current = next;
+    }
+
+    /// The buffer of an operand computed earlier in the function.
+    fn buffer(&self, v: Value<'c, 'a>) -> Result<Value<'c, 'a>, String> {
+        self.values
+            .get(&key(v))
+            .copied()
+            .ok_or_else(|| "operand is not a tensor computed in this function".to_owned())
+    }
+
+    /// The buffer `v` (an op or call result) is computed into: its result
+    /// argument, or its place in the arena.
+    fn result_buffer(
+        &mut self,
+        v: Value<'c, 'a>,
+        what: &str,
+        loc: Location<'c>,
+    ) -> Result<(Value<'c, 'a>, Vec<u64>), String> {
+        let (mty, dims, _) = buffer_type(v.r#type(), what)?;
+        let buf = match (self.destinations.get(&key(v)), self.arena) {
+            (Some(out), _) => *out,
+            (None, Some((arena, _))) => {
+                let offset = self.offsets[&key(v)];
+                let index = Type::index(self.em.ctx);
+                let shift = self.em.constant(
+                    self.end(),
+                    IntegerAttribute::new(index, offset as i64).into(),
+                    loc,
+                );
+                self.em
+                    .value(self.end(), "memref.view", &[arena, shift], mty, &[], loc)
+            }
+            (None, None) => unreachable!("planned intermediates have an arena"),
+        };
+        self.values.insert(key(v), buf);
+        Ok((buf, dims))
+    }
+
+    /// Places every intermediate in the arena (first fit, reusing a buffer
+    /// once its last reader has run) and allocates the arena.
+    fn plan(&mut self, ops: &[OperationRef<'c, 'a>], loc: Location<'c>) -> Result<(), Located<'c>> {
+        let mut last_use: HashMap<usize, usize> = HashMap::new();
+        for (p, op) in ops.iter().enumerate() {
+            for v in op.operands() {
+                last_use.insert(key(v), p);
+            }
+        }
+        let mut arena = Arena::default();
+        let mut ends: HashMap<usize, Vec<(u64, u64)>> = HashMap::new();
+        let mut any = false;
+        for (p, op) in ops.iter().enumerate() {
+            for (j, r) in op.results().enumerate() {
+                let v: Value<'c, 'a> = r.into();
+                if self.destinations.contains_key(&key(v)) {
+                    continue;
+                }
+                let (_, _, bytes) = buffer_type(v.r#type(), &format!("result #{j}"))
+                    .map_err(|m| at(op.location(), format!("'{}' op: {m}", ir::op_name(op))))?;
+                let offset = arena.alloc(bytes).map_err(|_| {
+                    at(
+                        loc,
+                        "the function's intermediates need more than 2^63 bytes at once",
+                    )
+                })?;
+                any = true;
+                self.offsets.insert(key(v), offset);
+                let end = last_use.get(&key(v)).copied().unwrap_or(p);
+                ends.entry(end).or_default().push((offset, bytes));
+            }
+            for (offset, bytes) in ends.remove(&p).unwrap_or_default() {
+                arena.release(offset, bytes);
+            }
+        }
+        if any {
+            let size = arena.size().max(ALIGNMENT);
+            let i8t = self.em.int_type(8);
+            let mty: Type<'c> = MemRefType::new(i8t, &[size as i64], None, None).into();
+            let buf = self.em.value(
+                self.end(),
+                "memref.alloc",
+                &[],
+                mty,
+                &[
+                    (
+                        "operandSegmentSizes",
+                        DenseI32ArrayAttribute::new(self.em.ctx, &[0, 0]).into(),
+                    ),
+                    (
+                        "alignment",
+                        IntegerAttribute::new(self.em.int_type(64), ALIGNMENT as i64).into(),
+                    ),
+                ],
+                loc,
+            );
+            self.arena = Some((buf, size));
+        }
+        Ok(())
+    }
+
+    /// Lowers the ops of `old` (the old function's only block) after the
+    /// first `n_inputs` arguments, which are the new function's.
+    pub(super) fn lower(
+        &mut self,
+        module: &mut Module<'c, 'a>,
+        old: BlockRef<'c, 'a>,
+        n_inputs: usize,
+        loc: Location<'c>,
+    ) -> Result<(), Located<'c>> {
+        for i in 0..n_inputs {
+            let old_arg = old.argument(i).expect("checked");
+            let new_arg = self.entry.argument(i).expect("built");
+            self.values.insert(key(old_arg.into()), new_arg.into());
+        }
+        let terminator = old
+            .terminator()
+            .ok_or_else(|| at(loc, "function body has no terminator"))?;
+        // Results returned once and computed here are written in place.
+        for (i, v) in terminator.operands().enumerate() {
+            if !self.values.contains_key(&key(v)) && !self.destinations.contains_key(&key(v)) {
+                let out = self.entry.argument(n_inputs + i).expect("built");
+                self.destinations.insert(key(v), out.into());
+            }
+        }
+        let mut ops = Vec::new();
+        let mut next = old.first_operation();
+        while let Some(op) = next {
+            next = op.next_in_block();
+            ops.push(op);
+        }
+        self.plan(&ops, loc)?;
+        for op in ops {
+            let name = ir::op_name(&op);
+            let loc = op.location();
+            let lowered = match name.as_str() {
+                "func.return" => return self.lower_return(op, n_inputs),
+                "func.call" => self.lower_call(op),
+                _ => self.lower_ocannl(module, op),
+            };
+            lowered.map_err(|m| at(loc, format!("'{name}' op: {m}")))?;
+        }
+        Err(at(loc, "function body has no func.return"))
+    }
+
+    /// An ocannl op: its loop nest(s), in a block of their own (so that the
+    /// lowering of the loops to branches stays linear in the function's
+    /// size: upstream `scf-to-cf` splits the block at every loop, moving
+    /// the ops after it).
+    fn lower_ocannl(
+        &mut self,
+        module: &mut Module<'c, 'a>,
+        op: OperationRef<'c, 'a>,
+    ) -> Result<(), String> {
+        let loc = op.location();
+        let operands: Vec<Value<'c, 'a>> = op
+            .operands()
+            .map(|v| self.buffer(v))
+            .collect::<Result<_, _>>()?;
+        let result: Value<'c, 'a> = op.result(0).map_err(|_| "has no result".to_owned())?.into();
+        let (buf, dims) = self.result_buffer(result, "result", loc)?;
+        self.em
+            .lower_op(module, self.end(), op, &operands, buf, &dims)?;
+        self.next_block(loc);
+        Ok(())
+    }
+
+    /// `func.call @callee` with the callee's arguments and result buffers.
+    fn lower_call(&mut self, op: OperationRef<'c, 'a>) -> Result<(), String> {
+        let loc = op.location();
+        let callee = op
+            .attribute("callee")
+            .map_err(|_| "has no callee".to_owned())?;
+        let mut args: Vec<Value<'c, 'a>> = op
+            .operands()
+            .map(|v| self.buffer(v))
+            .collect::<Result<_, _>>()?;
+        for (j, r) in op.results().enumerate() {
+            let (buf, _) = self.result_buffer(r.into(), &format!("result #{j}"), loc)?;
+            args.push(buf);
+        }
+        self.em.emit(
+            self.end(),
+            "func.call",
+            &args,
+            &[],
+            &[("callee", callee)],
+            loc,
+        );
+        Ok(())
+    }
+
+    /// Copies returned values into the result arguments that were not
+    /// computed in place, frees the arena, returns.
+    fn lower_return(
+        &mut self,
+        op: OperationRef<'c, 'a>,
+        n_inputs: usize,
+    ) -> Result<(), Located<'c>> {
+        let loc = op.location();
+        let mut used: Vec<usize> = Vec::new();
+        for (i, v) in op.operands().enumerate() {
+            let out: Value<'c, 'a> = self.entry.argument(n_inputs + i).expect("built").into();
+            let src = self.buffer(v).map_err(|m| at(loc, m))?;
+            if self.destinations.get(&key(v)).is_some_and(|d| *d == out) && !used.contains(&key(v))
+            {
+                used.push(key(v));
+                continue;
+            }
+            self.em
+                .emit(self.end(), "memref.copy", &[src, out], &[], &[], loc);
+        }
+        if let Some((arena, _)) = self.arena {
+            self.em
+                .emit(self.end(), "memref.dealloc", &[arena], &[], &[], loc);
+        }
+        self.em.emit(self.end(), "func.return", &[], &[], &[], loc);
+        Ok(())
+    }
+}

@@ -1,0 +1,88 @@
+//! Buffers: the memref a tensor type lowers to, which element types the
+//! lowering supports, and how many bytes a buffer takes.
+
+use melior::ir::{Type, TypeLike, r#type::MemRefType};
+use ocannl_dialect::{ir, types::TensorType, types::shape_spec};
+use ocannl_shape::projection::{cell_count, memory_dims};
+
+/// The kind of a supported element type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Scalar {
+    /// `f16`, `bf16`, `f32`, `f64`.
+    Float,
+    /// A signless integer of 1, 8, 16, 32 or 64 bits.
+    Int(u32),
+}
+
+impl Scalar {
+    /// Bytes per element in memory.
+    pub(super) fn bytes(self, elem: Type<'_>) -> u64 {
+        match self {
+            Scalar::Float => u64::from(ir::bit_width(elem).unwrap_or(64) / 8),
+            Scalar::Int(w) => u64::from(w.div_ceil(8)),
+        }
+    }
+}
+
+/// The element types the lowering (and LLVM's code generation for every
+/// host) supports: `f16`, `bf16`, `f32`, `f64`, and signless `i1`, `i8`,
+/// `i16`, `i32`, `i64`. Others (`f80`, `f128`, `tf32`, 8-bit floats,
+/// `i128`, `ui32`, `index`, ...) are errors: LLVM's instruction selection
+/// aborts on some of them, and `arith`/`math` do not define every op on
+/// signed/unsigned integers or `index`.
+pub(super) fn scalar(elem: Type<'_>) -> Result<Scalar, String> {
+    let unsupported = || {
+        format!(
+            "element type {elem} is not supported by the lowering (f16, bf16, f32, f64, i1, i8, i16, i32 and i64 are)"
+        )
+    };
+    if elem.is_f16() || elem.is_bf16() || elem.is_f32() || elem.is_f64() {
+        return Ok(Scalar::Float);
+    }
+    if ir::is_signless_integer(elem) {
+        return match ir::bit_width(elem) {
+            Some(w @ (1 | 8 | 16 | 32 | 64)) => Ok(Scalar::Int(w)),
+            _ => Err(unsupported()),
+        };
+    }
+    Err(unsupported())
+}
+
+/// The largest buffer the lowering allocates or indexes, in bytes: sizes
+/// and addresses are computed in 64-bit signed arithmetic.
+pub(super) const MAX_BUFFER_BYTES: u64 = i64::MAX as u64;
+
+/// The buffer of a tensor type: its memref type, dimensions (memory order
+/// batch, output, input) and size in bytes.
+pub(super) fn buffer_type<'c>(
+    ty: Type<'c>,
+    what: &str,
+) -> Result<(Type<'c>, Vec<u64>, u64), String> {
+    let tensor = TensorType::classify(ty).ok_or_else(|| format!("{what} {ty} is not a tensor"))?;
+    let spec = shape_spec(ty)
+        .map_err(|e| format!("{what} has an invalid shape spec: {e}"))?
+        .ok_or_else(|| format!("{what} {ty} is not a tensor"))?;
+    let dims = memory_dims(&spec).map_err(|_| {
+        format!("{what} {ty} does not have a concrete shape: run ocannl-infer-shapes first")
+    })?;
+    let elem = tensor.element_type();
+    let kind = scalar(elem).map_err(|e| format!("{what}: {e}"))?;
+    let bytes = cell_count(&dims)
+        .and_then(|cells| cells.checked_mul(kind.bytes(elem)))
+        .filter(|&b| b <= MAX_BUFFER_BYTES)
+        .ok_or_else(|| {
+            format!("{what} {ty} is too large: its buffer would exceed {MAX_BUFFER_BYTES} bytes")
+        })?;
+    let shape: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+    Ok((
+        MemRefType::new(elem, &shape, None, None).into(),
+        dims,
+        bytes,
+    ))
+}
+
+/// The element type of a buffer.
+pub(super) fn element_of<'c>(buf: melior::ir::Value<'c, '_>) -> Type<'c> {
+    use melior::ir::ValueLike;
+    ir::shaped_element(buf.r#type()).expect("buffers are memrefs")
+}

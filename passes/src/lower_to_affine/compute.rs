@@ -1,0 +1,218 @@
+//! The scalar function an op computes at each point of its product space,
+//! and the accumulation operators, as `arith`/`math` ops.
+
+use melior::ir::{Location, Type, Value, ValueLike, attribute::IntegerAttribute};
+
+use super::{
+    buffers::{Scalar, scalar},
+    emit::{At, Emitter, int_bounds},
+};
+
+/// How an op's computed value reaches its result cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Accum {
+    Add,
+    Mul,
+    Max,
+    Min,
+}
+
+impl Accum {
+    /// The neutral element (fills cells a store does not cover, and pads
+    /// reads outside an operand).
+    pub(super) fn neutral(self) -> f64 {
+        match self {
+            Accum::Add => 0.0,
+            Accum::Mul => 1.0,
+            Accum::Max => f64::NEG_INFINITY,
+            Accum::Min => f64::INFINITY,
+        }
+    }
+
+    /// The binary function that combines an old and a new value.
+    pub(super) fn function(self) -> &'static str {
+        match self {
+            Accum::Add => "add",
+            Accum::Mul => "mul",
+            Accum::Max => "max",
+            Accum::Min => "min",
+        }
+    }
+
+    /// The operator named by an `accum` attribute.
+    pub(super) fn parse(name: Option<&str>) -> Result<Self, String> {
+        match name {
+            None | Some("add") => Ok(Accum::Add),
+            Some("mul") => Ok(Accum::Mul),
+            Some("max") => Ok(Accum::Max),
+            Some("min") => Ok(Accum::Min),
+            Some(other) => Err(format!("unknown accumulation operator '{other}'")),
+        }
+    }
+}
+
+/// What an op computes at each point of its product space.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Compute {
+    /// The single operand's value.
+    Identity,
+    /// A unary function (op name without the dialect prefix).
+    Unary(String),
+    /// A binary function.
+    Binary(String),
+    /// `a * b + c`.
+    Fma,
+    /// `c != 0 ? a : b`.
+    Where,
+}
+
+impl<'c> Emitter<'c> {
+    /// The value of `compute` on `args` (one loaded cell per operand).
+    pub(super) fn compute<'a>(
+        &self,
+        at: At<'c, 'a>,
+        compute: &Compute,
+        elem: Type<'c>,
+        args: &[Value<'c, 'a>],
+        loc: Location<'c>,
+    ) -> Result<Value<'c, 'a>, String> {
+        match compute {
+            Compute::Identity => Ok(args[0]),
+            Compute::Unary(f) => self.unary(at, f, elem, args[0], loc),
+            Compute::Binary(f) => self.binary(at, f, elem, args[0], args[1], loc),
+            Compute::Fma => {
+                let m = self.binary(at, "mul", elem, args[0], args[1], loc)?;
+                self.binary(at, "add", elem, m, args[2], loc)
+            }
+            Compute::Where => {
+                let (cond, on_true, on_false) = (args[0], args[1], args[2]);
+                let c = self.nonzero(at, cond, loc);
+                Ok(self.value(at, "arith.select", &[c, on_true, on_false], elem, &[], loc))
+            }
+        }
+    }
+
+    /// `x != 0` (floats: unordered or not equal, so NaN is true).
+    fn nonzero<'a>(&self, at: At<'c, 'a>, x: Value<'c, 'a>, loc: Location<'c>) -> Value<'c, 'a> {
+        let ty = x.r#type();
+        let zero = self.constant(at, self.scalar_attr(ty, 0.0), loc);
+        // `une` (unordered or not equal) = 13, `ne` = 1.
+        let (cmp, pred) = match scalar(ty) {
+            Ok(Scalar::Float) => ("arith.cmpf", 13),
+            _ => ("arith.cmpi", 1),
+        };
+        self.compare(at, cmp, pred, x, zero, loc)
+    }
+
+    fn compare<'a>(
+        &self,
+        at: At<'c, 'a>,
+        cmp: &str,
+        predicate: i64,
+        x: Value<'c, 'a>,
+        y: Value<'c, 'a>,
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        let pred = IntegerAttribute::new(self.int_type(64), predicate).into();
+        self.value(
+            at,
+            cmp,
+            &[x, y],
+            self.int_type(1),
+            &[("predicate", pred)],
+            loc,
+        )
+    }
+
+    pub(super) fn unary<'a>(
+        &self,
+        at: At<'c, 'a>,
+        f: &str,
+        elem: Type<'c>,
+        x: Value<'c, 'a>,
+        loc: Location<'c>,
+    ) -> Result<Value<'c, 'a>, String> {
+        let float = scalar(elem) == Ok(Scalar::Float);
+        Ok(match (f, float) {
+            ("neg", true) => self.value(at, "arith.negf", &[x], elem, &[], loc),
+            ("neg", false) => {
+                let zero = self.constant(at, self.scalar_attr(elem, 0.0), loc);
+                self.value(at, "arith.subi", &[zero, x], elem, &[], loc)
+            }
+            ("relu", _) => {
+                let zero = self.constant(at, self.scalar_attr(elem, 0.0), loc);
+                self.binary(at, "max", elem, x, zero, loc)?
+            }
+            ("abs", true) => self.value(at, "math.absf", &[x], elem, &[], loc),
+            ("abs", false) => self.value(at, "math.absi", &[x], elem, &[], loc),
+            ("recip", _) => {
+                let one = self.constant(at, self.scalar_attr(elem, 1.0), loc);
+                self.binary(at, "div", elem, one, x, loc)?
+            }
+            ("exp" | "log" | "sqrt" | "tanh" | "sin" | "cos", true) => {
+                self.value(at, &format!("math.{f}"), &[x], elem, &[], loc)
+            }
+            (f, _) => return Err(format!("'{f}' is not lowered for element type {elem}")),
+        })
+    }
+
+    pub(super) fn binary<'a>(
+        &self,
+        at: At<'c, 'a>,
+        f: &str,
+        elem: Type<'c>,
+        x: Value<'c, 'a>,
+        y: Value<'c, 'a>,
+        loc: Location<'c>,
+    ) -> Result<Value<'c, 'a>, String> {
+        let kind = scalar(elem)?;
+        let name = match (f, kind) {
+            ("div", Scalar::Int(_)) => return Ok(self.int_div(at, elem, x, y, loc)),
+            ("add", Scalar::Float) => "arith.addf",
+            ("sub", Scalar::Float) => "arith.subf",
+            ("mul", Scalar::Float) => "arith.mulf",
+            ("div", Scalar::Float) => "arith.divf",
+            ("max", Scalar::Float) => "arith.maximumf",
+            ("min", Scalar::Float) => "arith.minimumf",
+            ("pow", Scalar::Float) => "math.powf",
+            ("add", _) => "arith.addi",
+            ("sub", _) => "arith.subi",
+            ("mul", _) => "arith.muli",
+            ("max", _) => "arith.maxsi",
+            ("min", _) => "arith.minsi",
+            ("pow", _) => "math.ipowi",
+            (f, _) => return Err(format!("'{f}' is not lowered for element type {elem}")),
+        };
+        Ok(self.value(at, name, &[x, y], elem, &[], loc))
+    }
+
+    /// Integer division that never traps: `x / 0` is 0 (as in NumPy) and
+    /// `MIN / -1` wraps to `MIN`; otherwise `arith.divsi` (truncating).
+    /// x86's `idiv` raises SIGFPE on both, so the divisor is made 1 there
+    /// and the result selected.
+    fn int_div<'a>(
+        &self,
+        at: At<'c, 'a>,
+        elem: Type<'c>,
+        x: Value<'c, 'a>,
+        y: Value<'c, 'a>,
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        let width = match scalar(elem) {
+            Ok(Scalar::Int(w)) => w,
+            _ => 64,
+        };
+        let c = |v: i64| self.constant(at, IntegerAttribute::new(elem, v).into(), loc);
+        let (zero, one, minus_one, min) = (c(0), c(1), c(-1), c(int_bounds(width).0));
+        // `eq` = 0.
+        let by_zero = self.compare(at, "arith.cmpi", 0, y, zero, loc);
+        let x_min = self.compare(at, "arith.cmpi", 0, x, min, loc);
+        let y_minus_one = self.compare(at, "arith.cmpi", 0, y, minus_one, loc);
+        let i1 = self.int_type(1);
+        let overflow = self.value(at, "arith.andi", &[x_min, y_minus_one], i1, &[], loc);
+        let trap = self.value(at, "arith.ori", &[by_zero, overflow], i1, &[], loc);
+        let divisor = self.value(at, "arith.select", &[trap, one, y], elem, &[], loc);
+        let q = self.value(at, "arith.divsi", &[x, divisor], elem, &[], loc);
+        self.value(at, "arith.select", &[by_zero, zero, q], elem, &[], loc)
+    }
+}

@@ -1,0 +1,335 @@
+//! Building the lowered IR: ops at an insertion point, affine loop nests,
+//! maps, loads and stores (guarded where an index can leave its axis),
+//! constants and fills.
+
+use melior::{
+    Context,
+    ir::{
+        AffineExpr, AffineMap, Attribute, AttributeLike, Block, BlockLike, BlockRef, Identifier,
+        Location, Region, RegionLike, Type, Value, ValueLike,
+        attribute::{DenseI32ArrayAttribute, FloatAttribute, IntegerAttribute},
+        operation::{OperationBuilder, OperationLike, OperationRef},
+        r#type::IntegerType,
+    },
+};
+use ocannl_dialect::ir;
+use ocannl_shape::projection::AxisIndex;
+
+use super::buffers::{Scalar, element_of, scalar};
+use crate::projection_attrs::{index_expr, index_map};
+
+/// Where to put the next op: at the end of `block`, or before `before`.
+#[derive(Clone, Copy)]
+pub(super) struct At<'c, 'a> {
+    pub block: BlockRef<'c, 'a>,
+    pub before: Option<OperationRef<'c, 'a>>,
+}
+
+impl<'c, 'a> At<'c, 'a> {
+    /// The end of `block`.
+    pub(super) fn end(block: BlockRef<'c, 'a>) -> Self {
+        Self {
+            block,
+            before: None,
+        }
+    }
+}
+
+/// Builds ops in one context.
+#[derive(Clone, Copy)]
+pub(super) struct Emitter<'c> {
+    pub ctx: &'c Context,
+}
+
+impl<'c> Emitter<'c> {
+    /// Builds an op at `at`.
+    pub(super) fn emit<'a>(
+        &self,
+        at: At<'c, 'a>,
+        name: &str,
+        operands: &[Value<'c, 'a>],
+        results: &[Type<'c>],
+        attrs: &[(&str, Attribute<'c>)],
+        loc: Location<'c>,
+    ) -> OperationRef<'c, 'a> {
+        self.emit_with_regions(at, name, operands, results, attrs, vec![], loc)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn emit_with_regions<'a>(
+        &self,
+        at: At<'c, 'a>,
+        name: &str,
+        operands: &[Value<'c, 'a>],
+        results: &[Type<'c>],
+        attrs: &[(&str, Attribute<'c>)],
+        regions: Vec<Region<'c>>,
+        loc: Location<'c>,
+    ) -> OperationRef<'c, 'a> {
+        let attrs: Vec<(Identifier<'c>, Attribute<'c>)> = attrs
+            .iter()
+            .map(|(n, a)| (Identifier::new(self.ctx, n), *a))
+            .collect();
+        let op = OperationBuilder::new(name, loc)
+            .add_operands(operands)
+            .add_results(results)
+            .add_attributes(&attrs)
+            .add_regions_vec(regions)
+            .build()
+            .unwrap_or_else(|e| panic!("the lowering builds a valid '{name}': {e}"));
+        match at.before {
+            Some(t) => at.block.insert_operation_before(t, op),
+            None => at.block.append_operation(op),
+        }
+    }
+
+    /// Builds a one-result op at `at` and returns its result.
+    pub(super) fn value<'a>(
+        &self,
+        at: At<'c, 'a>,
+        name: &str,
+        operands: &[Value<'c, 'a>],
+        ty: Type<'c>,
+        attrs: &[(&str, Attribute<'c>)],
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        self.emit(at, name, operands, &[ty], attrs, loc)
+            .result(0)
+            .expect("one result")
+            .into()
+    }
+
+    pub(super) fn int_type(&self, width: u32) -> Type<'c> {
+        IntegerType::new(self.ctx, width).into()
+    }
+
+    pub(super) fn constant<'a>(
+        &self,
+        at: At<'c, 'a>,
+        value: Attribute<'c>,
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        self.value(
+            at,
+            "arith.constant",
+            &[],
+            value.r#type(),
+            &[("value", value)],
+            loc,
+        )
+    }
+
+    /// One `affine.for` per size, outermost first; returns the insertion
+    /// point inside the innermost loop and the induction variables.
+    pub(super) fn nest<'a>(
+        &self,
+        mut at: At<'c, 'a>,
+        sizes: &[u64],
+        loc: Location<'c>,
+    ) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
+        let index = Type::index(self.ctx);
+        let mut ivs = Vec::with_capacity(sizes.len());
+        for &n in sizes {
+            let block = Block::new(&[(index, loc)]);
+            block.append_operation(
+                OperationBuilder::new("affine.yield", loc)
+                    .build()
+                    .expect("affine.yield"),
+            );
+            let region = Region::new();
+            region.append_block(block);
+            let bound = |v: i64| ir::affine_map_attr(AffineMap::constant(self.ctx, v));
+            let for_op = self.emit_with_regions(
+                at,
+                "affine.for",
+                &[],
+                &[],
+                &[
+                    ("lowerBoundMap", bound(0)),
+                    ("upperBoundMap", bound(n as i64)),
+                    ("step", IntegerAttribute::new(index, 1).into()),
+                    (
+                        "operandSegmentSizes",
+                        DenseI32ArrayAttribute::new(self.ctx, &[0, 0, 0]).into(),
+                    ),
+                ],
+                vec![region],
+                loc,
+            );
+            let body = for_op
+                .region(0)
+                .ok()
+                .and_then(|r| r.first_block())
+                .expect("built with a body");
+            ivs.push(body.argument(0).expect("one iv").into());
+            at = At {
+                block: body,
+                before: body.terminator(),
+            };
+        }
+        (at, ivs)
+    }
+
+    /// `affine_map<(d0, ..., d{dims-1}) -> (indices)>`.
+    pub(super) fn map(&self, dims: usize, indices: &[AxisIndex]) -> Attribute<'c> {
+        ir::affine_map_attr(index_map(self.ctx, dims, indices))
+    }
+
+    /// `affine_map<(d0, ..., d{n-1}) -> (d0, ..., d{n-1})>`.
+    pub(super) fn identity(&self, n: usize) -> Attribute<'c> {
+        ir::affine_map_attr(AffineMap::multi_dim_identity(self.ctx, n))
+    }
+
+    /// `affine_map<(d0, ..., d{dims-1}) -> (exprs)>`.
+    pub(super) fn map_of(&self, dims: usize, exprs: &[AffineExpr<'c>]) -> Attribute<'c> {
+        ir::affine_map_attr(AffineMap::new(self.ctx, dims, 0, exprs))
+    }
+
+    pub(super) fn load<'a>(
+        &self,
+        at: At<'c, 'a>,
+        buf: Value<'c, 'a>,
+        map: Attribute<'c>,
+        ivs: &[Value<'c, 'a>],
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        let mut operands = vec![buf];
+        operands.extend_from_slice(ivs);
+        self.value(
+            at,
+            "affine.load",
+            &operands,
+            element_of(buf),
+            &[("map", map)],
+            loc,
+        )
+    }
+
+    pub(super) fn store<'a>(
+        &self,
+        at: At<'c, 'a>,
+        value: Value<'c, 'a>,
+        buf: Value<'c, 'a>,
+        map: Attribute<'c>,
+        ivs: &[Value<'c, 'a>],
+        loc: Location<'c>,
+    ) {
+        let mut operands = vec![value, buf];
+        operands.extend_from_slice(ivs);
+        self.emit(at, "affine.store", &operands, &[], &[("map", map)], loc);
+    }
+
+    /// Loads an operand cell through `indices`. Indices whose range leaves
+    /// the axis (strided and convolution sums reaching into padding, fixed
+    /// or hand-written indices past the end) are guarded: outside, the cell
+    /// reads as `pad` (the neutral element of the op's accumulation: 0 for
+    /// a sum of products, -inf for a max-pool), inside an `affine.if` whose
+    /// integer set keeps every such index within its axis.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn operand_load<'a>(
+        &self,
+        at: At<'c, 'a>,
+        buf: Value<'c, 'a>,
+        indices: &[AxisIndex],
+        space: &[u64],
+        ivs: &[Value<'c, 'a>],
+        pad: Attribute<'c>,
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        let n_dims = space.len();
+        let map = self.map(n_dims, indices);
+        let dims = ir::shaped_dims(buf.r#type()).expect("buffers are ranked memrefs");
+        let mut conditions: Vec<AffineExpr<'c>> = Vec::new();
+        for (a, size) in indices.iter().zip(&dims) {
+            let size = size.expect("buffers have static shapes");
+            let (lo, hi) = a.range(space);
+            let e = index_expr(self.ctx, a);
+            if lo < 0 {
+                conditions.push(e);
+            }
+            if hi > size - 1 {
+                // size - 1 - e >= 0
+                conditions.push(
+                    e * AffineExpr::constant(self.ctx, -1)
+                        + AffineExpr::constant(self.ctx, size - 1),
+                );
+            }
+        }
+        let Some(condition) = ir::integer_set_attr(self.ctx, n_dims, &conditions) else {
+            return self.load(at, buf, map, ivs, loc);
+        };
+        let padding = self.constant(at, pad, loc);
+        let regions = vec![Region::new(), Region::new()];
+        for r in &regions {
+            r.append_block(Block::new(&[]));
+        }
+        let elem = element_of(buf);
+        let if_op = self.emit_with_regions(
+            at,
+            "affine.if",
+            ivs,
+            &[elem],
+            &[("condition", condition)],
+            regions,
+            loc,
+        );
+        let block = |i: usize| {
+            if_op
+                .region(i)
+                .ok()
+                .and_then(|r| r.first_block())
+                .expect("built with a block")
+        };
+        let inside = At::end(block(0));
+        let v = self.load(inside, buf, map, ivs, loc);
+        self.emit(inside, "affine.yield", &[v], &[], &[], loc);
+        self.emit(At::end(block(1)), "affine.yield", &[padding], &[], &[], loc);
+        if_op.result(0).expect("one result").into()
+    }
+
+    /// A scalar attribute of type `elem` holding `value` (floats) or its
+    /// integer conversion, infinities saturating to the integer type's
+    /// bounds (the neutral elements of max and min).
+    pub(super) fn scalar_attr(&self, elem: Type<'c>, value: f64) -> Attribute<'c> {
+        match scalar(elem) {
+            Ok(Scalar::Float) => FloatAttribute::new(self.ctx, elem, value).into(),
+            kind => {
+                let width = match kind {
+                    Ok(Scalar::Int(w)) => w,
+                    _ => 64,
+                };
+                let (min, max) = int_bounds(width);
+                let v = if value.is_nan() {
+                    0
+                } else {
+                    (value.clamp(min as f64, max as f64)) as i64
+                };
+                IntegerAttribute::new(elem, v).into()
+            }
+        }
+    }
+
+    /// Stores `value` (a scalar attribute) into every cell of `buf`.
+    pub(super) fn fill<'a>(
+        &self,
+        at: At<'c, 'a>,
+        buf: Value<'c, 'a>,
+        dims: &[u64],
+        value: Attribute<'c>,
+        loc: Location<'c>,
+    ) {
+        let c = self.constant(at, value, loc);
+        let (inner, ivs) = self.nest(at, dims, loc);
+        self.store(inner, c, buf, self.identity(dims.len()), &ivs, loc);
+    }
+}
+
+/// The smallest and largest value of a signless integer of `width` bits,
+/// read as signed (`i1`: -1 and 0).
+pub(super) fn int_bounds(width: u32) -> (i64, i64) {
+    if width >= 64 {
+        (i64::MIN, i64::MAX)
+    } else {
+        (-(1i64 << (width - 1)), (1i64 << (width - 1)) - 1)
+    }
+}

@@ -1,0 +1,297 @@
+//! One ocannl op as affine loop nests over its operands' and result's
+//! buffers, built from its projections (OCANNL's
+//! `arrayjit/lib/assignments.ml`: the loop nest of an assignment and its
+//! initialisation).
+
+use melior::ir::{
+    Type, Value, ValueLike,
+    operation::{OperationLike, OperationRef},
+};
+use ocannl_dialect::{
+    catalog::{self, ShapeLogic},
+    ir,
+};
+use ocannl_shape::projection::{AffineIndex, AxisIndex, Projections};
+
+use super::{
+    Module,
+    buffers::element_of,
+    compute::{Accum, Compute},
+    emit::{At, Emitter},
+};
+use crate::{
+    infer_projections::projections,
+    op_logic::string_attr,
+    projection_attrs::{block_local, read_projections},
+};
+
+/// Whether `indices` write each cell of an axis box once and cover it: per
+/// axis its own iterator (possibly shifted by a constant), or a fixed 0 on a
+/// size-1 axis.
+fn plain_box(indices: &[AxisIndex], dims: &[u64]) -> bool {
+    let mut seen = vec![];
+    indices.iter().zip(dims).all(|(a, &d)| match a {
+        AxisIndex::Iter(i)
+        | AxisIndex::Affine(AffineIndex {
+            over: Some((i, 1)),
+            kernel: None,
+            ..
+        }) if !seen.contains(i) => {
+            seen.push(*i);
+            true
+        }
+        AxisIndex::Fixed(0) => d == 1,
+        _ => false,
+    })
+}
+
+impl<'c> Emitter<'c> {
+    /// The loop nest(s) of `op` writing into `buf` (of dims `dims`), reading
+    /// `operands`.
+    pub(super) fn lower_op<'a>(
+        &self,
+        module: &mut Module<'c, 'a>,
+        at: At<'c, 'a>,
+        op: OperationRef<'c, 'a>,
+        operands: &[Value<'c, 'a>],
+        buf: Value<'c, 'a>,
+        dims: &[u64],
+    ) -> Result<(), String> {
+        let loc = op.location();
+        let elem = element_of(buf);
+        let name = ir::op_name(&op);
+        let short = name.trim_start_matches("ocannl.");
+        let def = catalog::lookup(&name).ok_or_else(|| "unknown ocannl op".to_owned())?;
+        match short {
+            "constant" => return self.lower_constant(module, at, op, buf, dims),
+            "range" => return self.lower_range(at, buf, dims, loc),
+            "reshape" => return self.lower_reshape(at, op, operands[0], buf, dims),
+            _ => {}
+        }
+        if def.logic == ShapeLogic::Block {
+            return self.lower_block(at, op, operands, buf, dims);
+        }
+        // A `where` condition may have another element type.
+        let condition = short == "where"
+            || short == "einsum"
+                && op.operand_count() == 3
+                && string_attr(&op, "combine").as_deref() == Some("where");
+        check_elements(operands, elem, condition)?;
+        let p = op_projections(op, operands, dims)?;
+        let (compute, init) = match (short, operands.len()) {
+            ("matmul", _) => (Compute::Binary("mul".into()), None),
+            ("fma", _) => (Compute::Binary("mul".into()), Some(2)),
+            ("transpose" | "batch_slice", _) => (Compute::Identity, None),
+            ("where", _) => (Compute::Where, None),
+            ("einsum", n) => {
+                let c = string_attr(&op, "combine");
+                let compute = match (n, c.as_deref()) {
+                    (1, _) => Compute::Identity,
+                    (2, None) => Compute::Binary("mul".into()),
+                    (2, Some(c)) => Compute::Binary(c.into()),
+                    (3, None | Some("fma")) => Compute::Fma,
+                    (3, Some("where")) => Compute::Where,
+                    (_, Some(c)) => {
+                        return Err(format!("combine '{c}' does not take {n} operands"));
+                    }
+                    _ => return Err(format!("{n} operands")),
+                };
+                (compute, None)
+            }
+            (s, 1) => (Compute::Unary(s.into()), None),
+            (s, 2) => (Compute::Binary(s.into()), None),
+            (s, n) => return Err(format!("'{s}' with {n} operands is not lowered")),
+        };
+        if p.result.iter().any(|a| matches!(a, AxisIndex::Affine(_))) {
+            return Err("strided or convolution indices of the result are not lowered".into());
+        }
+        let reductions = p.reductions();
+        let injective = reductions.is_empty();
+        let surjective = plain_box(&p.result, dims);
+        // The op's accumulation operator: its neutral element fills cells a
+        // store does not cover, and it combines values a store reaches more
+        // than once.
+        let accum_kind = if short == "fma" || short == "matmul" {
+            Accum::Add
+        } else {
+            Accum::parse(string_attr(&op, "accum").as_deref())?
+        };
+        let accum = (!injective || init.is_some()).then_some(accum_kind);
+        let n_dims = p.product_space.len();
+        let result_map = self.map(n_dims, &p.result);
+        if let Some(k) = init {
+            // The result starts as operand `k`, read on the parallel
+            // iterators (numbered first) only.
+            let parallel = n_dims - reductions.len();
+            let in_range = |idx: &[AxisIndex]| {
+                idx.iter()
+                    .all(|a| !matches!(a, AxisIndex::Iter(i) if *i >= parallel))
+            };
+            if !surjective || !in_range(&p.operands[k]) || !in_range(&p.result) {
+                return Err("the addend must be indexed by the result's iterators".into());
+            }
+            let (inner, ivs) = self.nest(at, &p.product_space[..parallel], loc);
+            let v = self.load(
+                inner,
+                operands[k],
+                self.map(parallel, &p.operands[k]),
+                &ivs,
+                loc,
+            );
+            self.store(inner, v, buf, self.map(parallel, &p.result), &ivs, loc);
+        } else if !(injective && surjective) {
+            self.fill(
+                at,
+                buf,
+                dims,
+                self.scalar_attr(elem, accum_kind.neutral()),
+                loc,
+            );
+        }
+        let (inner, ivs) = self.nest(at, &p.product_space, loc);
+        let mut args = Vec::new();
+        for (k, o) in operands.iter().enumerate() {
+            if Some(k) == init {
+                continue;
+            }
+            let pad = self.scalar_attr(element_of(*o), accum_kind.neutral());
+            args.push(self.operand_load(
+                inner,
+                *o,
+                &p.operands[k],
+                &p.product_space,
+                &ivs,
+                pad,
+                loc,
+            ));
+        }
+        let mut value = self.compute(inner, &compute, elem, &args, loc)?;
+        if let Some(acc) = accum {
+            let old = self.load(inner, buf, result_map, &ivs, loc);
+            value = self.binary(inner, acc.function(), elem, old, value, loc)?;
+        }
+        self.store(inner, value, buf, result_map, &ivs, loc);
+        Ok(())
+    }
+
+    /// `ocannl.concat` (OCANNL's Block with `concat_sum`'s `Identity` and
+    /// `Add`): one loop nest per block ([`Projections::blocks`]), in
+    /// sequence, over the block's active iterators; each copies its one
+    /// operand into its part of the result. Cells no block writes are 0;
+    /// cells several blocks (or several iterations of one) reach are summed
+    /// into a 0-filled result.
+    fn lower_block<'a>(
+        &self,
+        at: At<'c, 'a>,
+        op: OperationRef<'c, 'a>,
+        operands: &[Value<'c, 'a>],
+        buf: Value<'c, 'a>,
+        dims: &[u64],
+    ) -> Result<(), String> {
+        let loc = op.location();
+        let elem = element_of(buf);
+        check_elements(operands, elem, false)?;
+        // Always from the shapes: blocks are not affine maps of one nest.
+        let p = projections(op)?.ok_or_else(|| "has no projections".to_owned())?;
+        let blocks = p.blocks().map_err(|e| e.to_string())?;
+        let space = &p.product_space;
+        // Each block writes a box of the result; where boxes overlap, or a
+        // block iterates over a size > 1 the result does not see, cells are
+        // reached more than once and the values add up.
+        let boxes: Vec<Vec<(i64, i64)>> = blocks
+            .iter()
+            .map(|b| b.result.iter().map(|a| a.range(space)).collect())
+            .collect();
+        let reduces = blocks.iter().any(|b| {
+            b.iterators
+                .iter()
+                .any(|&i| space[i] > 1 && !b.result.iter().any(|a| a.uses(i)))
+        });
+        let overlap = (0..boxes.len()).any(|x| {
+            (x + 1..boxes.len()).any(|y| {
+                boxes[x]
+                    .iter()
+                    .zip(&boxes[y])
+                    .all(|(a, b)| a.0 <= b.1 && b.0 <= a.1)
+            })
+        });
+        let accumulate = reduces || overlap;
+        // Without accumulation the boxes are disjoint: they cover the result
+        // when each is a plain box and their volumes add up to its size.
+        let volume: u128 = boxes
+            .iter()
+            .map(|bx| {
+                bx.iter()
+                    .map(|(lo, hi)| (i128::from(*hi) - i128::from(*lo) + 1).max(0) as u128)
+                    .fold(1u128, u128::saturating_mul)
+            })
+            .fold(0u128, u128::saturating_add);
+        let cells: u128 = dims.iter().map(|&d| u128::from(d)).product();
+        let covered =
+            !accumulate && blocks.iter().all(|b| plain_box(&b.result, dims)) && volume == cells;
+        if !covered {
+            self.fill(at, buf, dims, self.scalar_attr(elem, 0.0), loc);
+        }
+        for b in &blocks {
+            let sizes: Vec<u64> = b.iterators.iter().map(|&i| space[i]).collect();
+            let (inner, ivs) = self.nest(at, &sizes, loc);
+            let (k, indices) = b
+                .operands
+                .iter()
+                .enumerate()
+                .find_map(|(k, o)| o.as_ref().map(|o| (k, o)))
+                .expect("a block has one operand");
+            let n = b.iterators.len();
+            let local = |indices: &[AxisIndex]| block_local(indices, &b.iterators);
+            let mut value = self.load(inner, operands[k], self.map(n, &local(indices)), &ivs, loc);
+            let result_map = self.map(n, &local(&b.result));
+            if accumulate {
+                let old = self.load(inner, buf, result_map, &ivs, loc);
+                value = self.binary(inner, "add", elem, old, value, loc)?;
+            }
+            self.store(inner, value, buf, result_map, &ivs, loc);
+        }
+        Ok(())
+    }
+}
+
+/// Every operand has the result's element type `elem` (but operand #0 when
+/// it is a `where` condition).
+fn check_elements(
+    operands: &[Value<'_, '_>],
+    elem: Type<'_>,
+    condition: bool,
+) -> Result<(), String> {
+    for (i, o) in operands.iter().enumerate() {
+        if !(condition && i == 0) && element_of(*o) != elem {
+            return Err(format!(
+                "operand #{i} has element type {} but the result has {elem}",
+                element_of(*o)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The op's projections: from the attributes of `ocannl-infer-projections`
+/// when present (checked against the buffers), else computed.
+fn op_projections(
+    op: OperationRef<'_, '_>,
+    operands: &[Value<'_, '_>],
+    dims: &[u64],
+) -> Result<Projections, String> {
+    let operand_dims: Vec<Vec<u64>> = operands
+        .iter()
+        .map(|o| {
+            ir::shaped_dims(o.r#type())
+                .expect("buffers are ranked memrefs")
+                .into_iter()
+                .map(|d| d.unwrap_or(0).max(0) as u64)
+                .collect()
+        })
+        .collect();
+    match read_projections(op, &operand_dims, dims)? {
+        Some(p) => Ok(p),
+        None => projections(op)?.ok_or_else(|| "has no projections".to_owned()),
+    }
+}

@@ -1,0 +1,241 @@
+//! Terminals: `ocannl.constant` (fill, splat, or a copy of a private
+//! `memref.global`), `ocannl.range` (each cell's linear index) and
+//! `ocannl.reshape` (a copy in memory order).
+
+use melior::ir::{
+    AffineExpr, Attribute, Location, Type, TypeLike, Value, ValueLike,
+    attribute::{
+        FlatSymbolRefAttribute, FloatAttribute, IntegerAttribute, StringAttribute, TypeAttribute,
+    },
+    operation::{OperationLike, OperationRef},
+};
+use ocannl_dialect::ir;
+use ocannl_shape::projection::AxisIndex;
+
+use super::{
+    Module,
+    buffers::{Scalar, buffer_type, element_of, scalar},
+    emit::{At, Emitter},
+};
+
+/// The largest finite value of a float type.
+fn float_max(elem: Type<'_>) -> f64 {
+    if elem.is_f16() {
+        65504.0
+    } else if elem.is_bf16() {
+        3.389_531_389_251_535_5e38
+    } else if elem.is_f32() {
+        f64::from(f32::MAX)
+    } else {
+        f64::MAX
+    }
+}
+
+/// The attribute of type `elem` for a scalar constant `value` (a float or
+/// integer attribute), or why the value does not fit `elem`: integers take
+/// integral values from the signed minimum to the unsigned maximum of their
+/// width (`255 : i8` is the bit pattern of -1), floats any finite value up
+/// to the type's largest, infinities and NaN.
+fn scalar_constant<'c>(
+    em: &Emitter<'c>,
+    elem: Type<'c>,
+    value: Attribute<'c>,
+) -> Result<Attribute<'c>, String> {
+    let (as_int, as_float) = (ir::integer_value(value), ir::float_value(value));
+    if as_int.is_none() && as_float.is_none() {
+        return Err(format!(
+            "'value' {value} is not a scalar of at most 64 bits"
+        ));
+    }
+    let misfit = || format!("'value' {value} does not fit the element type {elem}");
+    match scalar(elem)? {
+        Scalar::Float => {
+            let v = as_float.unwrap_or_else(|| as_int.unwrap_or(0) as f64);
+            if v.is_finite() && v.abs() > float_max(elem) {
+                return Err(misfit());
+            }
+            Ok(FloatAttribute::new(em.ctx, elem, v).into())
+        }
+        Scalar::Int(width) => {
+            let v: i128 = match (as_int, as_float) {
+                (Some(i), _) => i128::from(i),
+                (None, Some(f)) if f.is_finite() && f.fract() == 0.0 && f.abs() < 2f64.powi(64) => {
+                    f as i128
+                }
+                _ => return Err(misfit()),
+            };
+            let (lo, hi) = (-(1i128 << (width - 1)), (1i128 << width) - 1);
+            if v < lo || v > hi {
+                return Err(misfit());
+            }
+            // The bit pattern of `v` in `width` bits, sign-extended to i64.
+            let bits = v as i64;
+            Ok(IntegerAttribute::new(elem, bits).into())
+        }
+    }
+}
+
+impl<'c> Emitter<'c> {
+    /// `ocannl.constant`: a scalar (or a splat) fills the buffer; dense
+    /// data becomes a private constant `memref.global` copied into it.
+    pub(super) fn lower_constant<'a>(
+        &self,
+        module: &mut Module<'c, 'a>,
+        at: At<'c, 'a>,
+        op: OperationRef<'c, 'a>,
+        buf: Value<'c, 'a>,
+        dims: &[u64],
+    ) -> Result<(), String> {
+        let loc = op.location();
+        let elem = element_of(buf);
+        let value = op
+            .attribute("value")
+            .map_err(|_| "requires attribute 'value'".to_owned())?;
+        let elements = ir::elements(value);
+        let scalar_value = match elements {
+            None => Some(value),
+            Some(e) => e.splat,
+        };
+        if let Some(v) = scalar_value {
+            let attr = scalar_constant(self, elem, v)?;
+            let c = self.constant(at, attr, loc);
+            let (inner, ivs) = self.nest(at, dims, loc);
+            self.store(inner, c, buf, self.identity(dims.len()), &ivs, loc);
+            return Ok(());
+        }
+        let elements = elements.expect("not a scalar");
+        if !ir::is_dense_elements(value) {
+            return Err("'value' must be a scalar or a dense elements attribute".into());
+        }
+        if elements.elem != elem {
+            return Err(format!(
+                "'value' has element type {} but the result has {elem}",
+                elements.elem
+            ));
+        }
+        let shape: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+        let reshaped = ir::reshape_dense(value, &shape, elem).ok_or_else(|| {
+            format!(
+                "'value' has {} elements but the result has {}",
+                elements.count,
+                dims.iter().product::<u64>()
+            )
+        })?;
+        let mty = buf.r#type();
+        let name = module.fresh_symbol("__ocannl_constant");
+        let global = melior::ir::operation::OperationBuilder::new("memref.global", loc)
+            .add_attributes(&[
+                (
+                    melior::ir::Identifier::new(self.ctx, "sym_name"),
+                    StringAttribute::new(self.ctx, &name).into(),
+                ),
+                (
+                    melior::ir::Identifier::new(self.ctx, "sym_visibility"),
+                    StringAttribute::new(self.ctx, "private").into(),
+                ),
+                (
+                    melior::ir::Identifier::new(self.ctx, "type"),
+                    TypeAttribute::new(mty).into(),
+                ),
+                (
+                    melior::ir::Identifier::new(self.ctx, "initial_value"),
+                    reshaped,
+                ),
+                (
+                    melior::ir::Identifier::new(self.ctx, "constant"),
+                    Attribute::unit(self.ctx),
+                ),
+            ])
+            .build()
+            .map_err(|e| format!("cannot build the constant's global: {e}"))?;
+        module.insert(global);
+        let src = self.value(
+            at,
+            "memref.get_global",
+            &[],
+            mty,
+            &[("name", FlatSymbolRefAttribute::new(self.ctx, &name).into())],
+            loc,
+        );
+        self.emit(at, "memref.copy", &[src, buf], &[], &[], loc);
+        Ok(())
+    }
+
+    /// The linear (row-major) index of a cell of `dims` as an affine expr.
+    fn linear(&self, dims: &[u64]) -> AffineExpr<'c> {
+        let mut e = AffineExpr::constant(self.ctx, 0);
+        for (i, &d) in dims.iter().enumerate() {
+            e = e * AffineExpr::constant(self.ctx, d as i64) + AffineExpr::dim(self.ctx, i);
+        }
+        e
+    }
+
+    /// `ocannl.range`: each cell holds its linear index.
+    pub(super) fn lower_range<'a>(
+        &self,
+        at: At<'c, 'a>,
+        buf: Value<'c, 'a>,
+        dims: &[u64],
+        loc: Location<'c>,
+    ) -> Result<(), String> {
+        let elem = element_of(buf);
+        let (inner, ivs) = self.nest(at, dims, loc);
+        let index = Type::index(self.ctx);
+        let lin = self.map_of(dims.len(), &[self.linear(dims)]);
+        let i = self.value(inner, "affine.apply", &ivs, index, &[("map", lin)], loc);
+        let value = match scalar(elem)? {
+            Scalar::Float => {
+                let n = self.value(inner, "arith.index_cast", &[i], self.int_type(64), &[], loc);
+                self.value(inner, "arith.sitofp", &[n], elem, &[], loc)
+            }
+            Scalar::Int(_) => self.value(inner, "arith.index_cast", &[i], elem, &[], loc),
+        };
+        let identity: Vec<AxisIndex> = (0..dims.len()).map(AxisIndex::Iter).collect();
+        self.store(
+            inner,
+            value,
+            buf,
+            self.map(dims.len(), &identity),
+            &ivs,
+            loc,
+        );
+        Ok(())
+    }
+
+    /// `ocannl.reshape`: a copy in memory order through a delinearising map.
+    pub(super) fn lower_reshape<'a>(
+        &self,
+        at: At<'c, 'a>,
+        op: OperationRef<'c, 'a>,
+        src: Value<'c, 'a>,
+        buf: Value<'c, 'a>,
+        dims: &[u64],
+    ) -> Result<(), String> {
+        let loc = op.location();
+        let operand = op.operand(0).map_err(|_| "missing operand".to_owned())?;
+        let (_, src_dims, _) = buffer_type(operand.r#type(), "operand")?;
+        let (a, b) = (
+            src_dims.iter().product::<u64>(),
+            dims.iter().product::<u64>(),
+        );
+        if a != b {
+            return Err(format!("operand has {a} elements but the result has {b}"));
+        }
+        let (inner, ivs) = self.nest(at, dims, loc);
+        let lin = self.linear(dims);
+        let mut stride = 1u64;
+        let mut exprs = Vec::with_capacity(src_dims.len());
+        for &d in src_dims.iter().rev() {
+            let q = AffineExpr::floor_div(lin, AffineExpr::constant(self.ctx, stride as i64));
+            exprs.push(AffineExpr::modulo(
+                q,
+                AffineExpr::constant(self.ctx, d.max(1) as i64),
+            ));
+            stride = stride.saturating_mul(d.max(1));
+        }
+        exprs.reverse();
+        let v = self.load(inner, src, self.map_of(dims.len(), &exprs), &ivs, loc);
+        self.store(inner, v, buf, self.identity(dims.len()), &ivs, loc);
+        Ok(())
+    }
+}

@@ -1,0 +1,349 @@
+//! The encoding of projections as builtin attributes, shared by
+//! `ocannl-infer-projections` (which writes them) and
+//! `ocannl-lower-to-affine` (which reads them back):
+//!
+//! - `ocannl.product_space = array<i64: ...>`: the size of each iterator;
+//! - `ocannl.iterator_types = ["parallel", "reduction", ...]`;
+//! - `ocannl.indexing_maps = [affine_map<(d0, ...) -> (...)>, ...]`: one
+//!   map per operand, then one for the result, from the iterators to the
+//!   tensor's axes in memory order; an axis index is an iterator `d<i>`, a
+//!   constant, or `d<o> * stride + d<k> * dilation + offset`;
+//! - for concatenations, `ocannl.components` and `ocannl.blocks`.
+//!
+//! Reading back validates what it reads against the op's types: maps that
+//! are not of the forms above, or that would store outside the result, are
+//! errors (the attributes may be hand-written).
+
+use melior::{
+    Context,
+    ir::{
+        AffineExpr, AffineMap, Attribute, Identifier,
+        attribute::{ArrayAttribute, DenseI64ArrayAttribute, DictionaryAttribute, StringAttribute},
+        operation::{OperationLike, OperationRef},
+    },
+};
+use ocannl_dialect::ir;
+use ocannl_shape::{
+    MAX_SIZE,
+    projection::{AffineIndex, AxisIndex, Block, Projections},
+};
+
+/// The attribute names.
+pub(crate) const PRODUCT_SPACE: &str = "ocannl.product_space";
+/// See the module docs.
+pub(crate) const ITERATOR_TYPES: &str = "ocannl.iterator_types";
+/// See the module docs.
+pub(crate) const INDEXING_MAPS: &str = "ocannl.indexing_maps";
+/// See the module docs.
+pub(crate) const COMPONENTS: &str = "ocannl.components";
+/// See the module docs.
+pub(crate) const BLOCKS: &str = "ocannl.blocks";
+
+/// The affine expression of one axis index: `d<i>`, a constant, or
+/// `d<o> * stride + d<k> * dilation + offset`.
+pub(crate) fn index_expr<'c>(ctx: &'c Context, a: &AxisIndex) -> AffineExpr<'c> {
+    match a {
+        AxisIndex::Iter(i) => AffineExpr::dim(ctx, *i),
+        AxisIndex::Fixed(f) => AffineExpr::constant(ctx, *f as i64),
+        // Resolved per block (`Projections::blocks`) before reaching here;
+        // the whole axis is never one expression.
+        AxisIndex::Concat(_) => AffineExpr::constant(ctx, 0),
+        AxisIndex::Affine(x) => {
+            // over * stride + kernel * dilation + offset, in that order.
+            let mut e: Option<AffineExpr<'c>> = None;
+            for (i, c) in [x.over, x.kernel].into_iter().flatten() {
+                let term = AffineExpr::dim(ctx, i) * AffineExpr::constant(ctx, c as i64);
+                e = Some(e.map_or(term, |e| e + term));
+            }
+            let offset = AffineExpr::constant(ctx, x.offset);
+            match e {
+                Some(e) if x.offset == 0 => e,
+                Some(e) => e + offset,
+                None => offset,
+            }
+        }
+    }
+}
+
+/// `affine_map<(d0, ..., d{dims-1}) -> (indices)>`.
+pub(crate) fn index_map<'c>(ctx: &'c Context, dims: usize, indices: &[AxisIndex]) -> AffineMap<'c> {
+    let exprs: Vec<AffineExpr<'c>> = indices.iter().map(|a| index_expr(ctx, a)).collect();
+    AffineMap::new(ctx, dims, 0, &exprs)
+}
+
+/// The axis index an affine expression stands for, if it is one of the
+/// forms [`index_expr`] builds (a linear combination of at most two
+/// iterators with non-negative coefficients, plus a constant).
+pub(crate) fn decode_index(e: AffineExpr<'_>) -> Option<AxisIndex> {
+    // Sum of coefficient * dim, plus a constant; `None` on overflow.
+    fn linear(
+        e: AffineExpr<'_>,
+        scale: i64,
+        terms: &mut Vec<(usize, i64)>,
+        constant: &mut i64,
+    ) -> Option<()> {
+        if e.is_dim() {
+            let d = e.dim_position();
+            match terms.iter_mut().find(|(x, _)| *x == d) {
+                Some((_, c)) => *c = c.checked_add(scale)?,
+                None => terms.push((d, scale)),
+            }
+            Some(())
+        } else if e.is_constant() {
+            *constant = constant.checked_add(scale.checked_mul(e.constant_value())?)?;
+            Some(())
+        } else if e.is_add() {
+            linear(e.lhs(), scale, terms, constant)?;
+            linear(e.rhs(), scale, terms, constant)
+        } else if e.is_mul() {
+            let (l, r) = (e.lhs(), e.rhs());
+            if r.is_constant() {
+                linear(l, scale.checked_mul(r.constant_value())?, terms, constant)
+            } else if l.is_constant() {
+                linear(r, scale.checked_mul(l.constant_value())?, terms, constant)
+            } else {
+                None
+            }
+        } else {
+            None
+        }
+    }
+    let (mut terms, mut constant) = (Vec::new(), 0i64);
+    linear(e, 1, &mut terms, &mut constant)?;
+    terms.retain(|(_, c)| *c != 0);
+    if terms.iter().any(|(_, c)| *c < 0) || terms.len() > 2 {
+        return None;
+    }
+    match (terms.as_slice(), constant) {
+        ([], c) if c >= 0 => Some(AxisIndex::Fixed(c as u64)),
+        ([], _) => None,
+        ([(d, 1)], 0) => Some(AxisIndex::Iter(*d)),
+        _ => {
+            let mut t = terms.iter().map(|&(d, c)| (d, c as u64));
+            Some(AxisIndex::Affine(AffineIndex {
+                over: t.next(),
+                kernel: t.next(),
+                offset: constant,
+            }))
+        }
+    }
+}
+
+/// A block's indices over its active iterators only: iterator `i` becomes
+/// its position in `iterators`.
+pub(crate) fn block_local(indices: &[AxisIndex], iterators: &[usize]) -> Vec<AxisIndex> {
+    let pos = |i: usize| iterators.iter().position(|&x| x == i).unwrap_or(0);
+    indices
+        .iter()
+        .map(|a| match a {
+            AxisIndex::Iter(i) => AxisIndex::Iter(pos(*i)),
+            AxisIndex::Affine(x) => AxisIndex::Affine(AffineIndex {
+                over: x.over.map(|(i, c)| (pos(i), c)),
+                kernel: x.kernel.map(|(i, c)| (pos(i), c)),
+                offset: x.offset,
+            }),
+            other => other.clone(),
+        })
+        .collect()
+}
+
+fn i64s<'c>(ctx: &'c Context, v: &[usize]) -> Attribute<'c> {
+    let v: Vec<i64> = v.iter().map(|&x| x as i64).collect();
+    DenseI64ArrayAttribute::new(ctx, &v).into()
+}
+
+fn product_space<'c>(ctx: &'c Context, p: &Projections) -> Attribute<'c> {
+    let space: Vec<i64> = p.product_space.iter().map(|&d| d as i64).collect();
+    DenseI64ArrayAttribute::new(ctx, &space).into()
+}
+
+fn iterator_types<'c>(ctx: &'c Context, p: &Projections) -> Attribute<'c> {
+    let reductions = p.reductions();
+    let kinds: Vec<Attribute<'c>> = (0..p.product_space.len())
+        .map(|i| {
+            let k = if reductions.contains(&i) {
+                "reduction"
+            } else {
+                "parallel"
+            };
+            StringAttribute::new(ctx, k).into()
+        })
+        .collect();
+    ArrayAttribute::new(ctx, &kinds).into()
+}
+
+/// Sets the product space, iterator types and indexing maps on `op`.
+pub(crate) fn attach_maps<'c>(ctx: &'c Context, op: OperationRef<'c, '_>, p: &Projections) {
+    let dims = p.product_space.len();
+    let maps: Vec<Attribute<'c>> = p
+        .operands
+        .iter()
+        .chain(std::iter::once(&p.result))
+        .map(|o| ir::affine_map_attr(index_map(ctx, dims, o)))
+        .collect();
+    ir::set_discardable_attribute(op, PRODUCT_SPACE, product_space(ctx, p));
+    ir::set_discardable_attribute(op, ITERATOR_TYPES, iterator_types(ctx, p));
+    ir::set_discardable_attribute(op, INDEXING_MAPS, ArrayAttribute::new(ctx, &maps).into());
+}
+
+/// Sets the attributes of an op with concatenated axes: product space,
+/// iterator types, components, and per block its active iterators and maps.
+pub(crate) fn attach_blocks<'c>(
+    ctx: &'c Context,
+    op: OperationRef<'c, '_>,
+    p: &Projections,
+    blocks: &[Block],
+) {
+    let components: Vec<Attribute<'c>> = p.components.iter().map(|c| i64s(ctx, c)).collect();
+    let dicts: Vec<Attribute<'c>> = blocks
+        .iter()
+        .map(|b| {
+            let n = b.iterators.len();
+            let local = |indices: &[AxisIndex]| {
+                ir::affine_map_attr(index_map(ctx, n, &block_local(indices, &b.iterators)))
+            };
+            let maps: Vec<Attribute<'c>> = b
+                .operands
+                .iter()
+                .map(|o| {
+                    o.as_ref()
+                        .map_or_else(|| Attribute::unit(ctx), |o| local(o))
+                })
+                .chain(std::iter::once(local(&b.result)))
+                .collect();
+            DictionaryAttribute::new(
+                ctx,
+                &[
+                    (Identifier::new(ctx, "iterators"), i64s(ctx, &b.iterators)),
+                    (
+                        Identifier::new(ctx, "maps"),
+                        ArrayAttribute::new(ctx, &maps).into(),
+                    ),
+                ],
+            )
+            .into()
+        })
+        .collect();
+    ir::set_discardable_attribute(op, PRODUCT_SPACE, product_space(ctx, p));
+    ir::set_discardable_attribute(op, ITERATOR_TYPES, iterator_types(ctx, p));
+    ir::set_discardable_attribute(op, COMPONENTS, ArrayAttribute::new(ctx, &components).into());
+    ir::set_discardable_attribute(op, BLOCKS, ArrayAttribute::new(ctx, &dicts).into());
+}
+
+/// The projections `ocannl-infer-projections` attached to `op`, checked
+/// against the memory-order dims of its operands and result; `Ok(None)`
+/// when the op carries none.
+///
+/// # Errors
+///
+/// Malformed attributes, maps of other forms, maps whose ranks do not
+/// match the tensors, and result indices that leave the result (operand
+/// indices that leave their operand read padding, see the lowering).
+pub(crate) fn read_projections(
+    op: OperationRef<'_, '_>,
+    operand_dims: &[Vec<u64>],
+    result_dims: &[u64],
+) -> Result<Option<Projections>, String> {
+    let (Ok(space), Ok(maps)) = (op.attribute(PRODUCT_SPACE), op.attribute(INDEXING_MAPS)) else {
+        return Ok(None);
+    };
+    let bad =
+        |what: &str| format!("malformed {PRODUCT_SPACE} / {INDEXING_MAPS} attributes: {what}");
+    let space = DenseI64ArrayAttribute::try_from(space)
+        .map_err(|_| bad(&format!("{PRODUCT_SPACE} must be an array<i64: ...>")))?;
+    let maps = ArrayAttribute::try_from(maps)
+        .map_err(|_| bad(&format!("{INDEXING_MAPS} must be an array of affine maps")))?;
+    let mut product_space = Vec::with_capacity(space.len());
+    for i in 0..space.len() {
+        let size = space
+            .element(i)
+            .map_err(|_| bad("unreadable product space"))?;
+        match u64::try_from(size) {
+            Ok(s) if s <= MAX_SIZE => product_space.push(s),
+            _ => return Err(bad(&format!("iterator {i} has size {size}"))),
+        }
+    }
+    if maps.len() != operand_dims.len() + 1 {
+        return Err(bad(&format!(
+            "{} maps for {} operands and a result",
+            maps.len(),
+            operand_dims.len()
+        )));
+    }
+    let mut decoded = Vec::with_capacity(maps.len());
+    for (k, dims) in operand_dims
+        .iter()
+        .map(Vec::as_slice)
+        .chain([result_dims])
+        .enumerate()
+    {
+        let what = if k == operand_dims.len() {
+            "the result's map".to_owned()
+        } else {
+            format!("operand #{k}'s map")
+        };
+        let map = maps
+            .element(k)
+            .ok()
+            .and_then(ir::affine_map_value)
+            .ok_or_else(|| bad(&format!("{what} is not an affine map")))?;
+        if map.dim_count() != product_space.len() || map.symbol_count() != 0 {
+            return Err(bad(&format!(
+                "{what} has {} dims and {} symbols, the product space {} iterators",
+                map.dim_count(),
+                map.symbol_count(),
+                product_space.len()
+            )));
+        }
+        if map.result_count() != dims.len() {
+            return Err(bad(&format!(
+                "{what} has {} results but the tensor has {} axes",
+                map.result_count(),
+                dims.len()
+            )));
+        }
+        let mut indices = Vec::with_capacity(dims.len());
+        for (j, &size) in dims.iter().enumerate() {
+            let e = map.result(j).map_err(|_| bad("unreadable map"))?;
+            let index = decode_index(e).ok_or_else(|| {
+                bad(&format!(
+                    "{what}, axis {j}: only iterators, constants and strided or convolution sums are lowered"
+                ))
+            })?;
+            let uses_valid = match &index {
+                AxisIndex::Iter(i) => *i < product_space.len(),
+                AxisIndex::Affine(x) => [x.over, x.kernel]
+                    .iter()
+                    .flatten()
+                    .all(|(i, _)| *i < product_space.len()),
+                _ => true,
+            };
+            let range = uses_valid
+                .then(|| index.checked_range(&product_space))
+                .flatten();
+            let Some((lo, hi)) = range else {
+                return Err(bad(&format!(
+                    "{what}, axis {j}: the index range does not fit i64"
+                )));
+            };
+            // Stores must stay inside the result; reads outside an operand
+            // read padding.
+            let empty = product_space.contains(&0);
+            if k == operand_dims.len() && !empty && (lo < 0 || hi >= size as i64) {
+                return Err(format!(
+                    "{INDEXING_MAPS} contradicts the types: the result's axis {j} has size {size} but its index takes the values {lo}..={hi}"
+                ));
+            }
+            indices.push(index);
+        }
+        decoded.push(indices);
+    }
+    let result = decoded.pop().expect("one map per operand and the result");
+    let components = (0..product_space.len()).map(|i| vec![i]).collect();
+    Ok(Some(Projections {
+        product_space,
+        operands: decoded,
+        result,
+        components,
+    }))
+}

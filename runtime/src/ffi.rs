@@ -1,0 +1,146 @@
+//! The crate's FFI layer: MLIR's execution engine, the translation of a
+//! module to LLVM IR for inkwell, and the LLVM translations' registration.
+//! Every `unsafe` block of `ocannl-runtime` is here.
+
+use melior::{Context, ir::Module};
+
+use crate::Error;
+
+unsafe extern "C" {
+    /// `mlir-c/Target/LLVMIR.h` (not in mlir-sys' bindings).
+    fn mlirTranslateModuleToLLVMIR(
+        module: mlir_sys::MlirOperation,
+        context: *mut std::ffi::c_void,
+    ) -> *mut std::ffi::c_void;
+}
+
+/// Registers the translations from the LLVM dialect (and the dialects that
+/// lower into LLVM IR directly) in `context`.
+pub(crate) fn register_llvm_translations(context: &Context) {
+    // SAFETY: a live context.
+    unsafe { mlir_sys::mlirRegisterAllLLVMTranslations(context.to_raw()) }
+}
+
+/// `module` (in the LLVM dialect) as an LLVM module owned by `llvm`.
+pub(crate) fn translate_to_llvm_ir<'l>(
+    module: &Module<'_>,
+    llvm: &'l inkwell::context::Context,
+) -> Result<inkwell::module::Module<'l>, Error> {
+    // SAFETY: the module is live; the result is a new LLVM module created
+    // in `llvm`'s context (which outlives it), owned by the returned
+    // inkwell module from here on.
+    unsafe {
+        let raw = mlirTranslateModuleToLLVMIR(
+            module.as_operation().to_raw(),
+            inkwell::context::AsContextRef::as_ctx_ref(&llvm).cast(),
+        );
+        if raw.is_null() {
+            return Err(Error::new("cannot translate the module to LLVM IR"));
+        }
+        Ok(inkwell::module::Module::new(raw.cast()))
+    }
+}
+
+/// MLIR's execution engine (melior's wrapper does not report a failed
+/// creation, which then crashes on lookup).
+pub(crate) struct Engine(mlir_sys::MlirExecutionEngine);
+
+impl Engine {
+    /// Translates and JIT-compiles `module` at LLVM O3 for the host CPU.
+    pub(crate) fn new(module: &Module<'_>) -> Result<Self, Error> {
+        // SAFETY: a live module in the LLVM dialect; no shared libraries.
+        let raw = unsafe {
+            mlir_sys::mlirExecutionEngineCreate(
+                module.to_raw(),
+                3,
+                0,
+                std::ptr::null(),
+                false,
+                false,
+            )
+        };
+        if raw.ptr.is_null() {
+            return Err(Error::new(
+                "cannot JIT-compile the module (see the errors above)",
+            ));
+        }
+        Ok(Self(raw))
+    }
+
+    /// The packed wrapper `_mlir_<name>(void **args)` of the function
+    /// `name`, which MLIR's engine makes for every function.
+    pub(crate) fn packed(&self, name: &str) -> Option<PackedFn<'_>> {
+        let symbol = format!("_mlir_{name}");
+        // SAFETY: a live engine; the name is copied.
+        let address = unsafe {
+            mlir_sys::mlirExecutionEngineLookup(self.0, melior::StringRef::new(&symbol).to_raw())
+        };
+        (!address.is_null()).then_some(PackedFn {
+            address,
+            _engine: std::marker::PhantomData,
+        })
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        // SAFETY: created by `mlirExecutionEngineCreate`, destroyed once.
+        unsafe { mlir_sys::mlirExecutionEngineDestroy(self.0) }
+    }
+}
+
+/// A compiled function of an [`Engine`], called through its packed wrapper.
+pub(crate) struct PackedFn<'e> {
+    address: *mut std::ffi::c_void,
+    _engine: std::marker::PhantomData<&'e Engine>,
+}
+
+impl PackedFn<'_> {
+    /// Calls the function with one pointer per argument then per result
+    /// (the bare-pointer convention of the lowering).
+    ///
+    /// The caller guarantees what the compiled code assumes: `buffers`
+    /// holds exactly one live buffer per argument and result, each with the
+    /// element type and number of cells of the function's signature
+    /// (`Jit::call` checks inputs against the signature and allocates
+    /// outputs from it).
+    pub(crate) fn call(&self, buffers: &mut [*mut u8]) {
+        let mut args: Vec<*mut ()> = buffers
+            .iter_mut()
+            .map(|p| p as *mut *mut u8 as *mut ())
+            .collect();
+        // SAFETY: `address` is the engine's `void(void **)` wrapper of the
+        // function (alive as long as the engine, which `'e` borrows); `args`
+        // points at one pointer per buffer, which the caller matched to the
+        // signature (see above), and outlives the call.
+        unsafe {
+            let f: unsafe extern "C" fn(*mut *mut ()) = std::mem::transmute(self.address);
+            f(args.as_mut_ptr());
+        }
+    }
+}
+
+/// A copy of `module`.
+pub(crate) fn clone_module<'c>(module: &Module<'c>) -> Module<'c> {
+    // SAFETY: a live module; the clone is a new op owned by the result.
+    let op = unsafe {
+        melior::ir::Operation::from_raw(mlir_sys::mlirOperationClone(
+            module.as_operation().to_raw(),
+        ))
+    };
+    Module::from_operation(op).expect("the clone of a module is a module")
+}
+
+/// Renames `old` to `new` in every symbol use under `module` (not the
+/// definition itself).
+pub(crate) fn replace_symbol_uses(module: &Module<'_>, old: &str, new: &str) -> bool {
+    // SAFETY: a live module; both names are copied.
+    let result = unsafe {
+        mlir_sys::mlirSymbolTableReplaceAllSymbolUses(
+            melior::StringRef::new(old).to_raw(),
+            melior::StringRef::new(new).to_raw(),
+            module.as_operation().to_raw(),
+        )
+    };
+    result.value != 0
+}

@@ -1,0 +1,262 @@
+//! The simplification rules of dims computed from other dims: strided and
+//! convolution axes (`Constraint::Affine`; reference,
+//! `ocannl-shape-inference.md`, "Affine indexing and convolutions") and
+//! concatenations (`Constraint::Concat`; "Concatenation"). Every size they
+//! compute is exact and checked against [`crate::MAX_SIZE`] (see
+//! [`super::arith`]).
+
+use super::{
+    Dim, DimVar, Origin, ShapeError, ShapeErrorKind, Solver,
+    arith::{self, fit},
+    simplify::Step,
+};
+
+impl Solver {
+    /// `Constraint::Concat`: `whole = sum(parts)`. Known parts give the
+    /// whole; a known whole and parts that leave one unknown (possibly
+    /// repeated, `a^a`) give it. A part can be 0 only when it is
+    /// discardable.
+    pub(super) fn concat(
+        &mut self,
+        whole: Dim,
+        parts: &[Dim],
+        origin: Origin,
+    ) -> Result<Step, ShapeError> {
+        let mut known_parts: Vec<u64> = vec![];
+        let mut unknown: Vec<(DimVar, u64)> = vec![];
+        for p in parts {
+            match self.find_dim(*p) {
+                Dim::Size(n, _) => known_parts.push(n),
+                Dim::Var(v) => match unknown.iter_mut().find(|(u, _)| *u == v) {
+                    Some((_, k)) => *k += 1,
+                    None => unknown.push((v, 1)),
+                },
+            }
+        }
+        let involved: Vec<Dim> = std::iter::once(whole)
+            .chain(parts.iter().copied())
+            .collect();
+        let fail = |s: &Self, msg: String| {
+            s.dim_error(ShapeErrorKind::ConcatMismatch, msg, origin, &involved)
+        };
+        // Known parts past the bound make the whole too large, whatever the
+        // other parts and the whole turn out to be.
+        let Some(known) = fit(arith::sum(&known_parts)) else {
+            return Err(self.dim_overflow(
+                format!(
+                    "the known parts of the concatenated axis sum to {}",
+                    arith::sum_expr(&known_parts)
+                ),
+                origin,
+                &involved,
+            ));
+        };
+        let Dim::Size(w, _) = self.find_dim(whole) else {
+            if unknown.is_empty() {
+                return self.dim_eq(whole, Dim::size(known), origin);
+            }
+            let mut dims: Vec<DimVar> = unknown.iter().map(|(v, _)| *v).collect();
+            if let Dim::Var(v) = self.find_dim(whole) {
+                dims.push(v);
+            }
+            return Ok(Step::Stuck { dims, rows: vec![] });
+        };
+        if known > w {
+            return Err(fail(
+                self,
+                format!(
+                    "the concatenated axis has size {w}, but its known parts already sum to {known}"
+                ),
+            ));
+        }
+        match unknown.as_slice() {
+            [] if known == w => Ok(Step::Done),
+            [] => Err(fail(
+                self,
+                format!("the concatenated axis has size {w}, but its parts sum to {known}"),
+            )),
+            &[(v, k)] => {
+                let rest = w - known;
+                let min = self.dims[v.0 as usize].at_least;
+                if !rest.is_multiple_of(k) || rest / k < min {
+                    return Err(fail(
+                        self,
+                        format!(
+                            "the concatenated axis has size {w}; its known parts sum to {known}, which leaves {rest} for {k} part(s) of one size{}",
+                            if rest / k < min {
+                                format!(" of at least {min}")
+                            } else {
+                                String::new()
+                            }
+                        ),
+                    ));
+                }
+                self.dim_eq(Dim::Var(v), Dim::size(rest / k), origin)?;
+                Ok(Step::Done)
+            }
+            _ => Ok(Step::Stuck {
+                dims: unknown.iter().map(|(v, _)| *v).collect(),
+                rows: vec![],
+            }),
+        }
+    }
+
+    /// `Constraint::Affine`: whichever two of input, output and kernel are
+    /// known give the third (reference, "Affine indexing and convolutions":
+    /// `output = (input - span) / stride + 1` needs a non-negative, divisible
+    /// numerator).
+    pub(super) fn affine(
+        &mut self,
+        input: Dim,
+        output: Dim,
+        stride: u64,
+        kernel: Option<(Dim, u64)>,
+        origin: Origin,
+    ) -> Result<Step, ShapeError> {
+        let size = |s: &Self, d: Dim| match s.find_dim(d) {
+            Dim::Size(n, _) => Some(n),
+            Dim::Var(_) => None,
+        };
+        let (i, o) = (size(self, input), size(self, output));
+        let k = kernel.map(|(k, dil)| (size(self, k), dil));
+        let involved: Vec<Dim> = [input, output]
+            .into_iter()
+            .chain(kernel.map(|(k, _)| k))
+            .collect();
+        let fail = |s: &Self, msg: String| {
+            s.dim_error(ShapeErrorKind::IncompatibleStride, msg, origin, &involved)
+        };
+        let what = match kernel {
+            None => format!("stride {stride}"),
+            Some((_, dil)) => format!("stride {stride}, dilation {dil} (valid convolution)"),
+        };
+        let overflow = |s: &Self, msg: String| s.dim_overflow(msg, origin, &involved);
+        // Sizes, strides and dilations are at most `MAX_SIZE` (checked when
+        // the constraint is first simplified): the products and sums below
+        // are exact in `u128`, and a size past the bound is an overflow.
+        let wide = u128::from;
+        // The extent of the dilated kernel: `(k - 1) * dilation + 1`.
+        let span = |kd: u64, dil: u64| wide(kd.saturating_sub(1)) * wide(dil) + 1;
+        match (i, o, k) {
+            // input = stride * output.
+            (_, Some(o), None) => {
+                let need = wide(stride) * wide(o);
+                let Some(need) = fit(need) else {
+                    return Err(overflow(
+                        self,
+                        format!("the strided axis needs size {stride} * {o} = {need}"),
+                    ));
+                };
+                self.affine_bind(input, need, origin)
+            }
+            (Some(i), None, None) => {
+                if i % stride != 0 {
+                    return Err(fail(
+                        self,
+                        format!(
+                            "an axis of size {i} cannot be iterated with {what}: {i} is not a multiple of {stride}"
+                        ),
+                    ));
+                }
+                self.affine_bind(output, i / stride, origin)
+            }
+            // input = stride * (output - 1) + span.
+            (_, Some(o), Some((Some(kd), dil))) => {
+                if o == 0 {
+                    return Err(fail(
+                        self,
+                        format!("a valid convolution has no output of size 0 ({what})"),
+                    ));
+                }
+                let need = wide(stride) * wide(o - 1) + span(kd, dil);
+                let Some(need) = fit(need) else {
+                    return Err(overflow(
+                        self,
+                        format!(
+                            "the convolution input needs size {stride} * ({o} - 1) + ({kd} - 1) * {dil} + 1 = {need}"
+                        ),
+                    ));
+                };
+                self.affine_bind(input, need, origin)
+            }
+            (Some(i), None, Some((Some(kd), dil))) => {
+                let Some(span) = fit(span(kd, dil)) else {
+                    return Err(overflow(
+                        self,
+                        format!(
+                            "the dilated kernel spans ({kd} - 1) * {dil} + 1 = {}",
+                            span(kd, dil)
+                        ),
+                    ));
+                };
+                if i < span || (i - span) % stride != 0 {
+                    return Err(fail(
+                        self,
+                        format!(
+                            "an axis of size {i} cannot be convolved with a kernel of size {kd} ({what}): {}",
+                            if i < span {
+                                format!("the dilated kernel spans {span}")
+                            } else {
+                                format!("{i} - {span} is not a multiple of {stride}")
+                            }
+                        ),
+                    ));
+                }
+                self.affine_bind(output, (i - span) / stride + 1, origin)
+            }
+            // The kernel from input and output.
+            (Some(i), Some(o), Some((None, dil))) => {
+                let no_kernel = |s: &Self| {
+                    fail(
+                        s,
+                        format!(
+                            "no kernel size fits an axis of size {i} convolved to {o} ({what})"
+                        ),
+                    )
+                };
+                if o == 0 {
+                    return Err(no_kernel(self));
+                }
+                let Some(covered) = fit(wide(stride) * wide(o - 1)) else {
+                    return Err(overflow(
+                        self,
+                        format!(
+                            "the convolution's outputs span {stride} * ({o} - 1) = {}",
+                            wide(stride) * wide(o - 1)
+                        ),
+                    ));
+                };
+                if i <= covered || (i - covered - 1) % dil != 0 {
+                    return Err(no_kernel(self));
+                }
+                let (kd, _) = kernel.expect("matched Some");
+                self.affine_bind(kd, (i - covered - 1) / dil + 1, origin)
+            }
+            _ => Ok(Step::Stuck {
+                dims: involved
+                    .iter()
+                    .filter_map(|d| match self.find_dim(*d) {
+                        Dim::Var(v) => Some(v),
+                        Dim::Size(..) => None,
+                    })
+                    .collect(),
+                rows: vec![],
+            }),
+        }
+    }
+
+    /// Binds (or checks) `d = n` for an affine constraint: a mismatch is an
+    /// incompatible stride, not a plain size mismatch.
+    fn affine_bind(&mut self, d: Dim, n: u64, origin: Origin) -> Result<Step, ShapeError> {
+        match self.find_dim(d) {
+            Dim::Size(m, _) if m == n => Ok(Step::Done),
+            Dim::Size(m, _) => Err(self.dim_error(
+                ShapeErrorKind::IncompatibleStride,
+                format!("the strided or convolution iteration needs size {n} here, but the axis has size {m}"),
+                origin,
+                &[d],
+            )),
+            Dim::Var(_) => self.dim_eq(d, Dim::size(n), origin),
+        }
+    }
+}
