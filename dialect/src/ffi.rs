@@ -153,7 +153,9 @@ pub fn elements(attr: Attribute<'_>) -> Option<Elements<'_>> {
             return None;
         }
         let elem = Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(ty));
-        let splat = (mlir_sys::mlirAttributeIsADenseElements(raw)
+        // An empty dense attribute is a "splat" without a value to read.
+        let splat = (count > 0
+            && mlir_sys::mlirAttributeIsADenseElements(raw)
             && mlir_sys::mlirDenseElementsAttrIsSplat(raw))
         .then(|| Attribute::from_raw(mlir_sys::mlirDenseElementsAttrGetSplatValue(raw)));
         Some(Elements {

@@ -23,8 +23,8 @@ func.func private @bad_decl_input(!ocannl.tensor<f32, "..r">)
 
 // -----
 
-// expected-error @+1 {{function result #0: invalid shape spec "0": size must be at least 1 at position 0}}
-func.func private @bad_decl_result() -> !ocannl.tensor<f32, "0">
+// expected-error @+1 {{function result #0: invalid shape spec "2|3|4": expected `->` or end of input, found `|` at position 3}}
+func.func private @bad_decl_result() -> !ocannl.tensor<f32, "2|3|4">
 
 // -----
 

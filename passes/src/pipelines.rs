@@ -28,8 +28,9 @@ macro_rules! ocannl_to_affine {
 
 macro_rules! affine_to_llvm {
     () => {
-        "lower-affine,convert-math-to-funcs,convert-scf-to-cf,canonicalize,cse,\
-expand-strided-metadata,convert-to-llvm{filter-dialects=arith,cf,math,memref},\
+        "lower-affine,convert-math-to-funcs,convert-scf-to-cf,\
+canonicalize{region-simplify=disabled},cse,convert-math-to-llvm,\
+convert-to-llvm{filter-dialects=arith,cf,memref},\
 convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},reconcile-unrealized-casts"
     };
 }
@@ -44,10 +45,13 @@ pub const TO_AFFINE: PipelineDef = PipelineDef {
 /// The upstream part of [`TO_LLVM`]: affine, memref, math, arith and func to
 /// the LLVM dialect. Functions take bare pointers to their buffers
 /// (`use-bare-ptr-memref-call-conv`): every buffer has a static shape.
-/// Integer powers become functions (`convert-math-to-funcs`); arith, cf,
-/// math and memref convert in one `convert-to-llvm` (one walk of the
-/// module instead of one per dialect: the pipeline's cost is linear in the
-/// program, and its constant matters for programs of thousands of ops).
+/// Integer powers become functions (`convert-math-to-funcs`); arith, cf
+/// and memref convert in one `convert-to-llvm` (one walk of the module
+/// instead of one per dialect); the lowering emits no strided memref
+/// metadata, so `expand-strided-metadata` is not needed; `canonicalize`
+/// folds and deduplicates but does not merge blocks (region simplification
+/// is superlinear on the lowering's one-block-per-op CFGs). The pipeline's
+/// cost is linear in the program (`tools/bench/compile_scaling.py`).
 pub const AFFINE_TO_LLVM: &str = affine_to_llvm!();
 
 /// The part of [`TO_AFFINE`] after shape inference: projections and the

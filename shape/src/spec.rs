@@ -46,7 +46,7 @@
 //! Two deliberate additions: `IDENT=INT` is a labeled size in shape specs
 //! (mirroring how OCANNL prints a labeled dimension), and `&` is rejected as
 //! reserved. Deliberate restrictions, which the OCaml parser only rejects
-//! later or not at all: sizes, strides and dilations must be at least 1, a
+//! later or not at all: strides and dilations must be at least 1, a
 //! row may hold only one row variable, at most three operands, and a row
 //! variable's name must be an identifier (single-char mode's `.._..` is
 //! rejected). Every integer literal (size, fixed index, stride, offset,
@@ -194,13 +194,15 @@ impl Span {
 /// One axis of a [`ShapeSpec`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ShapeAxis {
-    /// `20`: an axis of known size (at least 1, at most [`MAX_SIZE`]).
+    /// `20`: an axis of known size (at most [`MAX_SIZE`]). A size may be 0:
+    /// an empty axis, which a discardable part of a concatenation closes to
+    /// (reference, "Invalid variables in Block specs").
     Size(u64),
     /// `rgb=3`: an axis of known size with a dimension label.
     Labeled {
         /// The label, e.g. `rgb`.
         label: String,
-        /// The size, at least 1 (at most [`MAX_SIZE`]).
+        /// The size (at most [`MAX_SIZE`]).
         size: u64,
     },
     /// `n`, `hidden`: a dimension variable.

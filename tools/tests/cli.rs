@@ -340,3 +340,197 @@ fn run_bad_inputs_are_errors_with_exit_code_1() {
     assert_eq!(bad_flag.status.code(), Some(1));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Writes `text` to a fresh file in a per-test temporary directory.
+fn scratch(test: &str, name: &str, text: impl AsRef<[u8]>) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ocannl-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write scratch file");
+    path
+}
+
+/// Runs `tool` with its standard output closed (the read end of a pipe
+/// dropped before it writes) or on a full device: a one-line error and exit
+/// code 1, never a panic or a signal.
+fn assert_output_errors_are_user_errors(tool: &str, args: &[&str]) {
+    use std::process::Stdio;
+    let mut child = Command::new(tool)
+        .args(args)
+        .current_dir(root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the tool runs");
+    drop(child.stdout.take());
+    let closed = child.wait_with_output().expect("the tool finishes");
+    assert_user_error(&closed, "cannot write");
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full exists");
+    let out = Command::new(tool)
+        .args(args)
+        .current_dir(root())
+        .stdout(full)
+        .output()
+        .expect("the tool runs");
+    assert_user_error(&out, "cannot write");
+}
+
+/// Closed and full standard output (`| head -1`, `> /dev/full`).
+#[test]
+fn closed_or_full_stdout_is_a_user_error() {
+    assert_output_errors_are_user_errors(OCANNL_RUN, &["examples/mlp-run.mlir", "--seed", "1"]);
+    assert_output_errors_are_user_errors(
+        OCANNL_OPT,
+        &[
+            "examples/mlp-run.mlir",
+            "-p",
+            "builtin.module(ocannl-to-llvm)",
+        ],
+    );
+}
+
+/// ocannl-run renames every function before the JIT links against the
+/// process: a function named like a libm or C library function runs as
+/// itself (`expf` here, which the generated code also calls for `exp`).
+#[test]
+fn functions_named_like_libc_symbols_run() {
+    for name in ["expf", "memset", "exp"] {
+        let module = scratch(
+            "libc-names",
+            &format!("{name}.mlir"),
+            format!(
+                r#"func.func @{name}(%a: !ocannl.tensor<f32, "2">) -> !ocannl.tensor<f32, "2"> {{
+  %0 = "ocannl.exp"(%a) : (!ocannl.tensor<f32, "2">) -> !ocannl.tensor<f32, "2">
+  %1 = "ocannl.constant"() {{value = 0.0 : f32}} : () -> !ocannl.tensor<f32, "2">
+  %2 = "ocannl.add"(%0, %1) : (!ocannl.tensor<f32, "2">, !ocannl.tensor<f32, "2">) -> !ocannl.tensor<f32, "2">
+  return %2 : !ocannl.tensor<f32, "2">
+}}"#
+            ),
+        );
+        let data: Vec<u8> = [0.0f32, 1.0].iter().flat_map(|x| x.to_le_bytes()).collect();
+        let input = scratch("libc-names", "x.npy", npy_bytes("<f4", "(2,)", &data));
+        let stdout = run_ok(&[
+            &module.display().to_string(),
+            "--inputs",
+            &input.display().to_string(),
+        ]);
+        assert!(
+            stdout.contains("cells [1.000000, 2.718282]"),
+            "@{name}: {stdout}"
+        );
+    }
+}
+
+/// Buffers the machine cannot hold (a 1 TB argument drawn at random, a
+/// 4 TB intermediate) are refused before anything is allocated.
+#[test]
+fn buffers_larger_than_memory_are_user_errors() {
+    let weight = scratch(
+        "huge",
+        "weight.mlir",
+        r#"func.func @f(%w: !ocannl.tensor<f32, "250000000000">) -> !ocannl.tensor<f32, ""> {
+  %0 = "ocannl.einsum"(%w) {spec = "i => "} : (!ocannl.tensor<f32, "250000000000">) -> !ocannl.tensor<f32, "">
+  return %0 : !ocannl.tensor<f32, "">
+}"#,
+    );
+    assert_user_error(
+        &run_tool(&[&weight.display().to_string(), "--seed", "1"]),
+        "of memory are available",
+    );
+    let intermediate = scratch(
+        "huge",
+        "intermediate.mlir",
+        r#"func.func @f(%a: !ocannl.tensor<f32, "2">) -> !ocannl.tensor<f32, "2"> {
+  %big = "ocannl.range"() {spec = "1000000,1000000"} : () -> !ocannl.tensor<f32, "1000000,1000000">
+  %s = "ocannl.einsum"(%big) {spec = "i,j => "} : (!ocannl.tensor<f32, "1000000,1000000">) -> !ocannl.tensor<f32, "">
+  %r = "ocannl.add"(%a, %s) : (!ocannl.tensor<f32, "2">, !ocannl.tensor<f32, "">) -> !ocannl.tensor<f32, "2">
+  return %r : !ocannl.tensor<f32, "2">
+}"#,
+    );
+    assert_user_error(
+        &run_tool(&[&intermediate.display().to_string(), "--seed", "1"]),
+        "results and intermediates of '@f' need 3.6 TiB",
+    );
+}
+
+/// `.npy` headers are checked before they are trusted: a shape whose cell
+/// count overflows, data shorter than the header promises.
+#[test]
+fn malformed_npy_headers_are_user_errors() {
+    let module = scratch(
+        "npy",
+        "f.mlir",
+        r#"func.func @f(%a: !ocannl.tensor<f32, "...">) -> !ocannl.tensor<f32, "..."> {
+  %0 = "ocannl.neg"(%a) : (!ocannl.tensor<f32, "...">) -> !ocannl.tensor<f32, "...">
+  return %0 : !ocannl.tensor<f32, "...">
+}"#,
+    );
+    let m = module.display().to_string();
+    let overflow = scratch(
+        "npy",
+        "overflow.npy",
+        npy_bytes("<f4", "(4294967296, 4294967296, 2)", &[0u8; 8]),
+    );
+    assert_user_error(
+        &run_tool(&[&m, "--inputs", &overflow.display().to_string()]),
+        "whose number of cells does not fit 64 bits",
+    );
+    let truncated = scratch(
+        "npy",
+        "truncated.npy",
+        npy_bytes("<f4", "(1000000,)", &[0u8; 8]),
+    );
+    assert_user_error(
+        &run_tool(&[&m, "--inputs", &truncated.display().to_string()]),
+        "is truncated: its header promises 1000000 cells (4000000 bytes of data) but the file holds 8 bytes of data",
+    );
+}
+
+/// Element types LLVM cannot generate code for are errors, not an abort in
+/// instruction selection; integer division by zero is 0, not SIGFPE.
+#[test]
+fn codegen_hazards_are_errors_or_defined() {
+    let f80 = scratch(
+        "codegen",
+        "f80.mlir",
+        r#"func.func @f() -> !ocannl.tensor<f32, "2"> {
+  %0 = "ocannl.range"() {spec = "2"} : () -> !ocannl.tensor<f80, "2">
+  %1 = "ocannl.range"() {spec = "2"} : () -> !ocannl.tensor<f32, "2">
+  return %1 : !ocannl.tensor<f32, "2">
+}"#,
+    );
+    assert_user_error(
+        &run_tool(&[&f80.display().to_string()]),
+        "element type f80 is not supported by the lowering",
+    );
+    let div = scratch(
+        "codegen",
+        "div.mlir",
+        r#"func.func @f(%a: !ocannl.tensor<i32, "3">, %b: !ocannl.tensor<i32, "3">) -> !ocannl.tensor<i32, "3"> {
+  %0 = "ocannl.div"(%a, %b) : (!ocannl.tensor<i32, "3">, !ocannl.tensor<i32, "3">) -> !ocannl.tensor<i32, "3">
+  return %0 : !ocannl.tensor<i32, "3">
+}"#,
+    );
+    let a: Vec<u8> = [7i32, i32::MIN, -9]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let b: Vec<u8> = [0i32, -1, 2].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let (a, b) = (
+        scratch("codegen", "a.npy", npy_bytes("<i4", "(3,)", &a)),
+        scratch("codegen", "b.npy", npy_bytes("<i4", "(3,)", &b)),
+    );
+    let stdout = run_ok(&[
+        &div.display().to_string(),
+        "--inputs",
+        &a.display().to_string(),
+        &b.display().to_string(),
+    ]);
+    assert!(
+        stdout.contains("cells [0.000000, -2147483648.000000, -4.000000]"),
+        "{stdout}"
+    );
+}

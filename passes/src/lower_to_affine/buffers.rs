@@ -52,6 +52,12 @@ pub(super) fn scalar(elem: Type<'_>) -> Result<Scalar, String> {
 /// and addresses are computed in 64-bit signed arithmetic.
 pub(super) const MAX_BUFFER_BYTES: u64 = i64::MAX as u64;
 
+/// The most axes a lowered buffer may have. Inference takes any rank; the
+/// generated code does not scale with it (a reshape's delinearising map is
+/// quadratic in the rank, memref descriptors carry every size and stride),
+/// and no real tensor comes near.
+pub(super) const MAX_RANK: usize = 1024;
+
 /// The buffer of a tensor type: its memref type, dimensions (memory order
 /// batch, output, input) and size in bytes.
 pub(super) fn buffer_type<'c>(
@@ -65,6 +71,12 @@ pub(super) fn buffer_type<'c>(
     let dims = memory_dims(&spec).map_err(|_| {
         format!("{what} {ty} does not have a concrete shape: run ocannl-infer-shapes first")
     })?;
+    if dims.len() > MAX_RANK {
+        return Err(format!(
+            "{what} has {} axes: the lowering supports tensors of at most {MAX_RANK} axes",
+            dims.len()
+        ));
+    }
     let elem = tensor.element_type();
     let kind = scalar(elem).map_err(|e| format!("{what}: {e}"))?;
     let bytes = cell_count(&dims)

@@ -83,7 +83,7 @@ pub(super) enum RawAxis {
     Underscore,
     /// `x`.
     Ident(String),
-    /// `rgb=3` (the size is already checked to be at least 1).
+    /// `rgb=3` (the size is already checked to be at most [`MAX_SIZE`]).
     Labeled { label: String, size: u64 },
     /// `[stride*]over[=|<][+offset][+[dilation*]kernel]`.
     Affine {
@@ -109,7 +109,6 @@ impl AxisKind for ShapeAxis {
     const INT: &'static str = "size";
     fn convert(raw: RawAxis, span: Span) -> Result<Self, SpecError> {
         match raw {
-            RawAxis::Int(0) => Err(SpecError::new(span, "size must be at least 1")),
             RawAxis::Int(size) => Ok(ShapeAxis::Size(size)),
             RawAxis::Underscore => Ok(ShapeAxis::Fresh),
             RawAxis::Ident(name) => Ok(ShapeAxis::Var(name)),
@@ -421,7 +420,7 @@ impl<'a> Parser<'a> {
                         self.bump();
                         let size_span = self.peek().span;
                         self.bump();
-                        let size = self.positive(size, size_span, "size")?;
+                        let size = self.bounded(size, size_span, "size")?;
                         Ok(RawAxis::Labeled { label: name, size })
                     }
                     Tok::Plus => self.affine_rest(IntOrIdent::Int(1), false, name),
@@ -546,7 +545,7 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// Checks that a size, stride or dilation `n` at `span` is at least 1.
+/// Checks that a stride or dilation `n` at `span` is at least 1.
 fn positive(n: u64, span: Span, what: &str) -> Result<u64, SpecError> {
     if n == 0 {
         Err(SpecError::new(span, format!("{what} must be at least 1")))

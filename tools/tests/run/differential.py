@@ -831,6 +831,62 @@ def gen_chain(rng, case, dt="f32"):
             f"chain B={B} I={I} O={O}")
 
 
+def gen_int_div(rng, case, dt="i32"):
+    """Integer division never traps: x / 0 is 0 (as in NumPy) and MIN / -1
+    wraps to MIN; otherwise C's truncating division. Divisors include 0 and
+    -1, dividends MIN (SIGFPE on x86 without the guard)."""
+    sa, sb = broadcast_pair(rng)
+    a = values(rng, sa.np(), dt, -20.0, 20.0)
+    b = values(rng, sb.np(), dt, -4.0, 4.0)
+    info = np.iinfo(NP_DTYPE[dt])
+    a.flat[0] = info.min
+    if b.size:
+        b.flat[0] = -1
+        b.flat[-1] = 0
+    f = Func(dt)
+    x, y = f.arg(sa), f.arg(sb)
+    r = f.op("div", [x, y])
+    ranks = tuple(max(len(sh.rows()[k]) for sh in (sa, sb)) for k in range(3))
+    xa, yb = np.broadcast_arrays(expand(a, sa, ranks), expand(b, sb, ranks))
+    ref = np.zeros(xa.shape, dtype=NP_DTYPE[dt])
+    for idx in np.ndindex(xa.shape):
+        p, q = int(xa[idx]), int(yb[idx])
+        if q == 0:
+            v = 0
+        elif p == info.min and q == -1:
+            v = info.min
+        else:
+            v = abs(p) // abs(q) * (1 if (p < 0) == (q < 0) else -1)
+        ref[idx] = v
+    return f.text([r]), [a, b], [ref], dt, f"int div {sa} {sb}"
+
+
+def gen_call(rng, case, dt="f32"):
+    """func.call: @f calls @g twice (one shape: OCANNL's shapes are
+    monomorphic) and @h once; only @f's argument shapes are written (a
+    call's types equal its callee's signature, so they are all left open)."""
+    sh = rand_sh(rng)
+    x = values(rng, sh.np(), dt)
+    t = ttype(dt, sh.spec())
+    u = ttype(dt, "...|...->...")
+    g = (f'func.func @g(%x: {u}) -> {u} {{\n'
+         f'  %0 = "ocannl.tanh"(%x) : ({u}) -> {u}\n'
+         f'  return %0 : {u}\n}}\n')
+    h = (f'func.func @h(%x: {u}, %y: {u}) -> {u} {{\n'
+         f'  %0 = "ocannl.mul"(%x, %y) : ({u}, {u}) -> {u}\n'
+         f'  return %0 : {u}\n}}\n')
+    fbody = (f'func.func @f(%a: {t}) -> {u} {{\n'
+             f'  %n = "ocannl.neg"(%a) : ({t}) -> {u}\n'
+             f'  %0 = func.call @g(%n) : ({u}) -> {u}\n'
+             f'  %1 = "ocannl.neg"(%0) : ({u}) -> {u}\n'
+             f'  %2 = func.call @g(%1) : ({u}) -> {u}\n'
+             f'  %3 = func.call @h(%2, %0) : ({u}, {u}) -> {u}\n'
+             f'  return %3 : {u}\n}}\n')
+    g0 = np.tanh(-x.astype(np.float64))
+    ref = np.tanh(-g0) * g0
+    return g + h + fbody, [x], [out_dtype(ref, dt)], dt, f"call {sh}"
+
+
 # --------------------------------------------------------------------------
 # Concatenation (Block specs): concat, slice, stack, embed, block diagonal.
 
@@ -1032,6 +1088,10 @@ KINDS = [
     ("block_diagonal", gen_block_diagonal),
     ("i32_concat", i32(gen_concat)),
     ("f64_slice", f64(gen_slice)),
+    ("i32_div_by_zero", i32(gen_int_div)),
+    ("i64_div_by_zero", i64(gen_int_div)),
+    ("call", gen_call),
+    ("f64_call", f64(gen_call)),
 ]
 
 

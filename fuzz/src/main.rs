@@ -1,0 +1,340 @@
+//! `ocannl-fuzz`: a process-based fuzzer of `ocannl-opt` and `ocannl-run`.
+//!
+//! It generates random programs of the ocannl dialect from the op catalog
+//! (`ocannl_dialect::catalog::OPS`), runs the tools on each as separate
+//! processes, and judges every exit. It is deterministic: program `i` of a
+//! campaign is a function of `--seed` and `i` alone.
+//!
+//! # Usage
+//!
+//! A short run against the debug binaries (a minute or two):
+//!
+//! ```text
+//! cargo build -p ocannl-tools
+//! cargo run -p ocannl-fuzz -- --bin-dir target/debug --programs 300 --run-programs 50
+//! ```
+//!
+//! The long run of the reliability issue (100,000 programs through
+//! `ocannl-to-llvm`, 10,000 through `ocannl-run`), on the release binaries:
+//!
+//! ```text
+//! cargo build --release -p ocannl-tools
+//! cargo run --release -p ocannl-fuzz -- --bin-dir target/release --programs 100000 --run-programs 10000
+//! ```
+//!
+//! Other modes: `--reproduce FILE [--entry NAME]` reruns the tools on a
+//! saved program and prints what each did; `--emit-only N --out DIR`
+//! writes N generated programs (for regression tests) without running
+//! anything; `--list-classes` prints the generator classes. Useful knobs:
+//! `--jobs N` (default: the number of CPUs), `--timeout SECS` (30),
+//! `--mem-limit-mb N` (8192; an address-space limit through `prlimit`, so a
+//! huge allocation fails in the tool instead of exhausting the machine),
+//! `--pipeline P` (repeatable; replaces the default set, `ocannl-to-llvm`
+//! is always added), `--class C` (repeatable: only these classes),
+//! `--hostile-ratio F` (0.5), `--translate` (check a sample of the
+//! `ocannl-to-llvm` outputs with `mlir-translate --mlir-to-llvmir`).
+//!
+//! # What runs
+//!
+//! For every program: `ocannl-opt FILE -p 'builtin.module(P)'` for each
+//! pipeline P of the set (default: `ocannl-verify`, `ocannl-infer-shapes`,
+//! `ocannl-infer-shapes{close=false}`,
+//! `ocannl-infer-shapes,ocannl-check-shapes`,
+//! `ocannl-infer-shapes,ocannl-infer-projections`, `ocannl-lower-to-affine`
+//! (the only reader of hand-written projection attributes),
+//! `ocannl-to-affine`, `ocannl-to-llvm`); for `--run-programs` of them,
+//! spread evenly, `ocannl-run FILE --entry NAME --seed INDEX`. Each process
+//! runs in its own process group, killed whole at the timeout.
+//!
+//! # Oracles
+//!
+//! - exit 0: pass; but the output of a lowering pipeline (`ocannl-to-affine`,
+//!   `ocannl-to-llvm`, `ocannl-lower-to-affine`) must hold no `"ocannl.` op
+//!   and no `!ocannl.tensor` type, else the run is **silent**;
+//! - exit 1: a rejection, which must carry a located error, a line
+//!   `FILE:LINE:COL: error:` (for `ocannl-run` also `ocannl-run: error:`,
+//!   counted apart as *runner* rejections), else it is **unlocated**;
+//! - the markers `panicked` and `internal error` (a panic the pass
+//!   trampoline caught) make it a **panic**; otherwise death by a signal,
+//!   any other exit code, or the markers `RUST_BACKTRACE`, `Stack dump`,
+//!   `PLEASE submit`, `LLVM ERROR`, `fatal runtime error`, `Aborted`,
+//!   `stack overflow`, `memory allocation of` make it a **crash** (the
+//!   signal or marker is recorded);
+//! - past the timeout: a **hang**;
+//! - with `--translate`: `mlir-translate` must exit 0 (else **bad-llvm**).
+//!
+//! Every failure is saved under `--out` (default `target/fuzz-failures`):
+//! `CLASS-PIPELINE-KIND-HASH.mlir` (the smallest program seen) and `.txt`
+//! (command line, exit, stdout/stderr tails), one per distinct (tool,
+//! pipeline, kind, normalised first error line). The exit status is 0 when
+//! nothing failed, 1 otherwise.
+//!
+//! # Classes
+//!
+//! - `wf`: well-formed programs: one to three functions of ocannl ops built
+//!   by shape logic (pointwise with broadcasting, matmul, fma, transpose,
+//!   einsum with contractions, diagonals, fixed indices, row variables,
+//!   strided and convolution axes, `accum`/`combine`; concat, slicing and
+//!   stacking; batch_slice; constant, range, reshape), types exact or
+//!   loosened (dimension variables, `_`, row variables, builtin tensors
+//!   with `?` or `*`), at most 4096 cells per tensor;
+//! - `wf-ctrl`: the same with `func.call`, `scf.if`, `scf.for` and
+//!   `cf.br`/`cf.cond_br` to blocks with tensor arguments;
+//! - hostile, each a mutation of a well-formed program: `spec-garbage`,
+//!   `spec-empty`, `spec-unbalanced`, `many-axes` (257 to 20000 axes),
+//!   `huge-sizes` (2^31 to 10^20, strides and dilations 2^62),
+//!   `empty-attr`, `wrong-attr` (wrong kinds, missing, unknown enum values,
+//!   bad `index`), `elem-type` (f16, bf16, f80, i1, index, complex, ...),
+//!   `symbol-name` (expf, memset, malloc, main, `_mlir_` twins, ...),
+//!   `const-overflow`, `int-div` (division by zero at run time),
+//!   `huge-tensor` (a 100 GB argument, TB intermediates, overflowing cell
+//!   counts), `projection-attrs` (hand-written `ocannl.product_space` /
+//!   `ocannl.indexing_maps`), `module-level` (ops at module level, nested
+//!   modules, declarations, duplicates), `recursion`, `text-mutation`
+//!   (byte ranges deleted, duplicated, swapped, inserted).
+
+#![warn(missing_docs)]
+
+mod campaign;
+mod exec;
+mod generator;
+mod ir;
+mod mutate;
+mod oracle;
+mod report;
+mod rng;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+use clap::Parser;
+
+/// A process-based fuzzer of ocannl-opt and ocannl-run.
+#[derive(Debug, Parser)]
+#[command(name = "ocannl-fuzz", version)]
+struct Cli {
+    /// The folder holding ocannl-opt and ocannl-run (target/debug or
+    /// target/release).
+    #[arg(long, default_value = "target/debug")]
+    bin_dir: PathBuf,
+    /// How many programs to generate (each goes through every pipeline).
+    #[arg(long, default_value_t = 300)]
+    programs: u64,
+    /// How many of them also go through ocannl-run (spread evenly).
+    #[arg(long, default_value_t = 50)]
+    run_programs: u64,
+    /// The campaign's seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Worker threads (default: the number of CPUs).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Per-process time limit in seconds.
+    #[arg(long, default_value_t = 30.0)]
+    timeout: f64,
+    /// Address-space limit per process in MiB (0: none).
+    #[arg(long, default_value_t = 8192)]
+    mem_limit_mb: u64,
+    /// Where failures are saved (or --emit-only writes programs).
+    #[arg(long, default_value = "target/fuzz-failures")]
+    out: PathBuf,
+    /// The fraction of hostile (mutated) programs.
+    #[arg(long, default_value_t = 0.5)]
+    hostile_ratio: f64,
+    /// The fraction of well-formed programs with calls and control flow.
+    #[arg(long, default_value_t = 0.25)]
+    ctrl_ratio: f64,
+    /// Only generate this class (repeatable; see --list-classes).
+    #[arg(long = "class", value_name = "CLASS")]
+    classes: Vec<String>,
+    /// An ocannl-opt pipeline, inside builtin.module(...) (repeatable;
+    /// replaces the default set; ocannl-to-llvm always runs).
+    #[arg(long = "pipeline", value_name = "P")]
+    pipelines: Vec<String>,
+    /// Check ocannl-to-llvm outputs with mlir-translate --mlir-to-llvmir.
+    #[arg(long)]
+    translate: bool,
+    /// With --translate: check every N-th program's output.
+    #[arg(long, default_value_t = 10)]
+    translate_every: u64,
+    /// The mlir-translate binary.
+    #[arg(long, default_value = "/usr/lib/llvm-22/bin/mlir-translate")]
+    mlir_translate: PathBuf,
+    /// Seconds between progress lines.
+    #[arg(long, default_value_t = 5.0)]
+    progress_secs: f64,
+    /// Rerun the tools on a saved program and print what each did.
+    #[arg(long, value_name = "FILE")]
+    reproduce: Option<PathBuf>,
+    /// With --reproduce: the function ocannl-run runs (default: the
+    /// first).
+    #[arg(long)]
+    entry: Option<String>,
+    /// Write N generated programs to --out and stop.
+    #[arg(long, value_name = "N")]
+    emit_only: Option<u64>,
+    /// Print the generator classes and stop.
+    #[arg(long)]
+    list_classes: bool,
+}
+
+fn main() -> ExitCode {
+    match real_main() {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("ocannl-fuzz: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Ok(true) when nothing failed.
+fn real_main() -> anyhow::Result<bool> {
+    let cli = Cli::parse();
+    let gen_cfg = generator::GenConfig {
+        hostile: cli.hostile_ratio.clamp(0.0, 1.0),
+        ctrl: cli.ctrl_ratio.clamp(0.0, 1.0),
+        only: cli.classes.clone(),
+        ..generator::GenConfig::default()
+    };
+    let known = generator::all_classes();
+    if let Some(bad) = cli.classes.iter().find(|c| !known.contains(&c.as_str())) {
+        bail!("unknown class '{bad}' (known: {})", known.join(", "));
+    }
+    if cli.list_classes {
+        for c in known {
+            println!("{c}");
+        }
+        return Ok(true);
+    }
+    if let Some(n) = cli.emit_only {
+        std::fs::create_dir_all(&cli.out)
+            .with_context(|| format!("creating {}", cli.out.display()))?;
+        for i in 0..n {
+            let g = generator::generate(cli.seed, i, &gen_cfg);
+            let path = cli.out.join(format!("{i:06}-{}.mlir", g.class));
+            std::fs::write(&path, &g.text)
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        eprintln!("wrote {n} programs to {}", cli.out.display());
+        return Ok(true);
+    }
+    let cfg = config(&cli, gen_cfg)?;
+    if let Some(file) = &cli.reproduce {
+        return reproduce(&cfg, file, cli.entry.as_deref(), cli.seed);
+    }
+    eprintln!(
+        "ocannl-fuzz: {} programs ({} through ocannl-run), seed {}, {} jobs, pipelines: {}",
+        cfg.programs,
+        cfg.run_programs.min(cfg.programs),
+        cfg.seed,
+        cfg.jobs,
+        cfg.pipelines.join(" | ")
+    );
+    let (report, wall) = campaign::run(&cfg)?;
+    println!("{}", report.table(wall));
+    if !report.failures.is_empty() {
+        println!("failures saved under {}", cfg.out.display());
+    }
+    Ok(report.failure_count() == 0)
+}
+
+fn config(cli: &Cli, gen_cfg: generator::GenConfig) -> anyhow::Result<campaign::Config> {
+    let opt = cli.bin_dir.join("ocannl-opt");
+    let run = cli.bin_dir.join("ocannl-run");
+    for b in [&opt, &run] {
+        if !b.is_file() {
+            bail!(
+                "{} not found (build the tools, or give --bin-dir)",
+                b.display()
+            );
+        }
+    }
+    let mut pipelines: Vec<String> = if cli.pipelines.is_empty() {
+        campaign::DEFAULT_PIPELINES
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    } else {
+        cli.pipelines.clone()
+    };
+    if !pipelines.iter().any(|p| p == campaign::TO_LLVM) {
+        pipelines.push(campaign::TO_LLVM.to_string());
+    }
+    if cli.translate && !cli.mlir_translate.is_file() {
+        bail!(
+            "{} not found (give --mlir-translate)",
+            cli.mlir_translate.display()
+        );
+    }
+    let jobs = cli
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    Ok(campaign::Config {
+        opt: std::path::absolute(opt)?,
+        run: std::path::absolute(run)?,
+        translate: cli.translate.then(|| cli.mlir_translate.clone()),
+        translate_every: cli.translate_every,
+        pipelines,
+        programs: cli.programs,
+        run_programs: cli.run_programs,
+        seed: cli.seed,
+        jobs,
+        limits: exec::Limits {
+            timeout: Duration::from_secs_f64(cli.timeout.max(0.001)),
+            mem_mb: cli.mem_limit_mb,
+        },
+        out: cli.out.clone(),
+        generator: gen_cfg,
+        progress: Duration::from_secs_f64(cli.progress_secs.max(0.1)),
+    })
+}
+
+/// Reruns every tool on `file`; Ok(true) when nothing failed.
+fn reproduce(
+    cfg: &campaign::Config,
+    file: &std::path::Path,
+    entry: Option<&str>,
+    seed: u64,
+) -> anyhow::Result<bool> {
+    let scratch = tempfile::tempdir().context("creating a scratch directory")?;
+    let checks = campaign::check_file(
+        cfg,
+        file,
+        entry,
+        seed,
+        true,
+        cfg.translate.is_some(),
+        scratch.path(),
+    )?;
+    let mut ok = true;
+    for c in &checks {
+        let j = &c.judgement;
+        ok &= !j.verdict.is_failure();
+        println!(
+            "{:<50} {:<16} {} {}",
+            c.target,
+            j.verdict.name(),
+            c.outcome.exit,
+            if j.detail.is_empty() {
+                String::new()
+            } else {
+                format!("({})", j.detail)
+            }
+        );
+        if j.verdict.is_failure() {
+            println!(
+                "  command: {}",
+                c.command.replace("PROGRAM", &file.to_string_lossy())
+            );
+            println!("  signature: {}", j.signature);
+            for line in exec::tail(&c.outcome.stderr, 1500).lines() {
+                println!("  | {line}");
+            }
+        }
+    }
+    Ok(ok)
+}

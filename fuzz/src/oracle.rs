@@ -1,0 +1,502 @@
+//! The oracles: how one process's exit and output are judged. Pure
+//! functions of (exit, stdout, stderr), tested without running anything.
+//!
+//! - exit 0: pass, except that a lowering pipeline must leave no ocannl op
+//!   (or type) behind: "silent";
+//! - exit 1: a rejection, which must carry a located error
+//!   (`FILE:LINE:COL: error:`; for `ocannl-run` also `ocannl-run: error:`,
+//!   counted apart) and no crash marker;
+//! - `panicked` or `internal error` in stderr: a panic; otherwise any other
+//!   exit code, death by a signal, or a crash marker (`RUST_BACKTRACE`,
+//!   `Stack dump`, `LLVM ERROR`, ...): a crash;
+//! - past the time limit: a hang.
+
+use std::fmt;
+
+/// How a process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// It exited with this code.
+    Code(i32),
+    /// A signal killed it.
+    Signal(i32),
+    /// It ran past the time limit and was killed.
+    Timeout,
+}
+
+impl fmt::Display for Exit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Exit::Code(c) => write!(f, "exit {c}"),
+            Exit::Signal(s) => write!(f, "killed by {}", signal_name(*s)),
+            Exit::Timeout => f.write_str("timeout"),
+        }
+    }
+}
+
+/// The name of a signal number (Linux).
+pub fn signal_name(s: i32) -> String {
+    match s {
+        4 => "SIGILL".into(),
+        5 => "SIGTRAP".into(),
+        6 => "SIGABRT".into(),
+        7 => "SIGBUS".into(),
+        8 => "SIGFPE".into(),
+        9 => "SIGKILL".into(),
+        11 => "SIGSEGV".into(),
+        13 => "SIGPIPE".into(),
+        15 => "SIGTERM".into(),
+        n => format!("signal {n}"),
+    }
+}
+
+/// The judgement of one process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Verdict {
+    /// Exit 0 (with nothing left unlowered).
+    Pass,
+    /// Exit 1 with a located error.
+    Rejected,
+    /// `ocannl-run` exit 1 with only its own `ocannl-run: error:` line.
+    RunnerRejected,
+    /// Exit 1 without any located error.
+    Unlocated,
+    /// Death by a signal, another exit code, or a crash marker.
+    Crash,
+    /// A Rust panic (or a caught one: `internal error`).
+    Panic,
+    /// Past the time limit.
+    Hang,
+    /// A lowering pipeline succeeded but left ocannl ops behind.
+    Silent,
+    /// `mlir-translate --mlir-to-llvmir` refused the `ocannl-to-llvm`
+    /// output.
+    BadLlvm,
+}
+
+impl Verdict {
+    /// Whether it is a failure of the tools.
+    pub fn is_failure(self) -> bool {
+        !matches!(
+            self,
+            Verdict::Pass | Verdict::Rejected | Verdict::RunnerRejected
+        )
+    }
+
+    /// A short name for reports and file names.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Rejected => "rejected",
+            Verdict::RunnerRejected => "runner-rejected",
+            Verdict::Unlocated => "unlocated",
+            Verdict::Crash => "crash",
+            Verdict::Panic => "panic",
+            Verdict::Hang => "hang",
+            Verdict::Silent => "silent",
+            Verdict::BadLlvm => "bad-llvm",
+        }
+    }
+}
+
+/// Which tool produced the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tool {
+    /// `ocannl-opt`; `lowering` when the pipeline lowers ocannl ops away.
+    Opt {
+        /// Whether the pipeline must remove every ocannl op.
+        lowering: bool,
+    },
+    /// `ocannl-run`.
+    Run,
+    /// `mlir-translate` on the `ocannl-to-llvm` output.
+    Translate,
+}
+
+/// A verdict with what distinguishes failures of the same kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Judgement {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The signal or marker that decided it, if any (`SIGSEGV`,
+    /// `LLVM ERROR`, ...).
+    pub detail: String,
+    /// The normalised first error line: the deduplication key.
+    pub signature: String,
+}
+
+/// Markers of a panic.
+pub const PANIC_MARKERS: &[&str] = &["panicked", "internal error"];
+/// Markers of other crashes.
+pub const CRASH_MARKERS: &[&str] = &[
+    "RUST_BACKTRACE",
+    "Stack dump",
+    "PLEASE submit",
+    "LLVM ERROR",
+    "fatal runtime error",
+    "Aborted",
+    "stack overflow",
+    "memory allocation of",
+];
+
+/// Judges one process that ran on `file` (the path as passed to the tool).
+pub fn judge(tool: Tool, file: &str, exit: Exit, stdout: &[u8], stderr: &[u8]) -> Judgement {
+    let err = String::from_utf8_lossy(stderr);
+    let located = has_located_error(&err, file);
+    let sig = |v: Verdict, detail: String| Judgement {
+        verdict: v,
+        signature: signature(v, &err, file, exit),
+        detail,
+    };
+    if exit == Exit::Timeout {
+        return Judgement {
+            verdict: Verdict::Hang,
+            detail: "timeout".into(),
+            signature: "timeout".into(),
+        };
+    }
+    if tool == Tool::Translate {
+        return match exit {
+            Exit::Code(0) => sig(Verdict::Pass, String::new()),
+            other => sig(Verdict::BadLlvm, other.to_string()),
+        };
+    }
+    let how = match exit {
+        Exit::Signal(s) => format!(" ({})", signal_name(s)),
+        Exit::Code(c) => format!(" (exit {c})"),
+        Exit::Timeout => String::new(),
+    };
+    if let Some(m) = PANIC_MARKERS.iter().find(|m| err.contains(*m)) {
+        return sig(Verdict::Panic, format!("{m}{how}"));
+    }
+    if let Exit::Signal(s) = exit {
+        return sig(Verdict::Crash, signal_name(s));
+    }
+    if let Some(m) = CRASH_MARKERS.iter().find(|m| err.contains(*m)) {
+        return sig(Verdict::Crash, format!("{m}{how}"));
+    }
+    match exit {
+        Exit::Code(0) => {
+            if let Tool::Opt { lowering: true } = tool
+                && let Some(left) = unlowered(stdout)
+            {
+                return Judgement {
+                    verdict: Verdict::Silent,
+                    signature: format!("left unlowered: {left}"),
+                    detail: left,
+                };
+            }
+            sig(Verdict::Pass, String::new())
+        }
+        Exit::Code(1) if located => sig(Verdict::Rejected, String::new()),
+        Exit::Code(1)
+            if tool == Tool::Run && err.lines().any(|l| l.starts_with("ocannl-run: error:")) =>
+        {
+            sig(Verdict::RunnerRejected, String::new())
+        }
+        Exit::Code(1) => sig(Verdict::Unlocated, String::new()),
+        Exit::Code(c) => sig(Verdict::Crash, format!("exit {c}")),
+        Exit::Signal(_) | Exit::Timeout => unreachable!("handled above"),
+    }
+}
+
+/// Whether a line of `err` is `FILE:LINE:COL: error:`.
+pub fn has_located_error(err: &str, file: &str) -> bool {
+    err.lines().any(|l| {
+        l.strip_prefix(file)
+            .and_then(|r| r.strip_prefix(':'))
+            .is_some_and(|r| {
+                let mut parts = r.splitn(3, ':');
+                let line = parts.next().unwrap_or("");
+                let col = parts.next().unwrap_or("");
+                let rest = parts.next().unwrap_or("");
+                !line.is_empty()
+                    && line.bytes().all(|b| b.is_ascii_digit())
+                    && !col.is_empty()
+                    && col.bytes().all(|b| b.is_ascii_digit())
+                    && rest.starts_with(" error:")
+            })
+    })
+}
+
+/// The first ocannl op (or type) left in a lowering's output.
+pub fn unlowered(stdout: &[u8]) -> Option<String> {
+    let out = String::from_utf8_lossy(stdout);
+    for marker in ["\"ocannl.", "!ocannl.tensor"] {
+        if let Some(pos) = out.find(marker) {
+            let rest = &out[pos..];
+            let body = &rest[1..];
+            let end = body
+                .find(|c: char| c == '"' || c == '<' || c == '(' || c.is_whitespace())
+                .unwrap_or(body.len());
+            let mut left = rest[..1 + end].to_string();
+            if rest.starts_with('"') {
+                left.push('"');
+            }
+            return Some(left);
+        }
+    }
+    None
+}
+
+/// The deduplication signature of a failure: its most telling stderr line,
+/// normalised (file, numbers, hex and quoted strings replaced).
+pub fn signature(v: Verdict, err: &str, file: &str, exit: Exit) -> String {
+    let signal = match exit {
+        Exit::Signal(s) => signal_name(s),
+        other => other.to_string(),
+    };
+    let lines: Vec<&str> = err
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let find = |pat: &str| lines.iter().position(|l| l.contains(pat));
+    let line = match v {
+        Verdict::Panic => {
+            if let Some(i) = find("panicked at") {
+                let msg = lines.get(i + 1).copied().unwrap_or("");
+                format!("{} {msg}", lines[i])
+            } else if let Some(i) = find("internal error") {
+                lines[i].to_string()
+            } else {
+                lines.first().copied().unwrap_or("").to_string()
+            }
+        }
+        Verdict::Crash => [
+            "LLVM ERROR",
+            "Assertion",
+            "fatal runtime error",
+            "memory allocation of",
+        ]
+        .iter()
+        .find_map(|p| find(p).map(|i| lines[i].to_string()))
+        .or_else(|| crash_frame(&lines).map(|f| format!("{signal} in {f}")))
+        .or_else(|| find("error:").map(|i| format!("{signal} after {}", lines[i])))
+        .unwrap_or_else(|| {
+            let first = lines
+                .iter()
+                .find(|l| !l.starts_with("PLEASE") && !l.starts_with("Stack dump"))
+                .copied()
+                .unwrap_or("no stderr");
+            format!("{signal}: {first}")
+        }),
+        _ => find("error:")
+            .map(|i| lines[i].to_string())
+            .unwrap_or_else(|| lines.first().copied().unwrap_or("<no stderr>").to_string()),
+    };
+    normalise(&line, file)
+}
+
+/// The function of the first frame of an LLVM stack dump that is not the
+/// signal machinery (`#4 0x... mlir::Foo::bar(...) file:line`).
+fn crash_frame(lines: &[&str]) -> Option<String> {
+    const MACHINERY: &[&str] = &[
+        "llvm::sys::",
+        "SignalHandler",
+        "__restore_rt",
+        "libc.so",
+        "raise",
+        "abort",
+        "__pthread_kill",
+        "pthread_kill",
+        "killpg",
+        "std::panicking",
+        "std::sys::",
+        "core::panicking",
+        "__rustc::",
+        "sysdeps/",
+    ];
+    lines
+        .iter()
+        .filter(|l| l.starts_with('#'))
+        .filter_map(|l| {
+            // `#N 0xADDR name...`
+            let mut parts = l.splitn(3, ' ');
+            let (_, addr, rest) = (parts.next()?, parts.next()?, parts.next()?);
+            addr.starts_with("0x").then_some(rest)
+        })
+        .find(|f| !MACHINERY.iter().any(|m| f.contains(m)))
+        .map(|f| {
+            // Without the trailing location: ` /path:line:col` or ` (/bin+0x..)`.
+            let cut = [" /", " ./", " ("]
+                .iter()
+                .filter_map(|p| f.rfind(p))
+                .max()
+                .unwrap_or(f.len());
+            f[..cut].chars().take(120).collect()
+        })
+}
+
+/// Replaces the file name, quoted strings, hex and decimal numbers.
+pub fn normalise(line: &str, file: &str) -> String {
+    let mut line = if file.is_empty() {
+        line.to_string()
+    } else {
+        line.replace(file, "FILE")
+    };
+    // The standard library's path: `/rustc/HASH/library/...`.
+    while let Some(p) = line.find("/rustc/") {
+        let after = p + "/rustc/".len();
+        let end = line[after..]
+            .find('/')
+            .map_or(line.len(), |e| after + e + 1);
+        line.replace_range(p..end, "");
+    }
+    // A dependency's source path: keep `crate-version/src/...` only.
+    while let Some(p) = line.find("/registry/src/") {
+        let start = line[..p].rfind(' ').map_or(0, |s| s + 1);
+        let after = p + "/registry/src/".len();
+        let end = line[after..]
+            .find('/')
+            .map_or(line.len(), |e| after + e + 1);
+        line.replace_range(start..end, "");
+    }
+    let mut out = String::new();
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                out.push_str("\"_\"");
+                for d in chars.by_ref() {
+                    if d == '"' {
+                        break;
+                    }
+                }
+            }
+            '0' if chars.peek() == Some(&'x') => {
+                chars.next();
+                while chars.peek().is_some_and(char::is_ascii_hexdigit) {
+                    chars.next();
+                }
+                out.push_str("0xH");
+            }
+            c if c.is_ascii_digit() => {
+                while chars.peek().is_some_and(char::is_ascii_digit) {
+                    chars.next();
+                }
+                out.push('N');
+            }
+            c => out.push(c),
+        }
+    }
+    out.chars().take(200).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const F: &str = "/tmp/w0/p.mlir";
+    const OPT: Tool = Tool::Opt { lowering: true };
+
+    fn v(tool: Tool, exit: Exit, out: &str, err: &str) -> Verdict {
+        judge(tool, F, exit, out.as_bytes(), err.as_bytes()).verdict
+    }
+
+    #[test]
+    fn exit_zero_passes_unless_ocannl_ops_remain() {
+        assert_eq!(v(OPT, Exit::Code(0), "llvm.func @f()", ""), Verdict::Pass);
+        let left = "%0 = \"ocannl.neg\"(%a) : ...";
+        assert_eq!(v(OPT, Exit::Code(0), left, ""), Verdict::Silent);
+        let j = judge(OPT, F, Exit::Code(0), left.as_bytes(), b"");
+        assert_eq!(j.detail, "\"ocannl.neg\"");
+        let inferred = Tool::Opt { lowering: false };
+        assert_eq!(v(inferred, Exit::Code(0), left, ""), Verdict::Pass);
+    }
+
+    #[test]
+    fn rejections_must_be_located() {
+        let located =
+            format!("{F}:2:8: error: 'ocannl.einsum' op bad spec\n  %1 = ...\n       ^\n");
+        assert_eq!(v(OPT, Exit::Code(1), "", &located), Verdict::Rejected);
+        assert_eq!(
+            v(OPT, Exit::Code(1), "", "error: something\n"),
+            Verdict::Unlocated
+        );
+        assert_eq!(
+            v(OPT, Exit::Code(1), "", "other.mlir:2:8: error: x\n"),
+            Verdict::Unlocated
+        );
+        let runner = "ocannl-run: error: no function '@g'\n";
+        assert_eq!(
+            v(Tool::Run, Exit::Code(1), "", runner),
+            Verdict::RunnerRejected
+        );
+        assert_eq!(v(OPT, Exit::Code(1), "", runner), Verdict::Unlocated);
+        let both = format!("{located}ocannl-run: error: shape inference failed\n");
+        assert_eq!(v(Tool::Run, Exit::Code(1), "", &both), Verdict::Rejected);
+    }
+
+    #[test]
+    fn crashes_panics_and_hangs() {
+        assert_eq!(
+            v(OPT, Exit::Signal(11), "", "Stack dump:\n"),
+            Verdict::Crash
+        );
+        assert_eq!(v(OPT, Exit::Code(2), "", ""), Verdict::Crash);
+        assert_eq!(
+            v(OPT, Exit::Code(1), "", "LLVM ERROR: out of memory\n"),
+            Verdict::Crash
+        );
+        let panic = "thread 'main' panicked at passes/src/x.rs:3:5:\nindex out of bounds\nnote: run with `RUST_BACKTRACE=1`\n";
+        assert_eq!(v(OPT, Exit::Signal(6), "", panic), Verdict::Panic);
+        let caught = format!("{F}:3:3: error: internal error: the pass panicked\n");
+        assert_eq!(v(OPT, Exit::Code(1), "", &caught), Verdict::Panic);
+        assert_eq!(v(Tool::Run, Exit::Timeout, "", ""), Verdict::Hang);
+        assert_eq!(
+            v(Tool::Translate, Exit::Code(1), "", "error: x"),
+            Verdict::BadLlvm
+        );
+        assert_eq!(v(Tool::Translate, Exit::Code(0), "", ""), Verdict::Pass);
+        let j = judge(OPT, F, Exit::Signal(8), b"", b"");
+        assert_eq!((j.verdict, j.detail.as_str()), (Verdict::Crash, "SIGFPE"));
+        assert_eq!(j.signature, "SIGFPE: no stderr");
+        let dump = "PLEASE submit a bug report\nStack dump:\n0.\tProgram arguments: ocannl-opt x\n #0 0x0000560 llvm::sys::PrintStackTrace(llvm::raw_ostream&, int) (/bin/ocannl-opt+0x1)\n #1 0x0000561 SignalHandler(int, siginfo_t*, void*) Signals.cpp:0:0\n #2 0x00007f2 (/lib/x86_64-linux-gnu/libc.so.6+0x3c050)\n #3 0x0000563 mlir::DenseElementsAttr::getSplatValue() (/bin/ocannl-opt+0x2)\n #4 0x0000564 ocannl_passes::lower::run /work/main/passes/src/lower.rs:622:25\n";
+        let j = judge(OPT, F, Exit::Signal(11), b"", dump.as_bytes());
+        assert_eq!(
+            j.signature,
+            "SIGSEGV in mlir::DenseElementsAttr::getSplatValue()"
+        );
+        let oom = b"memory allocation of 100 bytes failed\nnote: run with `RUST_BACKTRACE=1`\n";
+        let j = judge(Tool::Run, F, Exit::Signal(6), b"", oom);
+        assert_eq!((j.verdict, j.detail.as_str()), (Verdict::Crash, "SIGABRT"));
+        assert_eq!(j.signature, "memory allocation of N bytes failed");
+        let j = judge(
+            OPT,
+            F,
+            Exit::Signal(6),
+            b"",
+            b"thread 'main' panicked at a.rs:1:1:\nx\n",
+        );
+        assert_eq!(
+            (j.verdict, j.detail.as_str()),
+            (Verdict::Panic, "panicked (SIGABRT)")
+        );
+    }
+
+    #[test]
+    fn signatures_are_normalised() {
+        let a = format!("{F}:12:3: error: size 4294967296 of \"abc\" at 0x7ffe12\n");
+        let b = format!("{F}:7:9: error: size 3 of \"x\" at 0x1\n");
+        let sa = signature(Verdict::Rejected, &a, F, Exit::Code(1));
+        assert_eq!(sa, signature(Verdict::Rejected, &b, F, Exit::Code(1)));
+        assert_eq!(sa, "FILE:N:N: error: size N of \"_\" at 0xH");
+        let p =
+            "thread 'main' panicked at shape/src/a.rs:10:5:\nattempt to multiply with overflow\n";
+        assert_eq!(
+            signature(Verdict::Panic, p, F, Exit::Signal(6)),
+            "thread 'main' panicked at shape/src/a.rs:N:N: attempt to multiply with overflow"
+        );
+        let std = "thread 'main' panicked at /rustc/59807616e1fa/library/core/src/iter/traits/accum.rs:204:1:\nattempt to multiply with overflow\n";
+        assert_eq!(
+            signature(Verdict::Panic, std, F, Exit::Code(101)),
+            "thread 'main' panicked at library/core/src/iter/traits/accum.rs:N:N: attempt to multiply with overflow"
+        );
+        let dep = "thread 'main' (77) panicked at /root/.cargo/registry/src/index.crates.io-1949cf8c/melior-0.27.8/src/string_ref.rs:40:25:\nboom\n";
+        assert_eq!(
+            signature(Verdict::Panic, dep, F, Exit::Signal(6)),
+            "thread 'main' (N) panicked at melior-N.N.N/src/string_ref.rs:N:N: boom"
+        );
+    }
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/python3
+"""How ocannl-opt's `ocannl-to-llvm` scales with the program's size.
+
+Two shapes of program, each of N ocannl ops on 64-element f32 tensors:
+
+- chain:   y = neg(neg(...neg(x)...))                      (N ops in a row)
+- fan-out: N/2 unary ops all reading x, then a chain of adds folding them
+           (every result read once; all N/2 live at the same time)
+
+For N in --sizes it times `ocannl-opt FILE -p 'builtin.module(ocannl-to-llvm)'`
+(output to /dev/null; parse, every pass and printing included), best of
+--repeat runs, and prints the seconds, the peak memory, the time per op and
+the growth from the smallest size: linear scaling keeps "time / N" flat.
+
+    /usr/bin/python3 tools/bench/compile_scaling.py --bin-dir target/release
+        [--sizes 1000,2000,4000,10000] [--repeat 3]
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+T = '!ocannl.tensor<f32, "64">'
+UNARY = ["neg", "exp", "tanh", "relu", "abs", "sin", "cos"]
+
+
+def chain(n):
+    lines = [f"func.func @f(%x: {T}) -> {T} {{"]
+    prev = "%x"
+    for i in range(n):
+        lines.append(f'  %v{i} = "ocannl.neg"({prev}) : ({T}) -> {T}')
+        prev = f"%v{i}"
+    lines.append(f"  return {prev} : {T}\n}}\n")
+    return "\n".join(lines)
+
+
+def fan_out(n):
+    half = max(n // 2, 1)
+    lines = [f"func.func @f(%x: {T}) -> {T} {{"]
+    for i in range(half):
+        op = UNARY[i % len(UNARY)]
+        lines.append(f'  %u{i} = "ocannl.{op}"(%x) : ({T}) -> {T}')
+    acc = "%u0"
+    for i in range(1, n - half + 1):
+        src = f"%u{i % half}"
+        lines.append(f'  %s{i} = "ocannl.add"({acc}, {src}) : ({T}, {T}) -> {T}')
+        acc = f"%s{i}"
+    lines.append(f"  return {acc} : {T}\n}}\n")
+    return "\n".join(lines)
+
+
+def measure(opt, path, repeat):
+    """Best wall time of `repeat` runs, and the peak resident memory (MiB)."""
+    best, peak = None, 0.0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        p = subprocess.Popen([opt, path, "-p", "builtin.module(ocannl-to-llvm)", "-o", os.devnull],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(p.pid, 0)
+        elapsed = time.perf_counter() - start
+        if status != 0:
+            err = p.stderr.read().decode(errors="replace")
+            sys.exit(f"compile_scaling.py: ocannl-opt failed on {path}:\n{err[:2000]}")
+        p.stderr.close()
+        best = elapsed if best is None else min(best, elapsed)
+        peak = max(peak, usage.ru_maxrss / 1024)
+    return best, peak
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bin-dir", default="target/release")
+    ap.add_argument("--sizes", default="1000,2000,4000,10000")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    opt = os.path.join(args.bin_dir, "ocannl-opt")
+    if not os.path.exists(opt):
+        sys.exit(f"compile_scaling.py: {opt} is missing (cargo build --release -p ocannl-tools)")
+    sizes = [int(s) for s in args.sizes.split(",")]
+    print(f"ocannl-to-llvm compile time ({opt}, best of {args.repeat})")
+    print(f"{'program':<8} {'ops':>7} {'seconds':>8} {'peak MiB':>9} {'ms/op':>7} {'growth':>7} {'size growth':>12}")
+    with tempfile.TemporaryDirectory() as d:
+        for kind, gen in (("chain", chain), ("fan-out", fan_out)):
+            base = None
+            for n in sizes:
+                path = os.path.join(d, f"{kind}-{n}.mlir")
+                with open(path, "w") as fh:
+                    fh.write(gen(n))
+                secs, mib = measure(opt, path, args.repeat)
+                base = base or (secs, n)
+                print(f"{kind:<8} {n:>7} {secs:>8.2f} {mib:>9.0f} {1000 * secs / n:>7.3f} "
+                      f"{secs / base[0]:>6.1f}x {n / base[1]:>11.1f}x")
+
+
+if __name__ == "__main__":
+    main()
