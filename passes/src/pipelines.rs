@@ -28,9 +28,8 @@ macro_rules! ocannl_to_affine {
 
 macro_rules! affine_to_llvm {
     () => {
-        "lower-affine,convert-math-to-funcs,convert-scf-to-cf,\
-canonicalize{region-simplify=disabled},cse,convert-math-to-llvm,\
-convert-to-llvm{filter-dialects=arith,cf,memref},\
+        "lower-affine,convert-scf-to-cf,cse,\
+convert-to-llvm{filter-dialects=arith,cf,math,memref},\
 convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},reconcile-unrealized-casts"
     };
 }
@@ -45,13 +44,13 @@ pub const TO_AFFINE: PipelineDef = PipelineDef {
 /// The upstream part of [`TO_LLVM`]: affine, memref, math, arith and func to
 /// the LLVM dialect. Functions take bare pointers to their buffers
 /// (`use-bare-ptr-memref-call-conv`): every buffer has a static shape.
-/// Integer powers become functions (`convert-math-to-funcs`); arith, cf
-/// and memref convert in one `convert-to-llvm` (one walk of the module
-/// instead of one per dialect); the lowering emits no strided memref
-/// metadata, so `expand-strided-metadata` is not needed; `canonicalize`
-/// folds and deduplicates but does not merge blocks (region simplification
-/// is superlinear on the lowering's one-block-per-op CFGs). The pipeline's
-/// cost is linear in the program (`tools/bench/compile_scaling.py`).
+/// Arith, cf, math and memref convert in one `convert-to-llvm` (one walk of the
+/// module instead of one per dialect; the ocannl passes load those dialects
+/// as their dependents, which the filter needs); the lowering emits no
+/// strided memref metadata, so `expand-strided-metadata` is not needed;
+/// `cse` deduplicates, LLVM's optimiser does the rest of the cleaning (a
+/// `canonicalize` here cost more than it saved). The pipeline's cost is
+/// linear in the program (`tools/bench/compile_scaling.py`).
 pub const AFFINE_TO_LLVM: &str = affine_to_llvm!();
 
 /// The part of [`TO_AFFINE`] after shape inference: projections and the

@@ -168,6 +168,7 @@ impl<'c> Emitter<'c> {
         let kind = scalar(elem)?;
         let name = match (f, kind) {
             ("div", Scalar::Int(_)) => return Ok(self.int_div(at, elem, x, y, loc)),
+            ("pow", Scalar::Int(w)) => return Ok(self.int_pow(at, elem, w, x, y, loc)),
             ("add", Scalar::Float) => "arith.addf",
             ("sub", Scalar::Float) => "arith.subf",
             ("mul", Scalar::Float) => "arith.mulf",
@@ -180,10 +181,55 @@ impl<'c> Emitter<'c> {
             ("mul", _) => "arith.muli",
             ("max", _) => "arith.maxsi",
             ("min", _) => "arith.minsi",
-            ("pow", _) => "math.ipowi",
             (f, _) => return Err(format!("'{f}' is not lowered for element type {elem}")),
         };
         Ok(self.value(at, name, &[x, y], elem, &[], loc))
+    }
+
+    /// `x` to the power `n` for integers of `width` bits, by squaring over
+    /// the exponent's bits (straight-line: no loop, no library call). A
+    /// negative exponent gives what `1 / x^-n` truncates to, as MLIR's
+    /// `math.ipowi`: 1 for `x = 1`, ±1 for `x = -1` (by the parity of
+    /// `n`), 0 otherwise (0 for `x = 0` too: no trap).
+    fn int_pow<'a>(
+        &self,
+        at: At<'c, 'a>,
+        elem: Type<'c>,
+        width: u32,
+        x: Value<'c, 'a>,
+        n: Value<'c, 'a>,
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        let c = |v: i64| self.constant(at, IntegerAttribute::new(elem, v).into(), loc);
+        let (zero, one, minus_one) = (c(0), c(1), c(-1));
+        let op = |name: &str, a: Value<'c, 'a>, b: Value<'c, 'a>| {
+            self.value(at, name, &[a, b], elem, &[], loc)
+        };
+        let select = |cond: Value<'c, 'a>, a: Value<'c, 'a>, b: Value<'c, 'a>| {
+            self.value(at, "arith.select", &[cond, a, b], elem, &[], loc)
+        };
+        let (mut result, mut base) = (one, x);
+        // A non-negative exponent has its sign bit clear: width - 1 bits.
+        for bit in 0..width.saturating_sub(1) {
+            let shifted = op("arith.shrui", n, c(i64::from(bit)));
+            let set = op("arith.andi", shifted, one);
+            // `ne` = 1.
+            let is_set = self.compare(at, "arith.cmpi", 1, set, zero, loc);
+            let product = op("arith.muli", result, base);
+            result = select(is_set, product, result);
+            if bit + 2 < width {
+                base = op("arith.muli", base, base);
+            }
+        }
+        // `slt` = 2, `eq` = 0.
+        let negative = self.compare(at, "arith.cmpi", 2, n, zero, loc);
+        let odd = self.compare(at, "arith.cmpi", 1, op("arith.andi", n, one), zero, loc);
+        let x_one = self.compare(at, "arith.cmpi", 0, x, one, loc);
+        let x_minus_one = self.compare(at, "arith.cmpi", 0, x, minus_one, loc);
+        let sign = select(odd, minus_one, one);
+        let tail = select(x_minus_one, sign, zero);
+        let reciprocal = select(x_one, one, tail);
+        select(negative, reciprocal, result)
     }
 
     /// Integer division that never traps: `x / 0` is 0 (as in NumPy) and

@@ -861,6 +861,35 @@ def gen_int_div(rng, case, dt="i32"):
     return f.text([r]), [a, b], [ref], dt, f"int div {sa} {sb}"
 
 
+def gen_int_pow(rng, case, dt="i32"):
+    """Integer powers by squaring, wrapping like C; a negative exponent
+    gives what 1 / x^-n truncates to (MLIR's math.ipowi): 1 for x = 1, +-1
+    for x = -1, 0 otherwise."""
+    sa, sb = broadcast_pair(rng)
+    a = rng.integers(-4, 5, size=sa.np()).astype(NP_DTYPE[dt])
+    b = rng.integers(-3, 40, size=sb.np()).astype(NP_DTYPE[dt])
+    f = Func(dt)
+    x, y = f.arg(sa), f.arg(sb)
+    r = f.op("pow", [x, y])
+    ranks = tuple(max(len(sh.rows()[k]) for sh in (sa, sb)) for k in range(3))
+    xa, yb = np.broadcast_arrays(expand(a, sa, ranks), expand(b, sb, ranks))
+    bits = np.iinfo(NP_DTYPE[dt]).bits
+    ref = np.zeros(xa.shape, dtype=NP_DTYPE[dt])
+    for idx in np.ndindex(xa.shape):
+        p, q = int(xa[idx]), int(yb[idx])
+        if q >= 0:
+            v = pow(p, q, 1 << bits)
+            v = v - (1 << bits) if v >= 1 << (bits - 1) else v
+        elif p == 1:
+            v = 1
+        elif p == -1:
+            v = -1 if q % 2 else 1
+        else:
+            v = 0
+        ref[idx] = v
+    return f.text([r]), [a, b], [ref], dt, f"int pow {sa} {sb}"
+
+
 def gen_call(rng, case, dt="f32"):
     """func.call: @f calls @g twice (one shape: OCANNL's shapes are
     monomorphic) and @h once; only @f's argument shapes are written (a
@@ -1090,6 +1119,8 @@ KINDS = [
     ("f64_slice", f64(gen_slice)),
     ("i32_div_by_zero", i32(gen_int_div)),
     ("i64_div_by_zero", i64(gen_int_div)),
+    ("i32_pow", i32(gen_int_pow)),
+    ("i64_pow", i64(gen_int_pow)),
     ("call", gen_call),
     ("f64_call", f64(gen_call)),
 ]
