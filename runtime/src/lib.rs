@@ -263,7 +263,11 @@ impl<'c> Program<'c> {
             needed = needed.saturating_add(sum(&self.signature.inputs));
             what = "the inputs, results and intermediates".to_owned();
         }
-        memory::check(needed, &format!("{what} of '@{}'", self.entry))
+        memory::check(needed, &format!("{what} of '@{}'", self.entry))?;
+        memory::probe(
+            self.intermediate_bytes,
+            &format!("the intermediates of '@{}'", self.entry),
+        )
     }
 
     /// The entry function's name.

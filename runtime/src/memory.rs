@@ -6,8 +6,9 @@
 use crate::Error;
 
 /// The bytes the kernel says can be allocated without swapping out
-/// (`MemAvailable`), plus free swap; `None` where `/proc/meminfo` cannot be
-/// read (the check is then skipped).
+/// (`MemAvailable`), plus free swap, within the process's cgroup limit
+/// when it has one; `None` where `/proc/meminfo` cannot be read (the check
+/// is then skipped).
 fn available_bytes() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let field = |name: &str| {
@@ -22,7 +23,36 @@ fn available_bytes() -> Option<u64> {
             })
             .map(|kb| kb.saturating_mul(1024))
     };
-    Some(field("MemAvailable:")?.saturating_add(field("SwapFree:").unwrap_or(0)))
+    let machine = field("MemAvailable:")?.saturating_add(field("SwapFree:").unwrap_or(0));
+    Some(match cgroup_headroom() {
+        Some(cgroup) => machine.min(cgroup),
+        None => machine,
+    })
+}
+
+/// What the process's cgroup (v2) still lets it use, when it is limited.
+fn cgroup_headroom() -> Option<u64> {
+    let read = |f: &str| std::fs::read_to_string(format!("/sys/fs/cgroup/{f}")).ok();
+    let max: u64 = read("memory.max")?.trim().parse().ok()?;
+    let current: u64 = read("memory.current")?.trim().parse().ok()?;
+    Some(max.saturating_sub(current))
+}
+
+/// Allocates and frees `bytes` once: the compiled code `malloc`s its
+/// intermediates, and a null result there would be a crash, so the runtime
+/// first makes sure the process can get that much (an address-space limit,
+/// `ulimit -v`, refuses where the machine would not).
+pub(crate) fn probe(bytes: u64, what: &str) -> Result<(), Error> {
+    let mut v: Vec<u8> = Vec::new();
+    usize::try_from(bytes)
+        .ok()
+        .and_then(|n| v.try_reserve_exact(n).ok())
+        .ok_or_else(|| {
+            Error::new(format!(
+                "cannot allocate {} for {what}: the process may not use that much memory",
+                self::bytes(bytes)
+            ))
+        })
 }
 
 /// An error when `needed` bytes (for `what`) are more than the machine has.

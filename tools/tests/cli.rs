@@ -454,6 +454,28 @@ fn buffers_larger_than_memory_are_user_errors() {
         &run_tool(&[&intermediate.display().to_string(), "--seed", "1"]),
         "results and intermediates of '@f' need 3.6 TiB",
     );
+    // The machine has the memory but the process may not use it (an
+    // address-space limit): the compiled code's allocation would fail.
+    let limited = scratch(
+        "huge",
+        "limited.mlir",
+        r#"func.func @f(%a: !ocannl.tensor<f32, "2">) -> !ocannl.tensor<f32, "2"> {
+  %big = "ocannl.range"() {spec = "2147483647"} : () -> !ocannl.tensor<f32, "2147483647">
+  %s = "ocannl.einsum"(%big) {spec = "i => "} : (!ocannl.tensor<f32, "2147483647">) -> !ocannl.tensor<f32, "">
+  %r = "ocannl.add"(%a, %s) : (!ocannl.tensor<f32, "2">, !ocannl.tensor<f32, "">) -> !ocannl.tensor<f32, "2">
+  return %r : !ocannl.tensor<f32, "2">
+}"#,
+    );
+    let out = Command::new("prlimit")
+        .arg(format!("--as={}", 4u64 << 30))
+        .arg(OCANNL_RUN)
+        .args([&limited.display().to_string(), "--seed", "1"])
+        .output()
+        .expect("prlimit (util-linux) runs");
+    assert_user_error(
+        &out,
+        "cannot allocate 8.0 GiB for the intermediates of '@f'",
+    );
 }
 
 /// `.npy` headers are checked before they are trusted: a shape whose cell
