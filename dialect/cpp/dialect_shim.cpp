@@ -15,6 +15,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/ExtensibleDialect.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/Operation.h"
 
 #include <string>
@@ -157,6 +158,29 @@ bool ocannlRelaxVariadicVerifier(MlirContext ctx, MlirStringRef name, intptr_t m
                                  << text(value);
     }
     return mlir::success();
+  });
+  return true;
+}
+
+/// Gives the op `name` of the IRDL-loaded ocannl dialect a custom-syntax
+/// parser that reports an error at the op: IRDL defines no custom
+/// assembly, and its default parser fails without a diagnostic, so a typo
+/// such as `ocannl.neg"(...)` made the tool exit 1 silently. Returns false
+/// when the op is not a dynamic op of the loaded ocannl dialect.
+bool ocannlRejectCustomSyntax(MlirContext ctx, MlirStringRef name) {
+  mlir::MLIRContext *context = unwrap(ctx);
+  if (!llvm::isa_and_nonnull<mlir::ExtensibleDialect>(context->getLoadedDialect("ocannl")))
+    return false;
+  mlir::OperationName opName(unwrap(name), context);
+  if (!opName.isRegistered() || opName.getDialectNamespace() != "ocannl")
+    return false;
+  auto *def = static_cast<mlir::DynamicOpDefinition *>(OpNameAccess(opName).impl());
+  std::string op = unwrap(name).str();
+  def->setParseFn([op](mlir::OpAsmParser &parser, mlir::OperationState &) -> mlir::ParseResult {
+    // MLIR prefixes "custom op 'NAME' ".
+    return parser.emitError(parser.getNameLoc())
+           << "has no custom assembly syntax: write it in the generic form, \"" << op
+           << "\"(operands) {attributes} : (operand types) -> result type";
   });
   return true;
 }

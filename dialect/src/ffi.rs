@@ -48,6 +48,7 @@ mod shim {
             num_string_attrs: isize,
             string_attrs: *const MlirStringRef,
         ) -> bool;
+        pub fn ocannlRejectCustomSyntax(ctx: MlirContext, name: MlirStringRef) -> bool;
         pub fn ocannlEmitErrorWithNotes(
             loc: MlirLocation,
             message: MlirStringRef,
@@ -355,6 +356,14 @@ pub(crate) fn emit_error_with_notes(
             note_msgs.as_ptr(),
         );
     }
+}
+
+/// Makes the custom-syntax parser of op `name` report an error (IRDL's
+/// fails silently; see the shim); false when the ocannl dialect is not
+/// loaded in `context`.
+pub(crate) fn reject_custom_syntax(context: &Context, name: &str) -> bool {
+    // SAFETY: a live context; the name is copied.
+    unsafe { shim::ocannlRejectCustomSyntax(context.to_raw(), StringRef::new(name).to_raw()) }
 }
 
 /// Replaces the IRDL verifier of the variadic op `name` (see the shim);

@@ -62,24 +62,31 @@ pub fn load(context: &Context) -> Result<(), Error> {
     relax_variadic_verifiers(context)
 }
 
-/// Gives the variadic ops of the ocannl dialect loaded in `context` their
-/// per-operand verifiers.
+/// Patches what IRDL cannot express into the ocannl dialect loaded in
+/// `context`:
 ///
-/// IRDL binds a constraint to the first type it matches, so its verifier
-/// would make all operands of a variadic group (einsum, concat) have one
-/// type. Those ops get a verifier that checks each operand on its own (see
-/// `ocannlRelaxVariadicVerifier` in the C++ shim); `--irdl-file` in stock
-/// `mlir-opt` keeps IRDL's stricter check (ARCHITECTURE.md, "IRDL
-/// variadics").
+/// - the variadic ops get per-operand verifiers. IRDL binds a constraint to
+///   the first type it matches, so its verifier would make all operands of
+///   a variadic group (einsum, concat) have one type; those ops get a
+///   verifier that checks each operand on its own (see
+///   `ocannlRelaxVariadicVerifier` in the C++ shim); `--irdl-file` in stock
+///   `mlir-opt` keeps IRDL's stricter check (ARCHITECTURE.md, "IRDL
+///   variadics");
+/// - every op's custom-syntax parser reports an error at the op (IRDL
+///   defines no custom syntax, and its default parser fails without a
+///   diagnostic).
 ///
 /// # Errors
 ///
 /// [`Error::IrdlLoad`] when the ocannl dialect is not loaded in `context`.
 pub fn relax_variadic_verifiers(context: &Context) -> Result<(), Error> {
-    for def in catalog::OPS
-        .iter()
-        .filter(|d| d.operands.iter().any(|o| o.variadic))
-    {
+    for def in catalog::OPS {
+        if !ffi::reject_custom_syntax(context, def.name) {
+            return Err(Error::IrdlLoad);
+        }
+        if !def.operands.iter().any(|o| o.variadic) {
+            continue;
+        }
         let attrs: Vec<&str> = def
             .attributes
             .iter()

@@ -74,3 +74,13 @@ func.func @concat_no_result(%a: !ocannl.tensor<f32, "2">, %b: !ocannl.tensor<f32
   "ocannl.concat"(%a, %b) {spec = "a; b => a^b"} : (!ocannl.tensor<f32, "2">, !ocannl.tensor<f32, "3">) -> ()
   return
 }
+
+// -----
+
+// IRDL gives the ops no custom syntax; its default parser fails without a
+// diagnostic, so the dialect reports it at the op.
+func.func @custom_syntax(%a: !ocannl.tensor<f32, "2">) {
+  // expected-error @+1 {{custom op 'ocannl.neg' has no custom assembly syntax: write it in the generic form, "ocannl.neg"(operands) {attributes} : (operand types) -> result type}}
+  %0 = ocannl.neg %a : !ocannl.tensor<f32, "2">
+  return
+}

@@ -203,3 +203,19 @@ module {
   // expected-error @+1 {{'ocannl.range' op outside a function cannot be lowered: ocannl-lower-to-affine lowers ocannl ops inside func.func}}
   %0 = "ocannl.range"() {spec = "2"} : () -> !ocannl.tensor<f32, "2">
 }
+
+// -----
+
+// Recursion through calls that pass no tensors (inference never sees it):
+// without control flow it could only run forever.
+func.func @ping() {
+  %0 = "ocannl.range"() {spec = "2"} : () -> !ocannl.tensor<f32, "2">
+  func.call @pong() : () -> ()
+  return
+}
+func.func @pong() {
+  %0 = "ocannl.range"() {spec = "2"} : () -> !ocannl.tensor<f32, "2">
+  // expected-error @+1 {{recursive call: a function on ocannl tensors has no control flow, so its recursion never ends}}
+  func.call @ping() : () -> ()
+  return
+}

@@ -84,7 +84,7 @@ use crate::{
 /// The registry entry of `ocannl-lower-to-affine`.
 pub const PASS: PassDef = PassDef {
     argument: c"ocannl-lower-to-affine",
-    description: c"Lower functions on ocannl tensors to memrefs and affine loop nests (destination-passing results, one kernel function per op)",
+    description: c"Lower functions on ocannl tensors to memrefs and affine loop nests (destination-passing results, one block per op, one arena per function)",
     anchor: Some(c"builtin.module"),
     options: &[],
     run,
@@ -103,8 +103,9 @@ fn at<'c>(location: Location<'c>, message: impl Into<String>) -> Located<'c> {
     }
 }
 
-/// Where new module-level ops (kernels, constants' globals) go: before the
-/// function being lowered, in its module; and the symbol names taken.
+/// Where new module-level ops (constants' globals, the lowered function)
+/// go: before the function being lowered, in its module; and the symbol
+/// names taken.
 pub(super) struct Module<'c, 'a> {
     block: BlockRef<'c, 'a>,
     before: OperationRef<'c, 'a>,
@@ -113,7 +114,8 @@ pub(super) struct Module<'c, 'a> {
 }
 
 /// The symbol names taken in the pass's module, and the next suffix to try
-/// per base name (so naming n kernels `f.neg`, `f.neg_1`, ... stays linear).
+/// per base name (so naming n globals `__ocannl_constant`,
+/// `__ocannl_constant_1`, ... stays linear).
 #[derive(Default)]
 struct Symbols {
     taken: HashSet<String>,
@@ -185,8 +187,16 @@ fn run<'c>(
         })
         .collect();
     let lowered: HashSet<usize> = funcs.iter().map(|f| f.to_raw().ptr as usize).collect();
+    let mut calls = HashMap::new();
     for &func in &funcs {
-        check_lowerable(func, &lowered, &mut errors);
+        let callees = check_lowerable(func, &lowered, &mut errors);
+        calls.insert(func.to_raw().ptr as usize, callees);
+    }
+    if let Some(call) = find_recursion(&funcs, &calls) {
+        errors.push(at(
+            call.location(),
+            "recursive call: a function on ocannl tensors has no control flow, so its recursion never ends",
+        ));
     }
     if !errors.is_empty() {
         for e in errors {
@@ -238,11 +248,12 @@ fn is_ocannl_function(op: OperationRef<'_, '_>) -> bool {
 /// Records why `func` cannot be lowered: a reserved name, control flow,
 /// ops other than ocannl ops, `func.call` to lowered functions and
 /// `func.return`, tensors the lowering cannot hold.
-fn check_lowerable<'c>(
-    func: OperationRef<'c, '_>,
+fn check_lowerable<'c, 'a>(
+    func: OperationRef<'c, 'a>,
     lowered: &HashSet<usize>,
     errors: &mut Vec<Located<'c>>,
-) {
+) -> Vec<(usize, OperationRef<'c, 'a>)> {
+    let mut callees = Vec::new();
     let name = ir::string_attr(&func, "sym_name").unwrap_or_default();
     if let Some(why) = reserved::reserved(&name) {
         errors.push(at(func.location(), why));
@@ -266,7 +277,7 @@ fn check_lowerable<'c>(
         }
     }
     let Some(entry) = func.region(0).ok().and_then(|r| r.first_block()) else {
-        return;
+        return callees;
     };
     let construct = |op: OperationRef<'c, '_>| {
         format!(
@@ -287,9 +298,14 @@ fn check_lowerable<'c>(
             let ok = if op_name == "func.return" {
                 b == entry
             } else if op_name == "func.call" {
-                call_info(op, true)
+                let callee = call_info(op, true)
                     .and_then(|c| c.callee)
-                    .is_some_and(|c| lowered.contains(&(c.to_raw().ptr as usize)))
+                    .map(|c| c.to_raw().ptr as usize)
+                    .filter(|c| lowered.contains(c));
+                if let Some(c) = callee {
+                    callees.push((c, op));
+                }
+                callee.is_some()
             } else {
                 catalog::lookup(&op_name).is_some() && op.region_count() == 0
             };
@@ -320,6 +336,51 @@ fn check_lowerable<'c>(
     if let Some(op) = offending {
         errors.push(at(op.location(), construct(op)));
     }
+    callees
+}
+
+/// A call that closes a cycle of calls among `funcs` (`calls`: per function,
+/// by pointer, its callees and the calls to them), if any.
+fn find_recursion<'c, 'a>(
+    funcs: &[OperationRef<'c, 'a>],
+    calls: &HashMap<usize, Vec<(usize, OperationRef<'c, 'a>)>>,
+) -> Option<OperationRef<'c, 'a>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        Open,
+        Done,
+    }
+    let mut marks: HashMap<usize, Mark> = HashMap::new();
+    for f in funcs {
+        let start = f.to_raw().ptr as usize;
+        if marks.contains_key(&start) {
+            continue;
+        }
+        // Iterative DFS: (function, next call to follow).
+        let mut stack = vec![(start, 0usize)];
+        marks.insert(start, Mark::Open);
+        while let Some(&mut (g, ref mut k)) = stack.last_mut() {
+            let edges = calls.get(&g).map_or(&[][..], Vec::as_slice);
+            match edges.get(*k) {
+                Some(&(callee, op)) => {
+                    *k += 1;
+                    match marks.get(&callee) {
+                        Some(Mark::Open) => return Some(op),
+                        Some(Mark::Done) => {}
+                        None => {
+                            marks.insert(callee, Mark::Open);
+                            stack.push((callee, 0));
+                        }
+                    }
+                }
+                None => {
+                    marks.insert(g, Mark::Done);
+                    stack.pop();
+                }
+            }
+        }
+    }
+    None
 }
 
 /// Lowers `func` into a new function inserted before it (the caller erases

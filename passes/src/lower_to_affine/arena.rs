@@ -5,7 +5,7 @@
 //!
 //! One allocation instead of one per op keeps the lowered IR small (a
 //! `memref.alloc` is some twenty LLVM ops, a `memref.view` a handful) and
-//! the program free of `malloc` calls between kernels; the arena's size is
+//! the program free of `malloc` calls between ops; the arena's size is
 //! exactly the most memory the intermediates need at once, which
 //! `ocannl-run` checks before running.
 
