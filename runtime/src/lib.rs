@@ -68,6 +68,15 @@ impl Error {
             message: message.into(),
         }
     }
+
+    /// An error about a place in the source: reported as a diagnostic at
+    /// `location` (printed as `file:line:col: error:` with the source line
+    /// while the program's diagnostics handler lives), summed up by the
+    /// returned error.
+    fn located(location: melior::ir::Location<'_>, message: &str) -> Self {
+        ocannl_dialect::diagnostics::emit_error(location, message, &[]);
+        Self::new("the entry function cannot run (see the error above)")
+    }
 }
 
 /// The data one argument will get: where it comes from (for messages) and
@@ -263,11 +272,16 @@ impl<'c> Program<'c> {
             needed = needed.saturating_add(sum(&self.signature.inputs));
             what = "the inputs, results and intermediates".to_owned();
         }
-        memory::check(needed, &format!("{what} of '@{}'", self.entry))?;
+        let located = |e: Error| match entry_function(&self.module, &self.entry) {
+            Ok(func) => Error::located(func.location(), &e.to_string()),
+            Err(_) => e,
+        };
+        memory::check(needed, &format!("{what} of '@{}'", self.entry)).map_err(located)?;
         memory::probe(
             self.intermediate_bytes,
             &format!("the intermediates of '@{}'", self.entry),
         )
+        .map_err(located)
     }
 
     /// The entry function's name.
@@ -459,7 +473,7 @@ fn functions<'c, 'm>(
     let mut out = Vec::new();
     let mut next = module.body().first_operation();
     while let Some(op) = next {
-        if ir::op_name(&op) == "func.func"
+        if matches!(ir::op_name(&op).as_str(), "func.func" | "llvm.func")
             && let Some(name) = ir::string_attr(&op, "sym_name")
         {
             out.push((name, op));
@@ -539,16 +553,22 @@ fn bind_inputs(module: &Module<'_>, entry: &str, inputs: &[InputShape]) -> Resul
         let arg: melior::ir::Value<'_, '_> = body.argument(i).expect("counted").into();
         use melior::ir::ValueLike;
         let Some(spec) = shape_spec(arg.r#type()).ok().flatten() else {
-            return Err(Error::new(format!(
-                "argument #{i} of '@{entry}' is not a tensor ({})",
-                arg.r#type()
-            )));
+            return Err(Error::located(
+                arg.location(),
+                &format!(
+                    "argument #{i} of '@{entry}' is not a tensor ({})",
+                    arg.r#type()
+                ),
+            ));
         };
         if let Ok(known) = memory_dims(&spec) {
             if &known != dims {
-                return Err(Error::new(format!(
-                    "argument #{i} has the inferred shape {known:?} (spec \"{spec}\") but its input {name} has shape {dims:?}"
-                )));
+                return Err(Error::located(
+                    arg.location(),
+                    &format!(
+                        "argument #{i} has the inferred shape {known:?} (spec \"{spec}\") but its input {name} has shape {dims:?}"
+                    ),
+                ));
             }
             continue;
         }
@@ -558,9 +578,12 @@ fn bind_inputs(module: &Module<'_>, entry: &str, inputs: &[InputShape]) -> Resul
             // decides, and the data is checked against the result.
             Err(bind::BindError::Ambiguous(_)) => continue,
             Err(e) => {
-                return Err(Error::new(format!(
-                    "argument #{i} has the shape \"{spec}\" after inference, which its input {name} of shape {dims:?} does not fit: {e}"
-                )));
+                return Err(Error::located(
+                    arg.location(),
+                    &format!(
+                        "argument #{i} has the shape \"{spec}\" after inference, which its input {name} of shape {dims:?} does not fit: {e}"
+                    ),
+                ));
             }
         };
         ocannl_passes::tensor_types::set_value_spec(arg, &bound);
@@ -638,21 +661,23 @@ fn signature(module: &Module<'_>, entry: &str) -> Result<Signature, Error> {
         .and_then(|a| TypeAttribute::try_from(a).ok())
         .and_then(|t| FunctionType::try_from(t.value()).ok())
         .ok_or_else(|| Error::new(format!("'@{entry}' has no function type")))?;
-    let sig = |ty: melior::ir::Type<'_>, what: String| -> Result<TensorSig, Error> {
+    let body = func.region(0).ok().and_then(|r| r.first_block());
+    let sig = |ty: melior::ir::Type<'_>, what: String, location| -> Result<TensorSig, Error> {
+        let fail = |message: String| Error::located(location, &message);
         let tensor = TensorType::classify(ty)
-            .ok_or_else(|| Error::new(format!("{what} of '@{entry}' is not a tensor ({ty})")))?;
+            .ok_or_else(|| fail(format!("{what} of '@{entry}' is not a tensor ({ty})")))?;
         let elem_name = tensor.element_type().to_string();
         let elem = Elem::from_mlir(&elem_name).ok_or_else(|| {
-            Error::new(format!(
+            fail(format!(
                 "{what} of '@{entry}' has element type {elem_name}: ocannl-run exchanges f32, f64, i32 and i64"
             ))
         })?;
         let spec = shape_spec(ty)
             .ok()
             .flatten()
-            .ok_or_else(|| Error::new(format!("{what} of '@{entry}' has an invalid shape")))?;
+            .ok_or_else(|| fail(format!("{what} of '@{entry}' has an invalid shape")))?;
         let dims = memory_dims(&spec).map_err(|_| {
-            Error::new(format!(
+            fail(format!(
                 "{what} of '@{entry}' has the shape \"{spec}\" after inference: give its sizes in the function"
             ))
         })?;
@@ -662,12 +687,29 @@ fn signature(module: &Module<'_>, entry: &str) -> Result<Signature, Error> {
             spec: spec.to_string(),
         })
     };
+    let arg_location = |i: usize| {
+        use melior::ir::ValueLike;
+        body.and_then(|b| b.argument(i).ok())
+            .map_or(func.location(), |a| a.location())
+    };
     Ok(Signature {
         inputs: (0..ftype.input_count())
-            .map(|i| sig(ftype.input(i).expect("in range"), format!("argument #{i}")))
+            .map(|i| {
+                sig(
+                    ftype.input(i).expect("in range"),
+                    format!("argument #{i}"),
+                    arg_location(i),
+                )
+            })
             .collect::<Result<_, _>>()?,
         outputs: (0..ftype.result_count())
-            .map(|i| sig(ftype.result(i).expect("in range"), format!("result #{i}")))
+            .map(|i| {
+                sig(
+                    ftype.result(i).expect("in range"),
+                    format!("result #{i}"),
+                    func.location(),
+                )
+            })
             .collect::<Result<_, _>>()?,
     })
 }
