@@ -123,6 +123,47 @@ pub(super) struct AffineAxis<'s> {
     pub(super) padded: bool,
 }
 
+/// Rejects a slot that uses a part of one of its concatenations again (as
+/// an axis of its own, in a strided or convolution axis, or in another
+/// concatenation): the part's iterator is active only in its own block,
+/// where the concatenation reads it, so the other axis would never be
+/// indexed and the tensor would take part in no block (reference,
+/// "Concatenation": the blocks choose one active part per component).
+fn check_concat_parts(slot: &SlotSpec) -> Result<(), ProjectionError> {
+    let axes: Vec<&EinsumAxis> = [RowKind::Batch, RowKind::Input, RowKind::Output]
+        .into_iter()
+        .flat_map(|kind| {
+            let row = slot.row(kind);
+            row.beg.iter().chain(row.end.iter())
+        })
+        .collect();
+    for (i, a) in axes.iter().enumerate() {
+        let EinsumAxis::Concat(parts) = a else {
+            continue;
+        };
+        for p in parts {
+            let elsewhere = axes.iter().enumerate().any(|(j, b)| {
+                j != i
+                    && match b {
+                        EinsumAxis::Label(l) => l == p,
+                        EinsumAxis::Concat(others) => others.contains(p),
+                        EinsumAxis::Affine { over, conv, .. } => {
+                            over == p || conv.as_ref().is_some_and(|c| &c.kernel == p)
+                        }
+                        EinsumAxis::Fresh | EinsumAxis::Fixed(_) => false,
+                    }
+            });
+            if elsewhere {
+                return Err(ProjectionError::Unsupported(format!(
+                    "the label '{p}' is a part of the concatenation '{}' and also indexes another axis of the same tensor",
+                    parts.join("^")
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Projection equations of one einsum slot against its tensor `t`.
 pub(super) fn einsum_slot<'s>(
     ids: &mut Ids,
@@ -132,6 +173,7 @@ pub(super) fn einsum_slot<'s>(
     rows: &mut HashMap<String, Vec<usize>>,
     (affine, concats): (&mut Vec<AffineAxis<'s>>, &mut Vec<ConcatAxis<'s>>),
 ) -> Result<(), ProjectionError> {
+    check_concat_parts(slot)?;
     for kind in [RowKind::Batch, RowKind::Input, RowKind::Output] {
         let row = slot.row(kind);
         let nodes = ids.node[t][kind_index(kind)].clone();

@@ -361,6 +361,24 @@ fn concatenation() {
         "space [3]; operands [i0] [i0]; result [i0]; components [i0]
 error: operands #0 and #1 would both write the same cells of the result (ambiguous concatenation)"
     );
+    // A part used again in the same tensor is active only where the
+    // concatenation reads it: the tensor would take part in no block.
+    for (spec, operand, result, label) in [
+        ("a^b,b => a", "5,3", "2", "b"),
+        ("a^b,a => a", "5,2", "2", "a"),
+        ("a^b => a^b,b", "5", "5,2", "b"),
+        ("a^b,b^c => a", "5,4", "2", "b"),
+        ("a^b,2*b => a", "5,6", "2", "b"),
+    ] {
+        let spec = block(spec);
+        let out = render_blocks(OpLogic::Block(&spec), &[operand], result);
+        assert!(
+            out.contains(&format!(
+                "the label '{label}' is a part of the concatenation"
+            )),
+            "{out}"
+        );
+    }
     // The parts must add up.
     let spec = block("a; b => a^b");
     assert_eq!(
