@@ -61,10 +61,11 @@ func.func @slice_suffix(%x: !ocannl.tensor<f32, "5">) -> !ocannl.tensor<f32, "2"
   return %0 : !ocannl.tensor<f32, "2">
 }
 
-// Stacking: each operand writes one position of the new axis.
+// Stacking: each operand writes one position of the new axis (a part of
+// size 1: its iterator is the constant 0, no loop).
 // CHECK-LABEL: func.func @stack(
 // CHECK-SAME: %[[X:.*]]: memref<3xi32>, %[[Y:.*]]: memref<3xi32>, %[[R:.*]]: memref<2x3xi32>)
-// CHECK: affine.for %[[S:.*]] = 0 to 1 {
+// CHECK: %[[S:.*]] = arith.constant 0 : index
 // CHECK-NEXT: affine.for %[[I:.*]] = 0 to 3 {
 // CHECK-NEXT: %[[V:.*]] = affine.load %[[X]][%[[I]]]
 // CHECK-NEXT: affine.store %[[V]], %[[R]][%[[S]], %[[I]]]

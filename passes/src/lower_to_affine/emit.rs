@@ -120,7 +120,11 @@ impl<'c> Emitter<'c> {
     }
 
     /// One `affine.for` per size, outermost first; returns the insertion
-    /// point inside the innermost loop and the induction variables.
+    /// point inside the innermost loop and the induction variables. A size
+    /// of 1 gets no loop: its induction variable is the constant 0 (a valid
+    /// affine dimension). Deep nests of unit loops (a constant of 300 axes
+    /// of size 1) cost LLVM's loop passes minutes; every other nest is at
+    /// most 63 loops deep, since its sizes multiply to at most `2^63`.
     pub(super) fn nest<'a>(
         &self,
         mut at: At<'c, 'a>,
@@ -129,7 +133,15 @@ impl<'c> Emitter<'c> {
     ) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
         let index = Type::index(self.ctx);
         let mut ivs = Vec::with_capacity(sizes.len());
+        let mut zero = None;
         for &n in sizes {
+            if n == 1 {
+                let z = *zero.get_or_insert_with(|| {
+                    self.constant(at, IntegerAttribute::new(index, 0).into(), loc)
+                });
+                ivs.push(z);
+                continue;
+            }
             let block = Block::new(&[(index, loc)]);
             block.append_operation(
                 OperationBuilder::new("affine.yield", loc)
