@@ -495,6 +495,32 @@ fn entry_function<'c, 'm>(
         .ok_or_else(|| Error::new(format!("no function '@{entry}'")))
 }
 
+/// A function named `name` inside a nested `builtin.module` (for the error
+/// that says where it is).
+fn nested_function<'c, 'm>(
+    module: &'m Module<'c>,
+    name: &str,
+) -> Option<melior::ir::operation::OperationRef<'c, 'm>> {
+    let mut next = module.body().first_operation();
+    while let Some(op) = next {
+        if ir::op_name(&op) == "builtin.module" {
+            let found = ir::collect_ops(op, |inner| {
+                let kind = ir::op_name(&inner);
+                let function = matches!(kind.as_str(), "func.func" | "llvm.func");
+                ir::Select {
+                    keep: function && ir::string_attr(&inner, "sym_name").as_deref() == Some(name),
+                    descend: kind == "builtin.module",
+                }
+            });
+            if let Some(f) = found.into_iter().next() {
+                return Some(f);
+            }
+        }
+        next = op.next_in_block();
+    }
+    None
+}
+
 fn find_entry(module: &Module<'_>, entry: Option<&str>, path: &Path) -> Result<String, Error> {
     let names: Vec<String> = functions(module).into_iter().map(|(n, _)| n).collect();
     let listed = || {
@@ -516,6 +542,14 @@ fn find_entry(module: &Module<'_>, entry: Option<&str>, path: &Path) -> Result<S
             let e = e.trim_start_matches('@');
             if names.iter().any(|n| n == e) {
                 Ok(e.to_owned())
+            } else if let Some(nested) = nested_function(module, e) {
+                Err(Error::located(
+                    nested.location(),
+                    &format!(
+                        "'@{e}' is in a nested module: ocannl-run runs a function of the top-level module ({})",
+                        listed()
+                    ),
+                ))
             } else {
                 Err(Error::new(format!(
                     "no function '@{e}' in '{}' ({})",

@@ -331,6 +331,18 @@ fn run_bad_inputs_are_errors_with_exit_code_1() {
         "short.npy' of shape [3] does not fit: the data has 1 axes but the shape has exactly 2",
     );
 
+    // An entry in a nested module: located at that function.
+    let nested = dir.join("nested.mlir");
+    std::fs::write(
+        &nested,
+        "module @outer {\n  func.func @inner() {\n    return\n  }\n}\nfunc.func @top() {\n  return\n}\n",
+    )
+    .expect("write module");
+    assert_user_error(
+        &run_tool(&[&path(&nested), "--entry", "inner"]),
+        "nested.mlir:2:3: error: '@inner' is in a nested module: ocannl-run runs a function of the top-level module (its functions: @top)",
+    );
+
     let missing = run_tool(&["/nonexistent/input.mlir"]);
     assert_eq!(missing.status.code(), Some(1));
     assert!(
