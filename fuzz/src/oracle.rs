@@ -219,10 +219,11 @@ pub fn has_located_error(err: &str, file: &str) -> bool {
     })
 }
 
-/// The first ocannl op (or type) left in a lowering's output.
+/// The first ocannl op (or type) left in a lowering's output, or a
+/// conversion cast that a failed (partial) upstream conversion left behind.
 pub fn unlowered(stdout: &[u8]) -> Option<String> {
     let out = String::from_utf8_lossy(stdout);
-    for marker in ["\"ocannl.", "!ocannl.tensor"] {
+    for marker in ["\"ocannl.", "!ocannl.tensor", "unrealized_conversion_cast"] {
         if let Some(pos) = out.find(marker) {
             let rest = &out[pos..];
             let body = &rest[1..];
@@ -403,6 +404,12 @@ mod tests {
         assert_eq!(j.detail, "\"ocannl.neg\"");
         let inferred = Tool::Opt { lowering: false };
         assert_eq!(v(inferred, Exit::Code(0), left, ""), Verdict::Pass);
+        // A function upstream func-to-llvm failed to convert.
+        let cast =
+            "%0 = builtin.unrealized_conversion_cast %arg0 : memref<4x0xf32> to !llvm.struct";
+        let j = judge(OPT, F, Exit::Code(0), cast.as_bytes(), b"");
+        assert_eq!(j.verdict, Verdict::Silent);
+        assert_eq!(j.detail, "unrealized_conversion_cast");
     }
 
     #[test]

@@ -96,6 +96,21 @@ struct Located<'c> {
     message: String,
 }
 
+/// A function argument's or result's buffer is valid ([`buffer_type`]) and
+/// can be passed as a bare pointer: upstream `convert-func-to-llvm` cannot
+/// compute the strides of an identity-layout memref whose size-0 axis is
+/// not the first (`memref<4x0x5xf32>`) and silently leaves such a function
+/// unconverted.
+fn signature_buffer(ty: Type<'_>, what: &str) -> Result<(), String> {
+    let (_, dims, _) = buffer_type(ty, what)?;
+    if dims.iter().skip(1).any(|&d| d == 0) {
+        return Err(format!(
+            "{what} {ty} has an empty axis after its first (memory order {dims:?}): functions cannot take or return such tensors (the bare-pointer calling convention cannot pass them)"
+        ));
+    }
+    Ok(())
+}
+
 fn at<'c>(location: Location<'c>, message: impl Into<String>) -> Located<'c> {
     Located {
         location,
@@ -265,13 +280,13 @@ fn check_lowerable<'c, 'a>(
             let location = entry
                 .and_then(|b| b.argument(i).ok())
                 .map_or(func.location(), |a| a.location());
-            if let Err(e) = buffer_type(ty, &format!("argument #{i}")) {
+            if let Err(e) = signature_buffer(ty, &format!("argument #{i}")) {
                 errors.push(at(location, e));
             }
         }
         for j in 0..f.result_count() {
             let ty = f.result(j).expect("index below result_count");
-            if let Err(e) = buffer_type(ty, &format!("result #{j}")) {
+            if let Err(e) = signature_buffer(ty, &format!("result #{j}")) {
                 errors.push(at(func.location(), e));
             }
         }

@@ -28,7 +28,9 @@ macro_rules! ocannl_to_affine {
 
 macro_rules! affine_to_llvm {
     () => {
-        "lower-affine,convert-scf-to-cf,cse,\
+        "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},\
+math-extend-to-supported-types{extra-types=f16 target-type=f32},arith-expand{include-bf16=true},\
+lower-affine,convert-scf-to-cf,cse,\
 convert-to-llvm{filter-dialects=arith,cf,math,memref},\
 convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},reconcile-unrealized-casts"
     };
@@ -42,7 +44,11 @@ pub const TO_AFFINE: PipelineDef = PipelineDef {
 };
 
 /// The upstream part of [`TO_LLVM`]: affine, memref, math, arith and func to
-/// the LLVM dialect. Functions take bare pointers to their buffers
+/// the LLVM dialect. `bf16` arithmetic and math functions are computed in
+/// `f32` and `bf16` conversions are expanded into integer operations
+/// (`f16` is left to LLVM: F16C or libgcc's `__truncsfhf2`), so the code needs no compiler-rt routine (`__truncsfbf2`,
+/// which neither the JIT nor Debian 12's libgcc provides: a module with
+/// `bf16` arithmetic could not be loaded). Functions take bare pointers to their buffers
 /// (`use-bare-ptr-memref-call-conv`): every buffer has a static shape.
 /// Arith, cf, math and memref convert in one `convert-to-llvm` (one walk of the
 /// module instead of one per dialect; the ocannl passes load those dialects

@@ -567,4 +567,24 @@ fn codegen_hazards_are_errors_or_defined() {
         stdout.contains("cells [0.000000, -2147483648.000000, -4.000000]"),
         "{stdout}"
     );
+    // bf16 arithmetic needs no compiler-rt routine (`__truncsfbf2` is in
+    // neither the JIT nor Debian 12's libgcc): a module holding it loads.
+    let bf16 = scratch(
+        "codegen",
+        "bf16.mlir",
+        r#"func.func @g(%a: !ocannl.tensor<bf16, "3">) -> !ocannl.tensor<bf16, "3"> {
+  %0 = "ocannl.add"(%a, %a) : (!ocannl.tensor<bf16, "3">, !ocannl.tensor<bf16, "3">) -> !ocannl.tensor<bf16, "3">
+  %1 = "ocannl.exp"(%0) : (!ocannl.tensor<bf16, "3">) -> !ocannl.tensor<bf16, "3">
+  return %1 : !ocannl.tensor<bf16, "3">
+}
+func.func @f() -> !ocannl.tensor<f32, "3"> {
+  %0 = "ocannl.range"() {spec = "3"} : () -> !ocannl.tensor<f32, "3">
+  return %0 : !ocannl.tensor<f32, "3">
+}"#,
+    );
+    let stdout = run_ok(&[&bf16.display().to_string(), "--entry", "f"]);
+    assert!(
+        stdout.contains("cells [0.000000, 1.000000, 2.000000]"),
+        "{stdout}"
+    );
 }
