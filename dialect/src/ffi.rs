@@ -88,6 +88,21 @@ pub fn string_value(attr: Attribute<'_>) -> Option<String> {
     }
 }
 
+/// The name a flat symbol reference attribute (`@f`) refers to (`None` for
+/// any other attribute).
+pub fn symbol_ref_value(attr: Attribute<'_>) -> Option<String> {
+    // SAFETY: kind check before the getter; the string is copied.
+    unsafe {
+        let raw = attr.to_raw();
+        mlir_sys::mlirAttributeIsAFlatSymbolRef(raw).then(|| {
+            str_of(StringRef::from_raw(
+                mlir_sys::mlirFlatSymbolRefAttrGetValue(raw),
+            ))
+            .into_owned()
+        })
+    }
+}
+
 /// The value of the string attribute `name` of `op`, if it has one.
 pub fn string_attr<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, name: &str) -> Option<String> {
     op.attribute(name).ok().and_then(string_value)

@@ -32,6 +32,7 @@ pub mod ir {
         erase_op, float_value, function_type, integer_set_attr, integer_value, is_dense_elements,
         is_signless_integer, op_name, ranked_tensor_type, reshape_dense, set_attribute,
         set_discardable_attribute, shaped_dims, shaped_element, str_of, string_attr, string_value,
+        symbol_ref_value,
     };
 }
 

@@ -521,7 +521,44 @@ fn nested_function<'c, 'm>(
     None
 }
 
+/// The entry function's name: `entry`, or the only function; it must have
+/// a body, and so must every function the module calls (the JIT links no
+/// external function on tensors).
 fn find_entry(module: &Module<'_>, entry: Option<&str>, path: &Path) -> Result<String, Error> {
+    let name = choose_entry(module, entry, path)?;
+    let called: std::collections::HashSet<String> = functions(module)
+        .into_iter()
+        .flat_map(|(_, f)| {
+            ir::collect_ops(f, |op| ir::Select {
+                keep: ir::op_name(&op) == "func.call",
+                descend: true,
+            })
+        })
+        .filter_map(|call| call.attribute("callee").ok().and_then(ir::symbol_ref_value))
+        .collect();
+    for (callee, f) in functions(module) {
+        let declaration = f.region(0).ok().is_none_or(|r| r.first_block().is_none());
+        if declaration && called.contains(&callee) {
+            return Err(Error::located(
+                f.location(),
+                &format!(
+                    "'@{callee}' is called but has no body: ocannl-run links no external functions"
+                ),
+            ));
+        }
+    }
+    if let Ok(f) = entry_function(module, &name)
+        && f.region(0).ok().is_none_or(|r| r.first_block().is_none())
+    {
+        return Err(Error::located(
+            f.location(),
+            &format!("'@{name}' is a declaration: ocannl-run runs a function with a body"),
+        ));
+    }
+    Ok(name)
+}
+
+fn choose_entry(module: &Module<'_>, entry: Option<&str>, path: &Path) -> Result<String, Error> {
     let names: Vec<String> = functions(module).into_iter().map(|(n, _)| n).collect();
     let listed = || {
         if names.is_empty() {
