@@ -46,6 +46,19 @@ struct OpNameAccess : mlir::OperationName {
   explicit OpNameAccess(mlir::OperationName name) : mlir::OperationName(name) {}
   Impl *impl() const { return getImpl(); }
 };
+
+/// The definition of the op `name` of the IRDL-loaded ocannl dialect, or
+/// null when that dialect is not loaded or has no such op. Every op of an
+/// IRDL-loaded (extensible) dialect is a dynamic op.
+mlir::DynamicOpDefinition *dynamicOcannlOp(MlirContext ctx, MlirStringRef name) {
+  mlir::MLIRContext *context = unwrap(ctx);
+  if (!llvm::isa_and_nonnull<mlir::ExtensibleDialect>(context->getLoadedDialect("ocannl")))
+    return nullptr;
+  mlir::OperationName opName(unwrap(name), context);
+  if (!opName.isRegistered() || opName.getDialectNamespace() != "ocannl")
+    return nullptr;
+  return static_cast<mlir::DynamicOpDefinition *>(OpNameAccess(opName).impl());
+}
 } // namespace
 
 extern "C" {
@@ -113,14 +126,9 @@ void ocannlEmitErrorWithNotes(MlirLocation loc, MlirStringRef message, intptr_t 
 /// loaded ocannl dialect.
 bool ocannlRelaxVariadicVerifier(MlirContext ctx, MlirStringRef name, intptr_t minOperands,
                                  intptr_t numStringAttrs, const MlirStringRef *stringAttrs) {
-  mlir::MLIRContext *context = unwrap(ctx);
-  if (!llvm::isa_and_nonnull<mlir::ExtensibleDialect>(context->getLoadedDialect("ocannl")))
+  mlir::DynamicOpDefinition *def = dynamicOcannlOp(ctx, name);
+  if (!def)
     return false;
-  mlir::OperationName opName(unwrap(name), context);
-  if (!opName.isRegistered() || opName.getDialectNamespace() != "ocannl")
-    return false;
-  // Every op of an IRDL-loaded (extensible) dialect is a dynamic op.
-  auto *def = static_cast<mlir::DynamicOpDefinition *>(OpNameAccess(opName).impl());
   std::vector<std::string> attrs;
   for (intptr_t i = 0; i < numStringAttrs; ++i)
     attrs.emplace_back(unwrap(stringAttrs[i]).str());
@@ -168,13 +176,9 @@ bool ocannlRelaxVariadicVerifier(MlirContext ctx, MlirStringRef name, intptr_t m
 /// such as `ocannl.neg"(...)` made the tool exit 1 silently. Returns false
 /// when the op is not a dynamic op of the loaded ocannl dialect.
 bool ocannlRejectCustomSyntax(MlirContext ctx, MlirStringRef name) {
-  mlir::MLIRContext *context = unwrap(ctx);
-  if (!llvm::isa_and_nonnull<mlir::ExtensibleDialect>(context->getLoadedDialect("ocannl")))
+  mlir::DynamicOpDefinition *def = dynamicOcannlOp(ctx, name);
+  if (!def)
     return false;
-  mlir::OperationName opName(unwrap(name), context);
-  if (!opName.isRegistered() || opName.getDialectNamespace() != "ocannl")
-    return false;
-  auto *def = static_cast<mlir::DynamicOpDefinition *>(OpNameAccess(opName).impl());
   std::string op = unwrap(name).str();
   def->setParseFn([op](mlir::OpAsmParser &parser, mlir::OperationState &) -> mlir::ParseResult {
     // MLIR prefixes "custom op 'NAME' ".

@@ -45,14 +45,15 @@ pub const TO_AFFINE: PipelineDef = PipelineDef {
 
 /// The upstream part of [`TO_LLVM`]: affine, memref, math, arith and func to
 /// the LLVM dialect. `bf16` arithmetic and math functions are computed in
-/// `f32` and `bf16` conversions are expanded into integer operations
-/// (`f16` is left to LLVM: F16C or libgcc's `__truncsfhf2`), so the code needs no compiler-rt routine (`__truncsfbf2`,
-/// which neither the JIT nor Debian 12's libgcc provides: a module with
-/// `bf16` arithmetic could not be loaded). Functions take bare pointers to their buffers
+/// `f32` and `bf16` conversions are expanded into integer operations, so
+/// the code needs no compiler-rt routine (`__truncsfbf2`, which neither the
+/// JIT nor Debian 12's libgcc provides: a module with `bf16` arithmetic
+/// could not be loaded); `f16` is left to LLVM (F16C, or libgcc's
+/// `__truncsfhf2`). Functions take bare pointers to their buffers
 /// (`use-bare-ptr-memref-call-conv`): every buffer has a static shape.
-/// Arith, cf, math and memref convert in one `convert-to-llvm` (one walk of the
-/// module instead of one per dialect; the ocannl passes load those dialects
-/// as their dependents, which the filter needs); the lowering emits no
+/// Arith, cf, math and memref convert in one `convert-to-llvm` (one walk of
+/// the module instead of one per dialect; the ocannl passes load those
+/// dialects as their dependents, which the filter needs); the lowering emits no
 /// strided memref metadata, so `expand-strided-metadata` is not needed;
 /// `cse` deduplicates, LLVM's optimiser does the rest of the cleaning (a
 /// `canonicalize` here cost more than it saved). The pipeline's cost is

@@ -526,9 +526,13 @@ fn nested_function<'c, 'm>(
 /// external function on tensors).
 fn find_entry(module: &Module<'_>, entry: Option<&str>, path: &Path) -> Result<String, Error> {
     let name = choose_entry(module, entry, path)?;
-    let called: std::collections::HashSet<String> = functions(module)
-        .into_iter()
-        .flat_map(|(_, f)| {
+    let funcs = functions(module);
+    let is_declaration = |f: &melior::ir::operation::OperationRef<'_, '_>| {
+        f.region(0).ok().is_none_or(|r| r.first_block().is_none())
+    };
+    let called: std::collections::HashSet<String> = funcs
+        .iter()
+        .flat_map(|&(_, f)| {
             ir::collect_ops(f, |op| ir::Select {
                 keep: ir::op_name(&op) == "func.call",
                 descend: true,
@@ -536,19 +540,19 @@ fn find_entry(module: &Module<'_>, entry: Option<&str>, path: &Path) -> Result<S
         })
         .filter_map(|call| call.attribute("callee").ok().and_then(ir::symbol_ref_value))
         .collect();
-    for (callee, f) in functions(module) {
-        let declaration = f.region(0).ok().is_none_or(|r| r.first_block().is_none());
-        if declaration && called.contains(&callee) {
-            return Err(Error::located(
-                f.location(),
-                &format!(
-                    "'@{callee}' is called but has no body: ocannl-run links no external functions"
-                ),
-            ));
-        }
+    if let Some((callee, f)) = funcs
+        .iter()
+        .find(|(n, f)| is_declaration(f) && called.contains(n))
+    {
+        return Err(Error::located(
+            f.location(),
+            &format!(
+                "'@{callee}' is called but has no body: ocannl-run links no external functions"
+            ),
+        ));
     }
-    if let Ok(f) = entry_function(module, &name)
-        && f.region(0).ok().is_none_or(|r| r.first_block().is_none())
+    if let Some((_, f)) = funcs.iter().find(|(n, _)| *n == name)
+        && is_declaration(f)
     {
         return Err(Error::located(
             f.location(),

@@ -332,36 +332,33 @@ fn run_bad_inputs_are_errors_with_exit_code_1() {
     );
 
     // An entry in a nested module: located at that function.
-    let nested = dir.join("nested.mlir");
-    std::fs::write(
-        &nested,
+    let nested = scratch(
+        "run-bad-inputs",
+        "nested.mlir",
         "module @outer {\n  func.func @inner() {\n    return\n  }\n}\nfunc.func @top() {\n  return\n}\n",
-    )
-    .expect("write module");
+    );
     assert_user_error(
         &run_tool(&[&path(&nested), "--entry", "inner"]),
         "nested.mlir:2:3: error: '@inner' is in a nested module: ocannl-run runs a function of the top-level module (its functions: @top)",
     );
 
     // A declaration as the entry: located at it.
-    let declaration = dir.join("declaration.mlir");
-    std::fs::write(
-        &declaration,
+    let declaration = scratch(
+        "run-bad-inputs",
+        "declaration.mlir",
         "func.func private @ext(!ocannl.tensor<f32, \"3\">) -> !ocannl.tensor<f32, \"3\">\n",
-    )
-    .expect("write module");
+    );
     assert_user_error(
         &run_tool(&[&path(&declaration)]),
         "declaration.mlir:1:1: error: '@ext' is a declaration: ocannl-run runs a function with a body",
     );
 
     // A call to a declaration: the JIT could not resolve it.
-    let external = dir.join("external.mlir");
-    std::fs::write(
-        &external,
+    let external = scratch(
+        "run-bad-inputs",
+        "external.mlir",
         "func.func private @ext() -> !ocannl.tensor<f32, \"3\">\nfunc.func @f() -> !ocannl.tensor<f32, \"3\"> {\n  %0 = func.call @ext() : () -> !ocannl.tensor<f32, \"3\">\n  return %0 : !ocannl.tensor<f32, \"3\">\n}\n",
-    )
-    .expect("write module");
+    );
     assert_user_error(
         &run_tool(&[&path(&external), "--entry", "f"]),
         "external.mlir:1:1: error: '@ext' is called but has no body: ocannl-run links no external functions",
