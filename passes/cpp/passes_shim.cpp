@@ -21,8 +21,11 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
@@ -122,7 +125,7 @@ public:
   void getDependentDialects(mlir::DialectRegistry &registry) const override {
     registry.insert<mlir::affine::AffineDialect, mlir::arith::ArithDialect,
                     mlir::func::FuncDialect, mlir::math::MathDialect,
-                    mlir::memref::MemRefDialect>();
+                    mlir::memref::MemRefDialect, mlir::vector::VectorDialect>();
   }
 
   std::unique_ptr<mlir::Pass> clonePass() const override {
@@ -152,9 +155,48 @@ private:
   std::vector<std::function<std::string()>> getters;
 };
 
+/// `ocannl-math-approximation`: upstream's polynomial approximations of
+/// `exp`, `expm1`, `log`, `log1p`, `log2`, `tanh` and `erf` on `f32`
+/// scalars and vectors (`populateMathPolynomialApproximationPatterns`),
+/// so that vectorised code stays vectorised instead of calling libm once
+/// per lane. Upstream registers these patterns only as a test pass.
+/// `sin`/`cos` are left to libm (the approximations' range reduction is
+/// only accurate near 0).
+struct MathApproximationPass
+    : public mlir::PassWrapper<MathApproximationPass, mlir::OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MathApproximationPass)
+
+  llvm::StringRef getArgument() const override { return "ocannl-math-approximation"; }
+  llvm::StringRef getDescription() const override {
+    return "Polynomial approximations of exp, expm1, log, log1p, log2, tanh and erf on f32 "
+           "(upstream's patterns), which vectorise";
+  }
+  void getDependentDialects(mlir::DialectRegistry &registry) const override {
+    registry.insert<mlir::arith::ArithDialect, mlir::math::MathDialect,
+                    mlir::vector::VectorDialect>();
+  }
+  void runOnOperation() override {
+    mlir::RewritePatternSet patterns(&getContext());
+    mlir::populateMathPolynomialApproximationPatterns(patterns, [](llvm::StringRef name) {
+      return name == "math.exp" || name == "math.expm1" || name == "math.log" ||
+             name == "math.log1p" || name == "math.log2" || name == "math.tanh" ||
+             name == "math.erf";
+    });
+    if (mlir::failed(mlir::applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
 } // namespace
 
 extern "C" {
+
+/// Registers the C++ passes of the shim (`ocannl-math-approximation`).
+void ocannlRegisterShimPasses() {
+  mlir::registerPass([]() -> std::unique_ptr<mlir::Pass> {
+    return std::make_unique<MathApproximationPass>();
+  });
+}
 
 /// Registers a Rust pass under `argument` in MLIR's global pass registry.
 /// `opName` (may be null or empty) restricts the ops it runs on. All strings

@@ -56,8 +56,11 @@ mod body;
 mod buffers;
 mod compute;
 mod emit;
+mod kernel;
+mod loops;
 mod nests;
 mod reserved;
+mod schedule;
 mod terminals;
 
 use std::collections::{HashMap, HashSet};
@@ -86,7 +89,7 @@ pub const PASS: PassDef = PassDef {
     argument: c"ocannl-lower-to-affine",
     description: c"Lower functions on ocannl tensors to memrefs and affine loop nests (destination-passing results, one block per op, one arena per function)",
     anchor: Some(c"builtin.module"),
-    options: &[],
+    options: schedule::OPTIONS,
     run,
 };
 
@@ -167,7 +170,7 @@ impl<'c, 'a> Module<'c, 'a> {
 fn run<'c>(
     ctx: &'c Context,
     root: OperationRef<'c, '_>,
-    _options: &PassOptions,
+    options: &PassOptions,
 ) -> Result<(), PassFailed> {
     let mut symbols = Symbols::default();
     let mut funcs = Vec::new();
@@ -219,7 +222,14 @@ fn run<'c>(
         }
         return Err(PassFailed);
     }
-    let em = Emitter { ctx };
+    let target = match schedule::Target::from_options(options) {
+        Ok(t) => t,
+        Err(e) => {
+            emit_error(root.location(), &e, &[]);
+            return Err(PassFailed);
+        }
+    };
+    let em = Emitter { ctx, target };
     let mut failed = false;
     for func in funcs {
         let block = func.block().expect("a function inside a module");

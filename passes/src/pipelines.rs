@@ -30,8 +30,9 @@ macro_rules! affine_to_llvm {
     () => {
         "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},\
 math-extend-to-supported-types{extra-types=f16 target-type=f32},arith-expand{include-bf16=true},\
+ocannl-math-approximation,\
 lower-affine,convert-scf-to-cf,cse,\
-convert-to-llvm{filter-dialects=arith,cf,math,memref},\
+convert-vector-to-llvm,convert-to-llvm{filter-dialects=arith,cf,math,memref},\
 convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},reconcile-unrealized-casts"
     };
 }
@@ -59,6 +60,32 @@ pub const TO_AFFINE: PipelineDef = PipelineDef {
 /// `canonicalize` here cost more than it saved). The pipeline's cost is
 /// linear in the program (`tools/bench/compile_scaling.py`).
 pub const AFFINE_TO_LLVM: &str = affine_to_llvm!();
+
+/// [`AFFINE_TO_LLVM`] for code whose parallel loops (`affine.parallel`,
+/// from `ocannl-lower-to-affine{parallel=true}`) run on `threads` OpenMP
+/// threads: `convert-scf-to-openmp` after `lower-affine`, and the OpenMP
+/// dialect to LLVM. The code then calls libomp (`__kmpc_fork_call`).
+/// Memrefs convert before `convert-scf-to-cf`: the OpenMP conversion wraps
+/// each parallel body in a `memref.alloca_scope`, which must be lowered
+/// while it still has one block.
+pub fn affine_to_llvm_threads(threads: usize) -> String {
+    AFFINE_TO_LLVM
+        .replace(
+            "lower-affine,",
+            &format!(
+                "lower-affine,convert-scf-to-openmp{{num-threads={threads}}},convert-vector-to-llvm,finalize-memref-to-llvm,"
+            ),
+        )
+        .replace(
+            "reconcile-unrealized-casts",
+            "convert-openmp-to-llvm,reconcile-unrealized-casts",
+        )
+}
+
+/// [`INFERRED_TO_AFFINE`] with the outermost parallel loop of each nest as
+/// `affine.parallel`.
+pub const INFERRED_TO_AFFINE_PARALLEL: &str =
+    "ocannl-infer-projections,ocannl-lower-to-affine{parallel=true}";
 
 /// The part of [`TO_AFFINE`] after shape inference: projections and the
 /// lowering to affine loops (for tools that read the inferred signature in

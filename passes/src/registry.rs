@@ -20,6 +20,7 @@ pub static PASSES: &[PassDef] = &[
 pub fn register_all() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
+        ffi::pass::register_shim_passes();
         for p in crate::pipelines::PIPELINES {
             ffi::pass::register_pipeline(p.argument, p.description, p.passes);
         }

@@ -47,14 +47,25 @@ pub(crate) struct Engine(mlir_sys::MlirExecutionEngine);
 
 impl Engine {
     /// Translates and JIT-compiles `module` at LLVM O3 for the host CPU.
-    pub(crate) fn new(module: &Module<'_>) -> Result<Self, Error> {
-        // SAFETY: a live module in the LLVM dialect; no shared libraries.
+    /// `library`, when given, is loaded for the code's external symbols
+    /// (the OpenMP runtime).
+    pub(crate) fn new(
+        module: &Module<'_>,
+        library: Option<std::path::PathBuf>,
+    ) -> Result<Self, Error> {
+        let path = library.map(|p| p.to_string_lossy().into_owned());
+        let paths: Vec<mlir_sys::MlirStringRef> = path
+            .iter()
+            .map(|p| melior::StringRef::new(p).to_raw())
+            .collect();
+        // SAFETY: a live module in the LLVM dialect; `paths` (and the
+        // strings it points into) outlive the call, which copies them.
         let raw = unsafe {
             mlir_sys::mlirExecutionEngineCreate(
                 module.to_raw(),
                 3,
-                0,
-                std::ptr::null(),
+                paths.len() as i32,
+                paths.as_ptr(),
                 false,
                 false,
             )

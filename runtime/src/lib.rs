@@ -48,7 +48,7 @@ use ocannl_dialect::{
     types::{TensorType, shape_spec},
 };
 use ocannl_passes::{
-    pipelines::{AFFINE_TO_LLVM, INFERRED_TO_AFFINE},
+    pipelines::{self, AFFINE_TO_LLVM, INFERRED_TO_AFFINE, INFERRED_TO_AFFINE_PARALLEL},
     source::SourceDiagnostics,
 };
 use ocannl_shape::{projection::memory_dims, spec::bind};
@@ -163,7 +163,25 @@ pub struct Program<'c> {
     /// An upper bound of the bytes the compiled code allocates for
     /// intermediates (the sum of each lowered function's peak).
     intermediate_bytes: u64,
+    /// OpenMP threads the parallel loops run on (1: no OpenMP).
+    threads: usize,
     _diagnostics: SourceDiagnostics<'c>,
+}
+
+/// The OpenMP runtime the JIT loads for multi-threaded code: LLVM's
+/// libomp (Debian's `libomp-22-dev`), or `$OCANNL_LIBOMP`.
+fn openmp_runtime() -> Result<std::path::PathBuf, Error> {
+    let path = std::env::var_os("OCANNL_LIBOMP")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| "/usr/lib/llvm-22/lib/libomp.so".into());
+    if path.is_file() {
+        Ok(path)
+    } else {
+        Err(Error::new(format!(
+            "multi-threaded code needs LLVM's OpenMP runtime, and '{}' is missing: install libomp-22-dev (or set OCANNL_LIBOMP), or run with --threads 1",
+            path.display()
+        )))
+    }
 }
 
 impl<'c> Program<'c> {
@@ -179,7 +197,7 @@ impl<'c> Program<'c> {
     /// located in the file), arguments or results whose shapes stay open,
     /// and input dimensions that contradict an argument's shape.
     pub fn compile(context: &'c Context, path: &Path, entry: Option<&str>) -> Result<Self, Error> {
-        Self::compile_for(context, path, entry, None)
+        Self::compile_for(context, path, entry, None, 1)
     }
 
     /// As [`Program::compile`], with the data each argument will get (its
@@ -190,6 +208,9 @@ impl<'c> Program<'c> {
     /// data ([`ocannl_shape::spec::bind`]), named variables everywhere in the
     /// function; then inference finishes with closing.
     ///
+    /// With `threads > 1` the outermost parallel loop of each op's nest
+    /// runs on that many OpenMP threads (libomp is loaded by [`Program::jit`]).
+    ///
     /// # Errors
     ///
     /// As [`Program::compile`].
@@ -198,6 +219,7 @@ impl<'c> Program<'c> {
         path: &Path,
         entry: Option<&str>,
         inputs: Option<&[InputShape]>,
+        threads: usize,
     ) -> Result<Self, Error> {
         std::fs::File::open(path)
             .map_err(|e| Error::new(format!("cannot read '{}': {e}", path.display())))?;
@@ -236,15 +258,25 @@ impl<'c> Program<'c> {
             &failed,
         )?;
         let signature = signature(&module, &entry)?;
-        run_pipeline(context, &mut module, INFERRED_TO_AFFINE, "lowering failed")?;
+        let threads = threads.max(1);
+        let (to_affine, to_llvm) = if threads > 1 {
+            (
+                INFERRED_TO_AFFINE_PARALLEL,
+                pipelines::affine_to_llvm_threads(threads),
+            )
+        } else {
+            (INFERRED_TO_AFFINE, AFFINE_TO_LLVM.to_owned())
+        };
+        run_pipeline(context, &mut module, to_affine, "lowering failed")?;
         let intermediate_bytes = intermediate_bytes(&module);
-        run_pipeline(context, &mut module, AFFINE_TO_LLVM, "lowering failed")?;
+        run_pipeline(context, &mut module, &to_llvm, "lowering failed")?;
         Ok(Self {
             context,
             module,
             entry,
             signature,
             intermediate_bytes,
+            threads,
             _diagnostics: diagnostics,
         })
     }
@@ -310,7 +342,10 @@ impl<'c> Program<'c> {
         let entry = rename_functions(self.context, &module, &self.entry)?;
         Ok(Jit {
             program: self,
-            engine: ffi::Engine::new(&module)?,
+            engine: ffi::Engine::new(
+                &module,
+                (self.threads > 1).then(openmp_runtime).transpose()?,
+            )?,
             entry,
             _module: module,
         })

@@ -56,6 +56,12 @@ pub(crate) fn register_pipeline(argument: &str, description: &str, passes: &str)
     };
 }
 
+/// Registers the shim's C++ passes (`ocannl-math-approximation`).
+pub(crate) fn register_shim_passes() {
+    // SAFETY: no arguments; registration copies nothing from us.
+    unsafe { shim::ocannlRegisterShimPasses() }
+}
+
 /// Registers every upstream dialect and extension in `registry`, and every
 /// upstream pass in the global registry.
 pub(crate) fn register_upstream(registry: &DialectRegistry) {

@@ -32,6 +32,7 @@ unsafe extern "C" {
         run: RunFn,
         user_data: *const c_void,
     );
+    pub(super) fn ocannlRegisterShimPasses();
     pub(super) fn ocannlRegisterPipeline(
         argument: *const c_char,
         description: *const c_char,

@@ -30,7 +30,13 @@ impl Scalar {
 /// `i128`, `ui32`, `index`, ...) are errors: LLVM's instruction selection
 /// aborts on some of them, and `arith`/`math` do not define every op on
 /// signed/unsigned integers or `index`.
+/// A vector type is judged by its element type.
 pub(super) fn scalar(elem: Type<'_>) -> Result<Scalar, String> {
+    let elem = if ir::shaped_dims(elem).is_some() {
+        ir::shaped_element(elem).unwrap_or(elem)
+    } else {
+        elem
+    };
     let unsupported = || {
         format!(
             "element type {elem} is not supported by the lowering (f16, bf16, f32, f64, i1, i8, i16, i32 and i64 are)"

@@ -2,6 +2,7 @@
 //! and the accumulation operators, as `arith`/`math` ops.
 
 use melior::ir::{Location, Type, Value, ValueLike, attribute::IntegerAttribute};
+use ocannl_dialect::ir;
 
 use super::{
     buffers::{Scalar, scalar},
@@ -114,14 +115,15 @@ impl<'c> Emitter<'c> {
         loc: Location<'c>,
     ) -> Value<'c, 'a> {
         let pred = IntegerAttribute::new(self.int_type(64), predicate).into();
-        self.value(
-            at,
-            cmp,
-            &[x, y],
-            self.int_type(1),
-            &[("predicate", pred)],
-            loc,
-        )
+        // Vectors compare lane by lane.
+        let boolean = match ir::shaped_dims(x.r#type()) {
+            Some(dims) => {
+                let width = dims.first().copied().flatten().unwrap_or(1);
+                self.vector_type(self.int_type(1), width as u64)
+            }
+            None => self.int_type(1),
+        };
+        self.value(at, cmp, &[x, y], boolean, &[("predicate", pred)], loc)
     }
 
     pub(super) fn unary<'a>(

@@ -7,7 +7,9 @@ use melior::{
     ir::{
         AffineExpr, AffineMap, Attribute, AttributeLike, Block, BlockLike, BlockRef, Identifier,
         Location, Region, RegionLike, Type, Value, ValueLike,
-        attribute::{DenseI32ArrayAttribute, FloatAttribute, IntegerAttribute},
+        attribute::{
+            DenseElementsAttribute, DenseI32ArrayAttribute, FloatAttribute, IntegerAttribute,
+        },
         operation::{OperationBuilder, OperationLike, OperationRef},
         r#type::IntegerType,
     },
@@ -15,7 +17,10 @@ use melior::{
 use ocannl_dialect::ir;
 use ocannl_shape::projection::AxisIndex;
 
-use super::buffers::{Scalar, element_of, scalar};
+use super::{
+    buffers::{Scalar, element_of, scalar},
+    schedule::Target,
+};
 use crate::projection_attrs::{index_expr, index_map};
 
 /// Where to put the next op: at the end of `block`, or before `before`.
@@ -39,6 +44,8 @@ impl<'c, 'a> At<'c, 'a> {
 #[derive(Clone, Copy)]
 pub(super) struct Emitter<'c> {
     pub ctx: &'c Context,
+    /// The machine the nests are scheduled for.
+    pub target: Target,
 }
 
 impl<'c> Emitter<'c> {
@@ -182,6 +189,20 @@ impl<'c> Emitter<'c> {
         (at, ivs)
     }
 
+    /// The `index` constant `v`.
+    pub(super) fn index_constant<'a>(
+        &self,
+        at: At<'c, 'a>,
+        v: i64,
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        self.constant(
+            at,
+            IntegerAttribute::new(Type::index(self.ctx), v).into(),
+            loc,
+        )
+    }
+
     /// `affine_map<(d0, ..., d{dims-1}) -> (indices)>`.
     pub(super) fn map(&self, dims: usize, indices: &[AxisIndex]) -> Attribute<'c> {
         ir::affine_map_attr(index_map(self.ctx, dims, indices))
@@ -246,9 +267,14 @@ impl<'c> Emitter<'c> {
         space: &[u64],
         ivs: &[Value<'c, 'a>],
         pad: Attribute<'c>,
+        vector: Option<Type<'c>>,
         loc: Location<'c>,
     ) -> Value<'c, 'a> {
         let n_dims = space.len();
+        let plain = |at: At<'c, 'a>, map: Attribute<'c>| match vector {
+            Some(ty) => self.vector_load(at, buf, map, ivs, ty, loc),
+            None => self.load(at, buf, map, ivs, loc),
+        };
         let map = self.map(n_dims, indices);
         let dims = ir::shaped_dims(buf.r#type()).expect("buffers are ranked memrefs");
         let mut conditions: Vec<AffineExpr<'c>> = Vec::new();
@@ -268,14 +294,14 @@ impl<'c> Emitter<'c> {
             }
         }
         let Some(condition) = ir::integer_set_attr(self.ctx, n_dims, &conditions) else {
-            return self.load(at, buf, map, ivs, loc);
+            return plain(at, map);
         };
         let padding = self.constant(at, pad, loc);
         let regions = vec![Region::new(), Region::new()];
         for r in &regions {
             r.append_block(Block::new(&[]));
         }
-        let elem = element_of(buf);
+        let elem = vector.unwrap_or_else(|| element_of(buf));
         let if_op = self.emit_with_regions(
             at,
             "affine.if",
@@ -293,7 +319,7 @@ impl<'c> Emitter<'c> {
                 .expect("built with a block")
         };
         let inside = At::end(block(0));
-        let v = self.load(inside, buf, map, ivs, loc);
+        let v = plain(inside, map);
         self.emit(inside, "affine.yield", &[v], &[], &[], loc);
         self.emit(At::end(block(1)), "affine.yield", &[padding], &[], &[], loc);
         if_op.result(0).expect("one result").into()
@@ -302,7 +328,14 @@ impl<'c> Emitter<'c> {
     /// A scalar attribute of type `elem` holding `value` (floats) or its
     /// integer conversion, infinities saturating to the integer type's
     /// bounds (the neutral elements of max and min).
+    /// A vector type gets the splat of that value.
     pub(super) fn scalar_attr(&self, elem: Type<'c>, value: f64) -> Attribute<'c> {
+        if let Some(lane) = ir::shaped_element(elem) {
+            let splat = self.scalar_attr(lane, value);
+            return DenseElementsAttribute::new(elem, &[splat])
+                .expect("a splat of the vector's element type")
+                .into();
+        }
         match scalar(elem) {
             Ok(Scalar::Float) => FloatAttribute::new(self.ctx, elem, value).into(),
             kind => {

@@ -15,9 +15,10 @@ use ocannl_shape::projection::{AffineIndex, AxisIndex, Projections};
 
 use super::{
     Module,
-    buffers::element_of,
+    buffers::{Scalar, element_of, scalar},
     compute::{Accum, Compute},
     emit::{At, Emitter},
+    kernel, schedule,
 };
 use crate::{
     infer_projections::projections,
@@ -148,6 +149,24 @@ impl<'c> Emitter<'c> {
                 loc,
             );
         }
+        let operand_dims: Vec<Vec<u64>> = operands.iter().map(|o| buffer_dims(*o)).collect();
+        let same_elements = operands.iter().all(|o| element_of(*o) == elem);
+        let bits = ir::bit_width(elem).unwrap_or(0);
+        let float = scalar(elem) == Ok(Scalar::Float);
+        if let Some(plan) = schedule::plan(&self.target, &p, dims, &operand_dims, bits)
+            .filter(|_| same_elements && float)
+        {
+            let op = kernel::Op {
+                p: &p,
+                operands,
+                init,
+                compute: &compute,
+                accum,
+                buf,
+                loc,
+            };
+            return self.lower_planned(at, &plan, &op);
+        }
         let (inner, ivs) = self.nest(at, &p.product_space, loc);
         let mut args = Vec::new();
         for (k, o) in operands.iter().enumerate() {
@@ -162,6 +181,7 @@ impl<'c> Emitter<'c> {
                 &p.product_space,
                 &ivs,
                 pad,
+                None,
                 loc,
             ));
         }
@@ -275,21 +295,21 @@ fn check_elements(
 
 /// The op's projections: from the attributes of `ocannl-infer-projections`
 /// when present (checked against the buffers), else computed.
+/// The static sizes of a buffer.
+fn buffer_dims(buf: Value<'_, '_>) -> Vec<u64> {
+    ir::shaped_dims(buf.r#type())
+        .expect("buffers are ranked memrefs")
+        .into_iter()
+        .map(|d| d.unwrap_or(0).max(0) as u64)
+        .collect()
+}
+
 fn op_projections(
     op: OperationRef<'_, '_>,
     operands: &[Value<'_, '_>],
     dims: &[u64],
 ) -> Result<Projections, String> {
-    let operand_dims: Vec<Vec<u64>> = operands
-        .iter()
-        .map(|o| {
-            ir::shaped_dims(o.r#type())
-                .expect("buffers are ranked memrefs")
-                .into_iter()
-                .map(|d| d.unwrap_or(0).max(0) as u64)
-                .collect()
-        })
-        .collect();
+    let operand_dims: Vec<Vec<u64>> = operands.iter().map(|o| buffer_dims(*o)).collect();
     match read_projections(op, &operand_dims, dims)? {
         Some(p) => Ok(p),
         None => projections(op)?.ok_or_else(|| "has no projections".to_owned()),

@@ -45,6 +45,9 @@ struct Cli {
     /// Run N times and print the median time.
     #[arg(long, value_name = "N")]
     bench: Option<usize>,
+    /// Threads for the parallel loops (default: every core; 1: no OpenMP).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
     /// Write generated code (optimised for the host at O3) instead of
     /// running.
     #[arg(long, value_enum, requires = "output")]
@@ -137,12 +140,19 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
             dims: a.shape.clone(),
         })
         .collect();
+    let threads = match cli.threads {
+        Some(0) => return Err(Error::new("--threads needs at least 1 thread")),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, usize::from),
+    };
     let context = ocannl_runtime::context()?;
+    let started = std::time::Instant::now();
     let program = Program::compile_for(
         &context,
         &cli.file,
         cli.entry.as_deref(),
         (!cli.inputs.is_empty()).then_some(shapes.as_slice()),
+        threads,
     )?;
     if let (Some(kind), Some(file)) = (cli.emit, &cli.output) {
         let what = match kind {
@@ -176,6 +186,7 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
         data
     };
     let jit = program.jit()?;
+    let compile_time = started.elapsed();
     let outputs = jit.run(&mut inputs)?;
     for (i, (result, sig)) in outputs.iter().zip(&signature.outputs).enumerate() {
         say!(out, "result #{i}: {sig}");
@@ -194,11 +205,12 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
         let median = times[times.len() / 2];
         say!(
             out,
-            "bench: {n} runs of '@{}', median {:.3} ms (min {:.3} ms, max {:.3} ms)",
+            "bench: {n} runs of '@{}', median {:.3} ms (min {:.3} ms, max {:.3} ms), {threads} thread(s); compiled in {:.1} ms",
             program.entry(),
             median.as_secs_f64() * 1e3,
             times[0].as_secs_f64() * 1e3,
-            times[times.len() - 1].as_secs_f64() * 1e3
+            times[times.len() - 1].as_secs_f64() * 1e3,
+            compile_time.as_secs_f64() * 1e3
         );
     }
     Ok(())

@@ -1136,9 +1136,12 @@ def crashed(rc):
 
 def run(cmd, cwd=None):
     try:
-        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
+        p = subprocess.run(cmd, cwd=cwd, capture_output=True,
                            timeout=RUN_TIMEOUT_S)
-        return p.returncode, p.stdout, p.stderr
+        # Bytes that are not UTF-8 are kept visible (and fail the output
+        # checks) instead of aborting the whole run.
+        return (p.returncode, p.stdout.decode(errors="backslashreplace"),
+                p.stderr.decode(errors="backslashreplace"))
     except subprocess.TimeoutExpired:
         return 124, "", f"(timed out after {RUN_TIMEOUT_S} s)"
 

@@ -1,0 +1,93 @@
+// The schedule of each op's nest, chosen from its projections
+// (passes/src/lower_to_affine/schedule.rs): vector loads along the
+// contiguous axis, accumulators carried in registers through the
+// reductions (iter_args), a register block unrolled over two iterators,
+// remainder nests for extents the block does not divide, and, with
+// parallel=true, the outermost parallel loop as affine.parallel.
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-to-affine)' | FileCheck %s
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{parallel=true})' | FileCheck %s --check-prefix=PAR
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{schedule=false})' | FileCheck %s --check-prefix=PLAIN
+// RUN: not ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{vector-bytes=24})' 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: error: ocannl-lower-to-affine: option 'vector-bytes' must be a power of two (got 24)
+
+// C[i,j] += A[i,k] B[k,j]: lanes along j (the result's contiguous axis);
+// A's cell is broadcast, B's row is a vector load; a 6 x 2-vector block
+// of accumulators lives in iter_args across k and is stored once.
+// CHECK-LABEL: func.func @nn(
+// CHECK: affine.for %[[J:.*]] = 0 to 32 step 16 {
+// CHECK-NEXT: affine.for %[[I:.*]] = 0 to 18 step 6 {
+// CHECK-COUNT-12: affine.vector_load %arg2{{.*}} : memref<20x40xf32>, vector<8xf32>
+// CHECK: affine.for %[[K:.*]] = 0 to 64 iter_args(%{{.*}} = %{{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// CHECK-NEXT: %[[A:.*]] = affine.load %arg0[%[[I]], %[[K]]]
+// CHECK-NEXT: %[[AV:.*]] = vector.broadcast %[[A]] : f32 to vector<8xf32>
+// CHECK-NEXT: %[[B:.*]] = affine.vector_load %arg1[%[[K]], %[[J]]] : memref<64x40xf32>, vector<8xf32>
+// CHECK-NEXT: math.fma %[[AV]], %[[B]], %{{.*}} : vector<8xf32>
+// CHECK: affine.yield
+// CHECK-COUNT-12: affine.vector_store
+// The remainders: rows 18..20 one at a time, then columns 32..40 with one
+// vector, then (none here) scalars.
+// CHECK: affine.for %{{.*}} = 18 to 20 {
+// CHECK: affine.for %{{.*}} = 32 to 40 step 8 {
+// PAR-LABEL: func.func @nn(
+// PAR: affine.parallel (%{{.*}}) = (0) to (32) step (16) {
+// PLAIN-LABEL: func.func @nn(
+// PLAIN-NOT: vector
+// PLAIN: affine.for %{{.*}} = 0 to 64 {
+// PLAIN-NEXT: affine.load
+func.func @nn(%a: !ocannl.tensor<f32, "20,64">, %b: !ocannl.tensor<f32, "64,40">) -> !ocannl.tensor<f32, "...|...->..."> {
+  %0 = "ocannl.einsum"(%a, %b) {spec = "i,k; k,j => i,j"} : (!ocannl.tensor<f32, "20,64">, !ocannl.tensor<f32, "64,40">) -> !ocannl.tensor<f32, "...|...->...">
+  return %0 : !ocannl.tensor<f32, "...|...->...">
+}
+
+// OCANNL's own layout, y = x . w^T (`"K->N"` is [N, K] in memory): both
+// operands are contiguous along the reduction, so the lanes run along k;
+// a 4 x 3 block of vector accumulators starts at 0, and each is reduced
+// across its lanes (vector.reduction) and added to its cell once.
+// CHECK-LABEL: func.func @nt(
+// CHECK: affine.for %[[N:.*]] = 0 to 8 step 4 {
+// CHECK-NEXT: affine.for %[[M:.*]] = 0 to 6 step 3 {
+// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<8xf32>
+// CHECK-NEXT: affine.for %[[K:.*]] = 0 to 32 step 8 iter_args(%{{.*}} = %[[Z]],
+// CHECK-NEXT: affine.vector_load %arg0[%[[N]], %[[K]]] : memref<10x35xf32>, vector<8xf32>
+// CHECK-NEXT: affine.vector_load %arg1[%[[M]], %[[K]]] : memref<7x35xf32>, vector<8xf32>
+// CHECK-NEXT: math.fma
+// The 3 columns past 32 go into lane 0.
+// CHECK: affine.for %{{.*}} = 32 to 35 iter_args(
+// CHECK: vector.extract %{{.*}}[0] : f32 from vector<8xf32>
+// CHECK: math.fma %{{.*}} : f32
+// CHECK: vector.insert
+// CHECK: vector.reduction <add>, %{{.*}} : vector<8xf32> into f32
+// CHECK-NEXT: affine.load %arg2[%[[M]], %[[N]]]
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: affine.store
+func.func @nt(%w: !ocannl.tensor<f32, "35->10">, %x: !ocannl.tensor<f32, "7|35">) -> !ocannl.tensor<f32, "...|...->..."> {
+  %0 = "ocannl.matmul"(%w, %x) : (!ocannl.tensor<f32, "35->10">, !ocannl.tensor<f32, "7|35">) -> !ocannl.tensor<f32, "...|...->...">
+  return %0 : !ocannl.tensor<f32, "...|...->...">
+}
+
+// A pointwise op with a broadcast operand: one vector per step, the bias
+// broadcast from its cell; 3 columns past the last whole vector are scalars.
+// CHECK-LABEL: func.func @bias(
+// CHECK: affine.for %[[R:.*]] = 0 to 4 {
+// CHECK-NEXT: affine.for %[[C:.*]] = 0 to 16 step 8 {
+// CHECK-NEXT: affine.vector_load %arg0[%[[R]], %[[C]]] : memref<4x19xf32>, vector<8xf32>
+// CHECK-NEXT: affine.vector_load %arg1[%[[C]]] : memref<19xf32>, vector<8xf32>
+// CHECK-NEXT: arith.addf %{{.*}} : vector<8xf32>
+// CHECK-NEXT: affine.vector_store
+// CHECK: affine.for %{{.*}} = 0 to 4 {
+// CHECK-NEXT: affine.for %{{.*}} = 16 to 19 {
+// CHECK: arith.addf %{{.*}} : f32
+func.func @bias(%x: !ocannl.tensor<f32, "4,19">, %b: !ocannl.tensor<f32, "19">) -> !ocannl.tensor<f32, "...|...->..."> {
+  %0 = "ocannl.add"(%x, %b) : (!ocannl.tensor<f32, "4,19">, !ocannl.tensor<f32, "19">) -> !ocannl.tensor<f32, "...|...->...">
+  return %0 : !ocannl.tensor<f32, "...|...->...">
+}
+
+// Integers keep the scalar nest.
+// CHECK-LABEL: func.func @ints(
+// CHECK-NOT: vector
+// CHECK: return
+func.func @ints(%x: !ocannl.tensor<i32, "4,19">) -> !ocannl.tensor<i32, "...|...->..."> {
+  %0 = "ocannl.neg"(%x) : (!ocannl.tensor<i32, "4,19">) -> !ocannl.tensor<i32, "...|...->...">
+  return %0 : !ocannl.tensor<i32, "...|...->...">
+}

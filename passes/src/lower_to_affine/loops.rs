@@ -1,0 +1,298 @@
+//! Builders for the scheduled nests: `affine.for` with bound maps, a step
+//! and loop-carried values (`iter_args`), `affine.parallel`, `affine.apply`,
+//! and the vector ops of a micro-kernel.
+
+use melior::ir::{
+    AffineExpr, AffineMap, Attribute, Block, BlockLike, Location, Region, RegionLike, Type, Value,
+    ValueLike,
+    attribute::{DenseElementsAttribute, DenseI32ArrayAttribute, IntegerAttribute},
+    operation::OperationLike,
+};
+use ocannl_dialect::ir;
+
+use super::emit::{At, Emitter};
+
+/// A loop bound: `max`/`min` of the results of an affine map of values.
+pub(super) struct Bound<'c, 'a> {
+    pub map: AffineMap<'c>,
+    pub operands: Vec<Value<'c, 'a>>,
+}
+
+impl<'c, 'a> Bound<'c, 'a> {
+    /// The constant `v`.
+    pub(super) fn constant(em: &Emitter<'c>, v: i64) -> Self {
+        Self {
+            map: AffineMap::constant(em.ctx, v),
+            operands: vec![],
+        }
+    }
+
+    /// `x + offset`, or `min(x + offset, cap)` with `cap`.
+    pub(super) fn from(em: &Emitter<'c>, x: Value<'c, 'a>, offset: i64, cap: Option<i64>) -> Self {
+        let d = AffineExpr::dim(em.ctx, 0);
+        let shifted = if offset == 0 {
+            d
+        } else {
+            d + AffineExpr::constant(em.ctx, offset)
+        };
+        let mut exprs = vec![shifted];
+        exprs.extend(cap.map(|c| AffineExpr::constant(em.ctx, c)));
+        Self {
+            map: AffineMap::new(em.ctx, 1, 0, &exprs),
+            operands: vec![x],
+        }
+    }
+}
+
+/// A built loop: the insertion point in its body (before the terminator
+/// when it has no loop-carried values; at the end otherwise, where the
+/// caller yields), its induction variable, its loop-carried values and its
+/// results.
+pub(super) struct Loop<'c, 'a> {
+    pub body: At<'c, 'a>,
+    pub iv: Value<'c, 'a>,
+    pub args: Vec<Value<'c, 'a>>,
+    pub results: Vec<Value<'c, 'a>>,
+}
+
+impl<'c> Emitter<'c> {
+    /// `affine.for %iv = lb to ub step step iter_args(inits)`; `parallel`
+    /// (no loop-carried values) makes it a one-dimensional `affine.parallel`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn for_loop<'a>(
+        &self,
+        at: At<'c, 'a>,
+        lb: Bound<'c, 'a>,
+        ub: Bound<'c, 'a>,
+        step: u64,
+        inits: &[Value<'c, 'a>],
+        parallel: bool,
+        loc: Location<'c>,
+    ) -> Loop<'c, 'a> {
+        let index = Type::index(self.ctx);
+        let mut args = vec![(index, loc)];
+        args.extend(inits.iter().map(|v| (v.r#type(), loc)));
+        let block = Block::new(&args);
+        if inits.is_empty() {
+            block.append_operation(
+                melior::ir::operation::OperationBuilder::new("affine.yield", loc)
+                    .build()
+                    .expect("affine.yield"),
+            );
+        }
+        let region = Region::new();
+        region.append_block(block);
+        let mut operands: Vec<Value<'c, 'a>> = lb.operands.clone();
+        operands.extend_from_slice(&ub.operands);
+        operands.extend_from_slice(inits);
+        let types: Vec<Type<'c>> = inits.iter().map(|v| v.r#type()).collect();
+        let step_attr = IntegerAttribute::new(index, step as i64).into();
+        let op = if parallel && inits.is_empty() {
+            let groups = |n: usize| -> Attribute<'c> {
+                let ty = ir::ranked_tensor_type(&[1], self.int_type(32)).expect("tensor<1xi32>");
+                let n = IntegerAttribute::new(self.int_type(32), n as i64).into();
+                DenseElementsAttribute::new(ty, &[n])
+                    .expect("a splat")
+                    .into()
+            };
+            let steps = Attribute::parse(self.ctx, &format!("[{step}]")).expect("an array");
+            self.emit_with_regions(
+                at,
+                "affine.parallel",
+                &operands,
+                &[],
+                &[
+                    ("lowerBoundsMap", ir::affine_map_attr(lb.map)),
+                    ("lowerBoundsGroups", groups(lb.map.result_count())),
+                    ("upperBoundsMap", ir::affine_map_attr(ub.map)),
+                    ("upperBoundsGroups", groups(ub.map.result_count())),
+                    ("steps", steps),
+                    ("reductions", Attribute::parse(self.ctx, "[]").expect("[]")),
+                ],
+                vec![region],
+                loc,
+            )
+        } else {
+            let segments = [
+                lb.operands.len() as i32,
+                ub.operands.len() as i32,
+                inits.len() as i32,
+            ];
+            self.emit_with_regions(
+                at,
+                "affine.for",
+                &operands,
+                &types,
+                &[
+                    ("lowerBoundMap", ir::affine_map_attr(lb.map)),
+                    ("upperBoundMap", ir::affine_map_attr(ub.map)),
+                    ("step", step_attr),
+                    (
+                        "operandSegmentSizes",
+                        DenseI32ArrayAttribute::new(self.ctx, &segments).into(),
+                    ),
+                ],
+                vec![region],
+                loc,
+            )
+        };
+        let body = op
+            .region(0)
+            .ok()
+            .and_then(|r| r.first_block())
+            .expect("built with a body");
+        let arg = |i: usize| -> Value<'c, 'a> { body.argument(i).expect("an argument").into() };
+        Loop {
+            body: match body.terminator() {
+                Some(t) => At {
+                    block: body,
+                    before: Some(t),
+                },
+                None => At::end(body),
+            },
+            iv: arg(0),
+            args: (1..=inits.len()).map(arg).collect(),
+            results: (0..op.result_count())
+                .map(|i| op.result(i).expect("a result").into())
+                .collect(),
+        }
+    }
+
+    /// `affine.apply (d0) -> (d0 + offset)` of `x` (`x` itself for 0).
+    pub(super) fn offset<'a>(
+        &self,
+        at: At<'c, 'a>,
+        x: Value<'c, 'a>,
+        offset: i64,
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        if offset == 0 {
+            return x;
+        }
+        let map = AffineMap::new(
+            self.ctx,
+            1,
+            0,
+            &[AffineExpr::dim(self.ctx, 0) + AffineExpr::constant(self.ctx, offset)],
+        );
+        self.value(
+            at,
+            "affine.apply",
+            &[x],
+            Type::index(self.ctx),
+            &[("map", ir::affine_map_attr(map))],
+            loc,
+        )
+    }
+
+    /// `vector<width x elem>`.
+    pub(super) fn vector_type(&self, elem: Type<'c>, width: u64) -> Type<'c> {
+        Type::parse(self.ctx, &format!("vector<{width}x{elem}>")).expect("a vector type")
+    }
+
+    /// `affine.vector_load` of `ty` at `map(ivs)`.
+    pub(super) fn vector_load<'a>(
+        &self,
+        at: At<'c, 'a>,
+        buf: Value<'c, 'a>,
+        map: Attribute<'c>,
+        ivs: &[Value<'c, 'a>],
+        ty: Type<'c>,
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        let mut operands = vec![buf];
+        operands.extend_from_slice(ivs);
+        self.value(
+            at,
+            "affine.vector_load",
+            &operands,
+            ty,
+            &[("map", map)],
+            loc,
+        )
+    }
+
+    /// `affine.vector_store` of `value` at `map(ivs)`.
+    pub(super) fn vector_store<'a>(
+        &self,
+        at: At<'c, 'a>,
+        value: Value<'c, 'a>,
+        buf: Value<'c, 'a>,
+        map: Attribute<'c>,
+        ivs: &[Value<'c, 'a>],
+        loc: Location<'c>,
+    ) {
+        let mut operands = vec![value, buf];
+        operands.extend_from_slice(ivs);
+        self.emit(
+            at,
+            "affine.vector_store",
+            &operands,
+            &[],
+            &[("map", map)],
+            loc,
+        );
+    }
+
+    /// `vector.broadcast` of a scalar to `ty`.
+    pub(super) fn broadcast<'a>(
+        &self,
+        at: At<'c, 'a>,
+        x: Value<'c, 'a>,
+        ty: Type<'c>,
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        self.value(at, "vector.broadcast", &[x], ty, &[], loc)
+    }
+
+    /// `vector.reduction <kind>` of `x` to a scalar of `elem`.
+    pub(super) fn reduce_lanes<'a>(
+        &self,
+        at: At<'c, 'a>,
+        kind: &str,
+        x: Value<'c, 'a>,
+        elem: Type<'c>,
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        let kind = Attribute::parse(self.ctx, &format!("#vector.kind<{kind}>")).expect("a kind");
+        self.value(at, "vector.reduction", &[x], elem, &[("kind", kind)], loc)
+    }
+
+    /// Lane 0 of `x`.
+    pub(super) fn lane0<'a>(
+        &self,
+        at: At<'c, 'a>,
+        x: Value<'c, 'a>,
+        elem: Type<'c>,
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        let pos = Attribute::parse(self.ctx, "array<i64: 0>").expect("array");
+        self.value(
+            at,
+            "vector.extract",
+            &[x],
+            elem,
+            &[("static_position", pos)],
+            loc,
+        )
+    }
+
+    /// `x` with lane 0 replaced by `s`.
+    pub(super) fn set_lane0<'a>(
+        &self,
+        at: At<'c, 'a>,
+        s: Value<'c, 'a>,
+        x: Value<'c, 'a>,
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        let pos = Attribute::parse(self.ctx, "array<i64: 0>").expect("array");
+        self.value(
+            at,
+            "vector.insert",
+            &[s, x],
+            x.r#type(),
+            &[("static_position", pos)],
+            loc,
+        )
+    }
+}

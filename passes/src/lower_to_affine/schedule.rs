@@ -1,0 +1,392 @@
+//! The schedule of an op's loop nest, chosen from its projections (never
+//! from its name): which iterator is vectorised, which are unrolled into a
+//! register block, which are tiled for the caches, in which order the loops
+//! run. [`super::kernel`] emits the plan.
+//!
+//! Two kinds of vectorisation (Bondhugula, "High Performance Code
+//! Generation in MLIR: An Early Case Study with GEMM", 2020, for the first;
+//! the second is the dot-product form of the same micro-kernel):
+//!
+//! - [`Lanes::Result`]: along the result's contiguous axis. Every operand
+//!   reads that iterator on its own contiguous axis (a vector load) or not
+//!   at all (a scalar load broadcast to every lane). Accumulators are
+//!   vectors of result cells, held in registers (`iter_args`) across the
+//!   reductions. A matmul `C[i,j] += A[i,k] B[k,j]`, pointwise ops, a
+//!   broadcast add.
+//! - [`Lanes::Reduction`]: along a reduction iterator that every operand
+//!   reading it reads on its contiguous axis. Each lane accumulates part of
+//!   the sum; the lanes are combined (`vector.reduction`) after the loop.
+//!   OCANNL's own layout puts a weight's input axis last (`"o->i"` is
+//!   `[o, i]` in memory), so `x · wᵀ`, a convolution `[co, kh, kw, ci]`
+//!   against `[.., h, w, ci]`, and row reductions (softmax's sum and max,
+//!   a layer norm's mean) take this form. Sums are reassociated: the
+//!   result matches the scalar nest within float rounding, not bit for bit.
+//!
+//! The register block unrolls up to two parallel iterators (and the
+//! vector iterator itself for [`Lanes::Result`]): `rows × cols`
+//! accumulators, sized so that they and the loaded operands fit AVX2's 16
+//! vector registers. Cache tiles follow BLIS's loop order (a panel of the
+//! streamed operand in L2, a micro-panel in L1); their sizes come from the
+//! cache sizes in [`Target`]. Extents that the block or the vector width
+//! does not divide get remainder nests with smaller blocks and, at the
+//! end, scalars.
+
+use ocannl_shape::projection::{AxisIndex, Projections};
+
+use crate::pass::{OptionKind, PassOptionDef, PassOptions};
+
+/// The pass options of `ocannl-lower-to-affine` that shape the schedule.
+pub(super) const OPTIONS: &[PassOptionDef] = &[
+    PassOptionDef {
+        name: c"schedule",
+        description: c"Tile, vectorise and register-block each op's nest (false: one scalar nest per op in projection order)",
+        kind: OptionKind::Bool,
+        default: c"true",
+    },
+    PassOptionDef {
+        name: c"parallel",
+        description: c"Emit the outermost parallel loop of each nest as affine.parallel (for multi-core code: ocannl-run --threads)",
+        kind: OptionKind::Bool,
+        default: c"false",
+    },
+    PassOptionDef {
+        name: c"vector-bytes",
+        description: c"Bytes per vector register (32: AVX2; 64: AVX-512; 16: SSE, NEON)",
+        kind: OptionKind::String,
+        default: c"32",
+    },
+    PassOptionDef {
+        name: c"l1-bytes",
+        description: c"L1 data cache per core in bytes (0: the host's, from sysfs)",
+        kind: OptionKind::String,
+        default: c"0",
+    },
+    PassOptionDef {
+        name: c"l2-bytes",
+        description: c"L2 cache per core in bytes (0: the host's, from sysfs)",
+        kind: OptionKind::String,
+        default: c"0",
+    },
+];
+
+/// The machine the schedule is for, and the pass options that override it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Target {
+    /// Schedule at all (`false`: one scalar nest per op, in projection
+    /// order, as before).
+    pub enabled: bool,
+    /// Bytes in a vector register (32 for AVX2, 64 for AVX-512).
+    pub vector_bytes: u64,
+    /// Bytes of L1 and L2 data cache per core.
+    pub l1: u64,
+    pub l2: u64,
+    /// Emit `affine.parallel` for the outermost parallel loop of each nest.
+    pub parallel: bool,
+}
+
+impl Default for Target {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            vector_bytes: 32,
+            l1: cache_size(1).unwrap_or(32 << 10),
+            l2: cache_size(2).unwrap_or(512 << 10),
+            parallel: false,
+        }
+    }
+}
+
+impl Target {
+    /// The target the pass options describe (absent options: defaults).
+    pub(super) fn from_options(options: &PassOptions) -> Result<Self, String> {
+        let mut t = Self {
+            enabled: options.get_str("schedule").is_none_or(|v| v == "true"),
+            parallel: options.get_bool("parallel"),
+            ..Self::default()
+        };
+        let number = |name: &str, lo: u64, hi: u64| -> Result<Option<u64>, String> {
+            match options.get_str(name) {
+                None | Some("0") => Ok(None),
+                Some(v) => match v.parse::<u64>() {
+                    Ok(n) if (lo..=hi).contains(&n) => Ok(Some(n)),
+                    _ => Err(format!(
+                        "ocannl-lower-to-affine: option '{name}' must be a number from {lo} to {hi} (got '{v}')"
+                    )),
+                },
+            }
+        };
+        if let Some(v) = number("vector-bytes", 8, 256)? {
+            if !v.is_power_of_two() {
+                return Err(format!(
+                    "ocannl-lower-to-affine: option 'vector-bytes' must be a power of two (got {v})"
+                ));
+            }
+            t.vector_bytes = v;
+        }
+        if let Some(v) = number("l1-bytes", 1 << 10, 1 << 30)? {
+            t.l1 = v;
+        }
+        if let Some(v) = number("l2-bytes", 1 << 12, 1 << 34)? {
+            t.l2 = v;
+        }
+        Ok(t)
+    }
+}
+
+/// The data (or unified) cache of `level` of CPU 0, from Linux's sysfs.
+fn cache_size(level: u32) -> Option<u64> {
+    let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
+    for entry in dir.flatten() {
+        let read = |f: &str| std::fs::read_to_string(entry.path().join(f)).ok();
+        let lvl: u32 = read("level")?.trim().parse().ok()?;
+        let ty = read("type")?;
+        if lvl == level && ty.trim() != "Instruction" {
+            let size = read("size")?;
+            let size = size.trim();
+            let (digits, scale) = match size.strip_suffix('K') {
+                Some(d) => (d, 1 << 10),
+                None => match size.strip_suffix('M') {
+                    Some(d) => (d, 1 << 20),
+                    None => (size, 1),
+                },
+            };
+            return digits.parse::<u64>().ok().map(|n| n * scale);
+        }
+    }
+    None
+}
+
+/// Which iterator the vector lanes run along.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Lanes {
+    /// A parallel iterator: the result's contiguous axis.
+    Result,
+    /// A reduction iterator.
+    Reduction,
+}
+
+/// An iterator unrolled into the register block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Unrolled {
+    pub iter: usize,
+    /// Copies in the block (vectors of lanes for the vector iterator).
+    pub factor: u64,
+    /// The iterator is the vector iterator ([`Lanes::Result`]): a step
+    /// covers `factor × width` positions.
+    pub lanes: bool,
+    /// Cache tile (a multiple of the block), when the extent exceeds it.
+    pub tile: Option<u64>,
+}
+
+/// How to emit one op's nest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Plan {
+    pub lanes: Lanes,
+    /// Lanes per vector.
+    pub width: u64,
+    /// The vector iterator.
+    pub vector: usize,
+    /// Parallel iterators looped one by one outside the block, outermost
+    /// first.
+    pub outer: Vec<usize>,
+    /// The block's iterators; the first one's point loop runs outside the
+    /// second's.
+    pub unrolled: Vec<Unrolled>,
+    /// The reductions, outermost first ([`Lanes::Reduction`]: the vector
+    /// iterator last).
+    pub reductions: Vec<usize>,
+    /// A reduction tiled for the caches (its tile loop runs between the
+    /// block's tile loops).
+    pub k_tile: Option<(usize, u64)>,
+}
+
+/// The iterator of the last axis of `indices` whose size (in `dims`) is
+/// not 1, when that axis is a plain iterator: the contiguous one.
+fn contiguous(indices: &[AxisIndex], dims: &[u64]) -> Option<usize> {
+    let last = indices.iter().zip(dims).rposition(|(_, &d)| d != 1)?;
+    match indices[last] {
+        AxisIndex::Iter(i) => Some(i),
+        _ => None,
+    }
+}
+
+/// How an operand reads iterator `v`: `Some(true)` on its contiguous axis
+/// only, `Some(false)` not at all, `None` otherwise.
+fn reads_along(indices: &[AxisIndex], dims: &[u64], v: usize) -> Option<bool> {
+    let uses = indices.iter().filter(|a| a.uses(v)).count();
+    match uses {
+        0 => Some(false),
+        1 if contiguous(indices, dims) == Some(v) => Some(true),
+        _ => None,
+    }
+}
+
+/// The plan for an op with projections `p`, result dims `dims` and operand
+/// dims `operand_dims` (memory order), of elements of `bits` bits; `None`
+/// when the scalar nest is the better (or the only correct) code: no
+/// vectorisable iterator, indices other than plain iterators on the result,
+/// concatenations, elements other than `f32`/`f64`.
+pub(super) fn plan(
+    target: &Target,
+    p: &Projections,
+    dims: &[u64],
+    operand_dims: &[Vec<u64>],
+    bits: u32,
+) -> Option<Plan> {
+    if !target.enabled || !(bits == 32 || bits == 64) || p.has_concat() {
+        return None;
+    }
+    let space = &p.product_space;
+    let mut seen = vec![];
+    for a in &p.result {
+        match a {
+            AxisIndex::Iter(i) if !seen.contains(i) => seen.push(*i),
+            AxisIndex::Fixed(0) => {}
+            _ => return None,
+        }
+    }
+    if space.contains(&0) {
+        return None;
+    }
+    let width = target.vector_bytes * 8 / u64::from(bits);
+    let reductions = p.reductions();
+    let elem_bytes = u64::from(bits / 8);
+    let operands = || p.operands.iter().zip(operand_dims);
+    // The result's parallel iterators (memory order) of extent > 1.
+    let parallel: Vec<usize> = p
+        .result
+        .iter()
+        .filter_map(|a| match a {
+            AxisIndex::Iter(i) if space[*i] > 1 => Some(*i),
+            _ => None,
+        })
+        .collect();
+    let contracted = !reductions.is_empty();
+    // Along the result's contiguous axis.
+    if let Some(v) = contiguous(&p.result, dims).filter(|&v| space[v] >= width)
+        && operands().all(|(o, d)| reads_along(o, d, v).is_some())
+    {
+        let mut unrolled = vec![];
+        let mut k_tile = None;
+        if contracted {
+            // The largest reduction is tiled so that a `k_tile × tile(v)`
+            // panel of the operand read along `v` stays in L2.
+            let k = *reductions.iter().max_by_key(|&&r| space[r])?;
+            let kc = 256.min(space[k]);
+            if space[k] > kc {
+                k_tile = Some((k, kc));
+            }
+            let cols = 2;
+            let nc = round_down(target.l2 / 2 / (kc * elem_bytes), cols * width);
+            unrolled.push(Unrolled {
+                iter: v,
+                factor: cols,
+                lanes: true,
+                tile: (space[v] > nc).then_some(nc),
+            });
+            // Rows: the parallel iterator the vector-loaded operands do not
+            // read (their loads serve every row), nearest the contiguous
+            // axis.
+            let loaded: Vec<&Vec<AxisIndex>> = operands()
+                .filter(|(o, d)| reads_along(o, d, v) == Some(true))
+                .map(|(o, _)| o)
+                .collect();
+            let row = parallel
+                .iter()
+                .rev()
+                .copied()
+                .filter(|&i| i != v)
+                .max_by_key(|&i| !loaded.iter().any(|o| o.iter().any(|a| a.uses(i))));
+            if let Some(u) = row {
+                let rows = 6;
+                let mc = round_down(target.l2 / 8 / (kc * elem_bytes), rows);
+                unrolled.push(Unrolled {
+                    iter: u,
+                    factor: rows,
+                    lanes: false,
+                    tile: (space[u] > mc).then_some(mc),
+                });
+            }
+        } else {
+            unrolled.push(Unrolled {
+                iter: v,
+                factor: 1,
+                lanes: true,
+                tile: None,
+            });
+        }
+        let outer = outer_loops(&parallel, &unrolled);
+        return Some(Plan {
+            lanes: Lanes::Result,
+            width,
+            vector: v,
+            outer,
+            unrolled,
+            reductions,
+            k_tile,
+        });
+    }
+    // Along a reduction: the innermost one every reader reads contiguously.
+    let r = reductions.iter().rev().copied().find(|&r| {
+        space[r] >= width
+            && operands().all(|(o, d)| reads_along(o, d, r).is_some())
+            && operands().any(|(o, d)| reads_along(o, d, r) == Some(true))
+    })?;
+    let mut order: Vec<usize> = reductions.iter().copied().filter(|&i| i != r).collect();
+    order.push(r);
+    // The block: the result's last two parallel iterators, the contiguous
+    // one's point loop outside (its operand panel stays in L1 while the
+    // other sweeps a tile kept in L2).
+    let reduced_bytes: u64 = reductions
+        .iter()
+        .map(|&i| space[i])
+        .fold(elem_bytes, u64::saturating_mul);
+    let mut unrolled = vec![];
+    let mut block = parallel.iter().rev().copied();
+    if let Some(outer_point) = block.next() {
+        let inner_point = block.next();
+        // 3 × 4 accumulators, 3 + 1 loaded vectors: the 16 registers of AVX2
+        // (4 × 3 holds 4 + 1 and spills).
+        let cols = 4;
+        unrolled.push(Unrolled {
+            iter: outer_point,
+            factor: cols,
+            lanes: false,
+            tile: None,
+        });
+        if let Some(u) = inner_point {
+            let rows = 3;
+            let mc = round_down(target.l2 / 2 / reduced_bytes.max(1), rows);
+            unrolled.push(Unrolled {
+                iter: u,
+                factor: rows,
+                lanes: false,
+                tile: (space[u] > mc).then_some(mc),
+            });
+        }
+    }
+    let outer = outer_loops(&parallel, &unrolled);
+    Some(Plan {
+        lanes: Lanes::Reduction,
+        width,
+        vector: r,
+        outer,
+        unrolled,
+        reductions: order,
+        k_tile: None,
+    })
+}
+
+/// The parallel iterators not in the block, outermost first.
+fn outer_loops(parallel: &[usize], unrolled: &[Unrolled]) -> Vec<usize> {
+    parallel
+        .iter()
+        .copied()
+        .filter(|i| !unrolled.iter().any(|u| u.iter == *i))
+        .collect()
+}
+
+/// The largest multiple of `m` at most `x`, and at least `m`.
+fn round_down(x: u64, m: u64) -> u64 {
+    (x / m).max(1) * m
+}
