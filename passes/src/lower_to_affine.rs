@@ -56,6 +56,7 @@ mod body;
 mod buffers;
 mod compute;
 mod emit;
+mod fusion;
 mod kernel;
 mod loops;
 mod nests;

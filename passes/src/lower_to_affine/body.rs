@@ -3,7 +3,7 @@
 //! intermediates), each op's loop nests in a block of their own, calls in
 //! destination-passing style, the return.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use melior::ir::{
     Block, BlockLike, BlockRef, Location, RegionLike, Type, Value, ValueLike,
@@ -18,6 +18,7 @@ use super::{
     arena::{ALIGNMENT, Arena},
     at,
     buffers::buffer_type,
+    compute::Compute,
     emit::{At, Emitter},
 };
 
@@ -39,6 +40,11 @@ pub(super) struct Body<'c, 'a> {
     offsets: HashMap<usize, u64>,
     /// The arena (when there are intermediates) and its size in bytes.
     arena: Option<(Value<'c, 'a>, u64)>,
+    /// Fused ops (by raw pointer): producers → their epilogue and the value
+    /// they compute; the ops folded into one; values without a buffer.
+    epilogues: HashMap<usize, (Vec<Compute>, Value<'c, 'a>)>,
+    folded: HashSet<usize>,
+    hidden: HashSet<usize>,
 }
 
 impl<'c, 'a> Body<'c, 'a> {
@@ -51,6 +57,27 @@ impl<'c, 'a> Body<'c, 'a> {
             destinations: HashMap::new(),
             offsets: HashMap::new(),
             arena: None,
+            epilogues: HashMap::new(),
+            folded: HashSet::new(),
+            hidden: HashSet::new(),
+        }
+    }
+
+    /// Chains of unary pointwise ops fused into their producer
+    /// ([`super::fusion`]): each producer's epilogue and the last value of
+    /// its chain; the ops folded into a producer; the values that get no
+    /// buffer.
+    fn fuse(&mut self, ops: &[OperationRef<'c, 'a>], returned: &[Value<'c, 'a>]) {
+        let chains = super::fusion::chains(ops, returned);
+        for c in chains {
+            for v in &c.hidden {
+                self.hidden.insert(key(*v));
+            }
+            for op in &c.folded {
+                self.folded.insert(op.to_raw().ptr as usize);
+            }
+            self.epilogues
+                .insert(c.producer.to_raw().ptr as usize, (c.epilogue, c.last));
         }
     }
 
@@ -124,10 +151,23 @@ impl<'c, 'a> Body<'c, 'a> {
         let mut arena = Arena::default();
         let mut ends: HashMap<usize, Vec<(u64, u64)>> = HashMap::new();
         let mut any = false;
+        // A fused chain's last value is written by its producer: its
+        // buffer is taken there (the producer's operands are still live).
+        let lasts: HashSet<usize> = self.epilogues.values().map(|(_, l)| key(*l)).collect();
         for (p, op) in ops.iter().enumerate() {
-            for (j, r) in op.results().enumerate() {
-                let v: Value<'c, 'a> = r.into();
-                if self.destinations.contains_key(&key(v)) {
+            let fused_into = self
+                .epilogues
+                .get(&(op.to_raw().ptr as usize))
+                .map(|(_, last)| *last);
+            let values: Vec<Value<'c, 'a>> = match fused_into {
+                Some(last) => vec![last],
+                None => op.results().map(Into::into).collect(),
+            };
+            for (j, v) in values.into_iter().enumerate() {
+                if self.destinations.contains_key(&key(v))
+                    || self.hidden.contains(&key(v))
+                    || (fused_into.is_none() && lasts.contains(&key(v)))
+                {
                     continue;
                 }
                 let (_, _, bytes) = buffer_type(v.r#type(), &format!("result #{j}"))
@@ -203,8 +243,13 @@ impl<'c, 'a> Body<'c, 'a> {
             next = op.next_in_block();
             ops.push(op);
         }
+        let returned: Vec<Value<'c, 'a>> = terminator.operands().collect();
+        self.fuse(&ops, &returned);
         self.plan(&ops, loc)?;
         for op in ops {
+            if self.folded.contains(&(op.to_raw().ptr as usize)) {
+                continue;
+            }
             let name = ir::op_name(&op);
             let loc = op.location();
             let lowered = match name.as_str() {
@@ -231,10 +276,16 @@ impl<'c, 'a> Body<'c, 'a> {
             .operands()
             .map(|v| self.buffer(v))
             .collect::<Result<_, _>>()?;
-        let result: Value<'c, 'a> = op.result(0).map_err(|_| "has no result".to_owned())?.into();
+        let mut result: Value<'c, 'a> =
+            op.result(0).map_err(|_| "has no result".to_owned())?.into();
+        let mut epilogue = vec![];
+        if let Some((fns, last)) = self.epilogues.remove(&(op.to_raw().ptr as usize)) {
+            epilogue = fns;
+            result = last;
+        }
         let (buf, dims) = self.result_buffer(result, "result", loc)?;
         self.em
-            .lower_op(module, self.end(), op, &operands, buf, &dims)?;
+            .lower_op(module, self.end(), op, &operands, buf, &dims, &epilogue)?;
         self.next_block(loc);
         Ok(())
     }

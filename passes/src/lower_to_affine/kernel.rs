@@ -77,6 +77,9 @@ pub(super) struct Op<'o, 'c, 'a> {
     pub compute: &'o Compute,
     /// How values reach the result: accumulated (`Some`) or stored.
     pub accum: Option<Accum>,
+    /// Unary functions applied to each final value before it is stored
+    /// (fused consumers, [`super::fusion`]).
+    pub epilogue: &'o [Compute],
     pub buf: Value<'c, 'a>,
     pub loc: Location<'c>,
 }
@@ -371,7 +374,8 @@ impl<'c> Emitter<'c> {
         match (plan.lanes, accum) {
             (Lanes::Result, Some(_)) => {
                 for (v, cell) in values.iter().zip(&cell_ivs) {
-                    self.write(at, *v, op.buf, result_map, cell, mode, loc);
+                    let v = self.finish(at, op, *v, mode.ty)?;
+                    self.write(at, v, op.buf, result_map, cell, mode, loc);
                 }
             }
             (Lanes::Result, None) => {}
@@ -381,6 +385,7 @@ impl<'c> Emitter<'c> {
                     let s = self.reduce_lanes(at, lanes_kind(a), *v, elem, loc);
                     let old = self.load(at, op.buf, result_map, cell, loc);
                     let new = self.binary(at, a.function(), elem, old, s, loc)?;
+                    let new = self.finish(at, op, new, elem)?;
                     self.store(at, new, op.buf, result_map, cell, loc);
                 }
             }
@@ -442,6 +447,7 @@ impl<'c> Emitter<'c> {
             match op.accum {
                 None => {
                     let v = self.compute(at, op.compute, ty, &args, loc)?;
+                    let v = self.finish(at, op, v, ty)?;
                     let map = self.map(n, &p.result);
                     self.write(at, v, op.buf, map, &cell_ivs, mode, loc);
                 }
@@ -501,6 +507,20 @@ impl<'c> Emitter<'c> {
         } else {
             s
         })
+    }
+
+    /// `v` through the op's epilogue.
+    fn finish<'a>(
+        &self,
+        at: At<'c, 'a>,
+        op: &Op<'_, 'c, 'a>,
+        mut v: Value<'c, 'a>,
+        ty: Type<'c>,
+    ) -> Result<Value<'c, 'a>, String> {
+        for f in op.epilogue {
+            v = self.compute(at, f, ty, &[v], op.loc)?;
+        }
+        Ok(v)
     }
 
     /// A load of a result cell or vector of cells.

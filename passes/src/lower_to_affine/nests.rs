@@ -57,20 +57,61 @@ impl<'c> Emitter<'c> {
         operands: &[Value<'c, 'a>],
         buf: Value<'c, 'a>,
         dims: &[u64],
+        epilogue: &[Compute],
     ) -> Result<(), String> {
+        let loc = op.location();
+        let lowered = self.lower_op_nests(module, at, op, operands, buf, dims, epilogue)?;
+        if !lowered && !epilogue.is_empty() {
+            // The nest stores partial values (a reduction's running sums):
+            // the epilogue runs over the finished result, in place.
+            let elem = element_of(buf);
+            let (inner, ivs) = self.nest(at, dims, loc);
+            let map = self.identity(dims.len());
+            let mut v = self.load(inner, buf, map, &ivs, loc);
+            for f in epilogue {
+                v = self.compute(inner, f, elem, &[v], loc)?;
+            }
+            self.store(inner, v, buf, map, &ivs, loc);
+        }
+        Ok(())
+    }
+
+    /// [`Emitter::lower_op`]'s nests; `true` when they applied `epilogue`
+    /// to every value they stored last.
+    #[allow(clippy::too_many_arguments)]
+    fn lower_op_nests<'a>(
+        &self,
+        module: &mut Module<'c, 'a>,
+        at: At<'c, 'a>,
+        op: OperationRef<'c, 'a>,
+        operands: &[Value<'c, 'a>],
+        buf: Value<'c, 'a>,
+        dims: &[u64],
+        epilogue: &[Compute],
+    ) -> Result<bool, String> {
         let loc = op.location();
         let elem = element_of(buf);
         let name = ir::op_name(&op);
         let short = name.trim_start_matches("ocannl.");
         let def = catalog::lookup(&name).ok_or_else(|| "unknown ocannl op".to_owned())?;
         match short {
-            "constant" => return self.lower_constant(module, at, op, buf, dims),
-            "range" => return self.lower_range(at, buf, dims, loc),
-            "reshape" => return self.lower_reshape(at, op, operands[0], buf, dims),
+            "constant" => {
+                return self
+                    .lower_constant(module, at, op, buf, dims)
+                    .map(|()| false);
+            }
+            "range" => return self.lower_range(at, buf, dims, loc).map(|()| false),
+            "reshape" => {
+                return self
+                    .lower_reshape(at, op, operands[0], buf, dims)
+                    .map(|()| false);
+            }
             _ => {}
         }
         if def.logic == ShapeLogic::Block {
-            return self.lower_block(at, op, operands, buf, dims);
+            return self
+                .lower_block(at, op, operands, buf, dims)
+                .map(|()| false);
         }
         // A `where` condition may have another element type.
         let condition = short == "where"
@@ -153,19 +194,25 @@ impl<'c> Emitter<'c> {
         let same_elements = operands.iter().all(|o| element_of(*o) == elem);
         let bits = ir::bit_width(elem).unwrap_or(0);
         let float = scalar(elem) == Ok(Scalar::Float);
-        if let Some(plan) = schedule::plan(&self.target, &p, dims, &operand_dims, bits)
+        if let Some(mut plan) = schedule::plan(&self.target, &p, dims, &operand_dims, bits)
             .filter(|_| same_elements && float)
         {
+            if !epilogue.is_empty() {
+                // The epilogue runs on final values: one pass over the
+                // reduction.
+                plan.k_tile = None;
+            }
             let op = kernel::Op {
                 p: &p,
                 operands,
                 init,
                 compute: &compute,
                 accum,
+                epilogue,
                 buf,
                 loc,
             };
-            return self.lower_planned(at, &plan, &op);
+            return self.lower_planned(at, &plan, &op).map(|()| true);
         }
         let (inner, ivs) = self.nest(at, &p.product_space, loc);
         let mut args = Vec::new();
@@ -189,9 +236,13 @@ impl<'c> Emitter<'c> {
         if let Some(acc) = accum {
             let old = self.load(inner, buf, result_map, &ivs, loc);
             value = self.binary(inner, acc.function(), elem, old, value, loc)?;
+        } else {
+            for f in epilogue {
+                value = self.compute(inner, f, elem, &[value], loc)?;
+            }
         }
         self.store(inner, value, buf, result_map, &ivs, loc);
-        Ok(())
+        Ok(accum.is_none())
     }
 
     /// `ocannl.concat` (OCANNL's Block with `concat_sum`'s `Identity` and
