@@ -48,7 +48,8 @@ fn plain_box(indices: &[AxisIndex], dims: &[u64]) -> bool {
 
 impl<'c> Emitter<'c> {
     /// The loop nest(s) of `op` writing into `buf` (of dims `dims`), reading
-    /// `operands`.
+    /// `operands`, then `epilogue` on each value (fused consumers).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn lower_op<'a>(
         &self,
         module: &mut Module<'c, 'a>,
