@@ -194,7 +194,13 @@ fn run_python_check(script: &str, extra: &[&str]) {
 /// bad-input checks (wrong shape, missing entry, non-numeric dtype, ...).
 #[test]
 fn differential_against_numpy() {
+    // Every core (ocannl-run's default: OpenMP), then one thread (no
+    // OpenMP): the scheduled code must agree with NumPy both ways.
     run_python_check("differential.py", &["--seed", "0", "--cases", "6"]);
+    run_python_check(
+        "differential.py",
+        &["--seed", "1", "--cases", "4", "--threads", "1", "--no-bad-inputs"],
+    );
 }
 
 /// The MLP of `examples/mlp-run.mlir` (parameter shapes inferred) run by
@@ -209,6 +215,47 @@ fn mlp_against_numpy() {
 #[test]
 fn cnn_against_numpy() {
     run_python_check("cnn_check.py", &["--seed", "0"]);
+}
+
+/// Each cell is computed by one thread, in the same order as with one
+/// thread: the results of `--threads 1` and `--threads 3` (OpenMP) are the
+/// same bytes, for contractions tiled past their register blocks, a
+/// padded convolution and a fused chain.
+#[test]
+fn threads_give_identical_results() {
+    let t = |s: &str| format!("!ocannl.tensor<f32, \"{s}\">");
+    let open = t("...|...->...");
+    let program = format!(
+        r#"func.func @f(%w: {w}, %x: {x}, %img: {img}, %k: {k}) -> ({open}, {open}) {{
+  %h = "ocannl.matmul"(%w, %x) : ({w}, {x}) -> {open}
+  %r = "ocannl.relu"(%h) : ({open}) -> {open}
+  %c = "ocannl.einsum"(%img, %k) {{spec = "oh=+kh,ow=+kw,ci; kh,kw,ci->co => oh,ow,co"}} : ({img}, {k}) -> {open}
+  return %r, %c : {open}, {open}
+}}"#,
+        w = t("300->37"),
+        x = t("203|300"),
+        img = t("13,11,20"),
+        k = t("3,3,20->7"),
+    );
+    let file = scratch("threads", "f.mlir", program);
+    let outputs = |threads: &str| -> Vec<Vec<u8>> {
+        let dir = file.parent().expect("scratch dir");
+        let outs = [dir.join(format!("r{threads}.npy")), dir.join(format!("c{threads}.npy"))];
+        run_ok(&[
+            file.to_str().expect("utf-8 path"),
+            "--seed",
+            "3",
+            "--threads",
+            threads,
+            "--outputs",
+            outs[0].to_str().expect("utf-8 path"),
+            outs[1].to_str().expect("utf-8 path"),
+        ]);
+        outs.iter()
+            .map(|p| std::fs::read(p).expect("written"))
+            .collect()
+    };
+    assert_eq!(outputs("1"), outputs("3"));
 }
 
 fn run_tool(args: &[&str]) -> Output {

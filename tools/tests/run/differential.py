@@ -1057,6 +1057,75 @@ def gen_block_diagonal(rng, case, dt="f32"):
     return f.text([r]), [x, y], [ref], dt, f"{spec!r} {x.shape} {y.shape}"
 
 
+# --------------------------------------------------------------------------
+# Scheduled code (passes/src/lower_to_affine/schedule.rs): sizes past the
+# register blocks, the vector width and the cache tiles, none of them
+# dividing; 1-sized axes; fused consumers.
+
+
+def gen_sched_matmul_nt(rng, case, dt="f32"):
+    """OCANNL's layout y = x . w^T (lanes along the reduction): M past the
+    L2 tile of rows, K past whole vectors, N past the 4-wide block."""
+    M = int(rng.integers(1, 9)) if case % 2 else int(rng.integers(150, 330))
+    K = int(rng.integers(8, 40)) if case % 3 == 0 else int(rng.integers(500, 900))
+    N = int(rng.integers(1, 14))
+    w, x = values(rng, (N, K), dt), values(rng, (M, K), dt)
+    f = Func(dt)
+    r = f.op("matmul", [f.arg(Sh((), (K,), (N,))), f.arg(Sh((M,), (), (K,)))])
+    ref = x.astype(np.float64) @ w.astype(np.float64).T
+    return f.text([r]), [w, x], [out_dtype(ref, dt)], dt, f"matmul M={M} K={K} N={N}"
+
+
+def gen_sched_matmul_nn(rng, case, dt="f32"):
+    """C[i,j] = A[i,k] B[k,j] (lanes along the result's rows): I past the
+    6-row block and the row tile, K past the 256-deep tile, J past the
+    column tile and whole vectors; then a relu fused after the reduction."""
+    I = int(rng.integers(1, 5)) if case % 2 else int(rng.integers(60, 80))
+    K = int(rng.integers(1, 20)) if case % 3 == 0 else int(rng.integers(257, 400))
+    J = int(rng.integers(1, 30)) if case % 4 == 1 else int(rng.integers(250, 300))
+    a, b = values(rng, (I, K), dt), values(rng, (K, J), dt)
+    f = Func(dt)
+    r = f.op("einsum", [f.arg(Sh((), (), (I, K))), f.arg(Sh((), (), (K, J)))],
+             'spec = "i,k; k,j => i,j"')
+    y = f.op("relu", [r])
+    ref = np.maximum(a.astype(np.float64) @ b.astype(np.float64), 0.0)
+    return f.text([y]), [a, b], [out_dtype(ref, dt)], dt, f"matmul+relu I={I} K={K} J={J}"
+
+
+def gen_sched_conv(rng, case, dt="f32"):
+    """conv2d with enough input channels for whole vectors (and a tail),
+    padded or valid, strided, dilated, with a fused relu."""
+    s, d, padded, k, oh, ow, H, W, left, mark, st, dl = conv_case(rng, case)
+    B, ci, co = int(rng.integers(1, 3)), int(rng.integers(8, 26)), int(rng.integers(1, 10))
+    x = values(rng, (B, H, W, ci), dt)
+    w = values(rng, (co, k, k, ci), dt)
+    spec = (f"b|{st}oh{mark}+{dl}kh,{st}ow{mark}+{dl}kw,ci; kh,kw,ci->co => b|oh,ow,co")
+    f = Func(dt)
+    xa, wa = f.arg(Sh((B,), (), (H, W, ci))), f.arg(Sh((), (k, k, ci), (co,)))
+    r = f.op("relu", [f.op("einsum", [xa, wa], f'spec = "{spec}"')])
+    P = conv_patches(x.astype(np.float64), oh, ow, k, k, s, d, left, 0.0)
+    ref = np.maximum(np.einsum("bhwijc,oijc->bhwo", P, w.astype(np.float64)), 0.0)
+    return (f.text([r]), [x, w], [out_dtype(ref, dt)], dt,
+            f"{spec!r}+relu x={x.shape} w={w.shape} padded={padded}")
+
+
+def gen_sched_rows(rng, case, dt="f32"):
+    """Row reductions (max, sum) and a broadcast pointwise chain (sub, exp,
+    neg fused): a softmax-like program on rows of 1 to 70 cells."""
+    R, C = int(rng.integers(1, 6)), int(rng.integers(1, 71))
+    x = values(rng, (R, C), dt)
+    f = Func(dt)
+    xa = f.arg(Sh((), (), (R, C)))
+    m = f.op("einsum", [xa], 'spec = "r,c => r", accum = "max"')
+    dd = f.op("einsum", [xa, m], 'spec = "r,c; r => r,c", combine = "sub"')
+    e = f.op("neg", [f.op("exp", [dd])])
+    sm = f.op("einsum", [e], 'spec = "r,c => r"')
+    X = x.astype(np.float64)
+    E = -np.exp(X - X.max(axis=1, keepdims=True))
+    return (f.text([e, sm]), [x], [out_dtype(E, dt), out_dtype(E.sum(axis=1), dt)], dt,
+            f"rows R={R} C={C}")
+
+
 def f64(gen):
     return lambda rng, case: gen(rng, case, "f64")
 
@@ -1097,6 +1166,12 @@ KINDS = [
     ("range", gen_range),
     ("reshape", gen_reshape),
     ("chain", gen_chain),
+    ("sched_matmul_nt", gen_sched_matmul_nt),
+    ("sched_matmul_nn", gen_sched_matmul_nn),
+    ("sched_conv", gen_sched_conv),
+    ("sched_rows", gen_sched_rows),
+    ("f64_sched_matmul_nt", f64(gen_sched_matmul_nt)),
+    ("f64_sched_conv", f64(gen_sched_conv)),
     ("f64_binary_broadcast", f64(gen_binary_all)),
     ("f64_unary", f64(gen_unary)),
     ("f64_pow", f64(gen_pow)),
@@ -1159,8 +1234,13 @@ def write_case(d, mlir, inputs):
     return path, ins
 
 
+THREADS = None  # --threads for ocannl-run (None: its default, every core)
+
+
 def runner_cmd(tool, path, ins, outs, entry="f"):
     cmd = [tool, path, "--entry", entry]
+    if THREADS is not None:
+        cmd += ["--threads", str(THREADS)]
     if ins:
         cmd += ["--inputs"] + ins
     if outs:
@@ -1401,7 +1481,11 @@ def main():
     ap.add_argument("--no-bad-inputs", action="store_true",
                     help="skip the bad-input checks")
     ap.add_argument("--list", action="store_true", help="list the kinds and exit")
+    ap.add_argument("--threads", type=int,
+                    help="ocannl-run --threads (default: its own, every core)")
     args = ap.parse_args()
+    global THREADS
+    THREADS = args.threads
 
     if args.list:
         for k, _ in KINDS:
