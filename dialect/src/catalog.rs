@@ -102,6 +102,50 @@ pub struct OpDef {
     pub min_operands: usize,
     /// The most operands, if bounded.
     pub max_operands: Option<usize>,
+    /// What the op computes: how it is lowered.
+    pub computes: Computes,
+    /// For [`Computes::Nest`], the function of the operands' cells at each
+    /// point of the product space: a unary or binary function name (`neg`,
+    /// `add`, ...), `identity`, `where`, or `combine` (the op's `combine`
+    /// attribute: `mul` of two operands, `fma` of three by default).
+    pub scalar_fn: &'static str,
+    /// The accumulator ([`ACCUMULATORS`]) of cells reached more than once,
+    /// or `attr`: the op's `accum` attribute (default `add`).
+    pub accum: &'static str,
+    /// The operand the result starts from (`fma`'s addend).
+    pub init_operand: Option<usize>,
+}
+
+/// How an op is lowered (ODS `computes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Computes {
+    /// A loop nest over the product space, from the projections.
+    Nest,
+    /// One nest per block of a concatenation.
+    Blocks,
+    /// A constant: a fill or a copy of its values.
+    Constant,
+    /// Each cell holds its linear index.
+    Range,
+    /// The operand's cells copied in memory order.
+    Reshape,
+}
+
+/// An accumulation operator (ODS `Ocannl_Accumulator`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AccumDef {
+    /// The binary function combining an old and a new value (`add`, ...).
+    pub function: &'static str,
+    /// Its neutral element: what a cell starts from, what padding reads.
+    pub neutral: f64,
+}
+
+/// Every accumulation operator, sorted by function name.
+pub static ACCUMULATORS: &[AccumDef] = include!(concat!(env!("OUT_DIR"), "/accumulators.rs"));
+
+/// The accumulator whose function is `name`.
+pub fn accumulator(name: &str) -> Option<&'static AccumDef> {
+    ACCUMULATORS.iter().find(|a| a.function == name)
 }
 
 impl OpDef {
@@ -157,5 +201,18 @@ mod tests {
             Some("at least 1")
         );
         assert!(lookup("ocannl.nope").is_none());
+        let fma = lookup("ocannl.fma").expect("fma");
+        assert_eq!(
+            (fma.scalar_fn, fma.accum, fma.init_operand),
+            ("mul", "add", Some(2))
+        );
+        assert_eq!(
+            lookup("ocannl.reshape").map(|d| d.computes),
+            Some(Computes::Reshape)
+        );
+        assert_eq!(
+            accumulator("max").map(|a| a.neutral),
+            Some(f64::NEG_INFINITY)
+        );
     }
 }

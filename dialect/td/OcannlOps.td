@@ -1,10 +1,11 @@
 //===- OcannlOps.td - ocannl ops ---------------------------*- tablegen -*-===//
 //
 // Every op names its OCANNL shape logic (`shapeLogic`, see
-// ../shared/reference/ocannl-shape-inference.md, "Inference strategy"). The
+// ../shared/reference/ocannl-shape-inference.md, "Inference strategy") and
+// what it computes (`computes`, `scalarFn`, `accum`, `initOperand`). The
 // Rust catalog generated from this file maps op name -> shape logic,
-// operands and attributes; `ocannl-verify` and `ocannl-infer-shapes` read
-// only the catalog, never op names.
+// semantics, operands and attributes; the passes read only the catalog,
+// never op names.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,17 +15,50 @@
 include "OcannlTypes.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
+/// An accumulation operator (OCANNL's `accum` of an assignment): how values
+/// reaching one result cell combine, with its neutral element (what a cell
+/// starts from, and what reads outside an operand, padding, give).
+class Ocannl_Accumulator<string fn, string neutralValue> {
+  /// The binary scalar function (a `scalarFn` name).
+  string accumFn = fn;
+  /// `0`, `1`, `-inf` or `inf`.
+  string neutral = neutralValue;
+}
+def Ocannl_AccumulateAdd : Ocannl_Accumulator<"add", "0">;
+def Ocannl_AccumulateMul : Ocannl_Accumulator<"mul", "1">;
+def Ocannl_AccumulateMax : Ocannl_Accumulator<"max", "-inf">;
+def Ocannl_AccumulateMin : Ocannl_Accumulator<"min", "inf">;
+
 /// Base class of every ocannl op.
 ///  - `logic`: the OCANNL shape logic (`Pointwise_un`, `Pointwise_bin`,
 ///    `Pointwise_tern`, `Compose`, `Compose_accumulate`, `Transpose`,
 ///    `Einsum`, `Block`, `Batch_slice`, `Terminal`).
 ///  - `minOperands`/`maxOperands`: arity bounds for ops with a variadic
 ///    operand group (`-1`: no upper bound).
+///  - `computes`: `nest` (a loop nest over the op's product space, from its
+///    projections), `blocks` (one nest per block of a concatenation), or a
+///    terminal's own kind: `constant`, `range`, `reshape` (cells copied in
+///    memory order).
+///  - `scalarFn`: for a nest, the function of the operands' cells at each
+///    point: a unary or binary function (`neg`, `relu`, `add`, `pow`, ...),
+///    `identity`, `where` (`c != 0 ? a : b`), or `combine` (the `combine`
+///    attribute, by default `mul` of two operands, `fma` of three, the
+///    identity of one).
+///  - `accum`: the accumulator (an `Ocannl_Accumulator`'s function) for
+///    cells reached more than once; `attr`: the `accum` attribute (default
+///    `add`).
+///  - `initOperand`: the operand the result starts from (`fma`'s addend);
+///    -1: the accumulator's neutral element where cells are reached more
+///    than once or not at all.
 class Ocannl_Op<string mnemonic, string logic, list<Trait> traits = []>
     : Op<Ocannl_Dialect, mnemonic, !listconcat([Pure], traits)> {
   string shapeLogic = logic;
   int minOperands = -1;
   int maxOperands = -1;
+  string computes = "nest";
+  string scalarFn = mnemonic;
+  string accum = "add";
+  int initOperand = -1;
   let results = (outs Ocannl_AnyTensor:$result);
 }
 
@@ -102,6 +136,7 @@ def Ocannl_WhereOp : Ocannl_Op<"where", "Pointwise_tern"> {
 }
 
 def Ocannl_MatmulOp : Ocannl_Op<"matmul", "Compose"> {
+  let scalarFn = "mul";
   let summary = "composition (OCANNL `*`): matrix multiplication generalised to rows";
   let description = [{
     Shape logic `Compose`: the output row of `rhs` feeds the input row of
@@ -116,6 +151,8 @@ def Ocannl_MatmulOp : Ocannl_Op<"matmul", "Compose"> {
 }
 
 def Ocannl_FmaOp : Ocannl_Op<"fma", "Compose_accumulate"> {
+  let scalarFn = "mul";
+  let initOperand = 2;
   let summary = "fused `a * b + c` (Gemm): composition plus a broadcast addend";
   let description = [{
     Shape logic `Compose_accumulate`: `a` composed with `b` as in
@@ -129,6 +166,7 @@ def Ocannl_FmaOp : Ocannl_Op<"fma", "Compose_accumulate"> {
 }
 
 def Ocannl_TransposeOp : Ocannl_Op<"transpose", "Transpose"> {
+  let scalarFn = "identity";
   let summary = "swap the input and output rows";
   let description = [{
     Shape logic `Transpose`: the result's input row is the operand's output
@@ -142,6 +180,8 @@ def Ocannl_TransposeOp : Ocannl_Op<"transpose", "Transpose"> {
 }
 
 def Ocannl_EinsumOp : Ocannl_Op<"einsum", "Einsum"> {
+  let scalarFn = "combine";
+  let accum = "attr";
   let summary = "OCANNL extended einsum with 1 to 3 operands";
   let description = [{
     `spec = "rhs1[;rhs2[;rhs3]]=>lhs"` in OCANNL's extended einsum notation:
@@ -165,6 +205,8 @@ def Ocannl_EinsumOp : Ocannl_Op<"einsum", "Einsum"> {
 }
 
 def Ocannl_ConcatOp : Ocannl_Op<"concat", "Block"> {
+  let computes = "blocks";
+  let scalarFn = "identity";
   let summary = "concatenation, stacking and slicing of axes (`a^b`)";
   let description = [{
     `spec = "rhs1; ...; rhsN => lhs"` where an axis `a^b` is the
@@ -180,6 +222,7 @@ def Ocannl_ConcatOp : Ocannl_Op<"concat", "Block"> {
 }
 
 def Ocannl_BatchSliceOp : Ocannl_Op<"batch_slice", "Batch_slice"> {
+  let scalarFn = "identity";
   let summary = "take one element of the leftmost batch axis";
   let description = [{
     Shape logic `Batch_slice`: the result is the operand without its leftmost
@@ -193,6 +236,8 @@ def Ocannl_BatchSliceOp : Ocannl_Op<"batch_slice", "Batch_slice"> {
 }
 
 def Ocannl_ConstantOp : Ocannl_Op<"constant", "Terminal"> {
+  let computes = "constant";
+  let scalarFn = "identity";
   let summary = "a tensor filled with a value or with given values";
   let description = [{
     A terminal. `value` is a scalar (every cell gets it) or a dense elements
@@ -207,6 +252,8 @@ def Ocannl_ConstantOp : Ocannl_Op<"constant", "Terminal"> {
 }
 
 def Ocannl_RangeOp : Ocannl_Op<"range", "Terminal"> {
+  let computes = "range";
+  let scalarFn = "identity";
   let summary = "the cells numbered 0, 1, 2, ... in memory order";
   let description = [{
     A terminal whose cells hold their linear index. `spec` is the shape spec
@@ -220,6 +267,8 @@ def Ocannl_RangeOp : Ocannl_Op<"range", "Terminal"> {
 }
 
 def Ocannl_ReshapeOp : Ocannl_Op<"reshape", "Terminal"> {
+  let computes = "reshape";
+  let scalarFn = "identity";
   let summary = "the same cells in memory order under another shape";
   let description = [{
     The result is a terminal shape that has as many elements as the operand

@@ -83,7 +83,7 @@ pub(crate) fn projections(op: OperationRef<'_, '_>) -> Result<Option<Projections
     let Some(def) = catalog::lookup(&name) else {
         return Ok(None);
     };
-    if name == "ocannl.reshape" {
+    if def.computes == catalog::Computes::Reshape {
         return Ok(None);
     }
     let owned = OwnedLogic::of(op, def).map_err(|e| format!("'{name}' op {e}"))?;

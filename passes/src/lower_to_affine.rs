@@ -24,11 +24,16 @@
 //!   `cf.br` to the next: upstream `scf-to-cf` splits the block at every
 //!   loop and moves the ops after it, which over one block of n ops is
 //!   quadratic; over blocks of one op the whole pipeline stays linear.
-//! - **Loop nests.** One `affine.for` per iterator of the op's product
-//!   space (parallel iterators outside, reductions inside), with
-//!   `affine.load`/`affine.store` through its projection maps
-//!   (`ocannl.indexing_maps`, checked against the types, or computed here
-//!   when `ocannl-infer-projections` did not attach them).
+//! - **Loop nests.** Each op's nest over its product space, through its
+//!   projection maps (`ocannl.indexing_maps`, checked against the types, or
+//!   computed here when `ocannl-infer-projections` did not attach them).
+//!   What the op computes (scalar function, accumulator, initial operand,
+//!   or a terminal's kind) comes from the catalog (ODS), never from its
+//!   name. `f32`/`f64` nests are scheduled (`schedule.rs`, `kernel.rs`):
+//!   vector lanes, register blocks carried in `iter_args`, cache tiles,
+//!   remainders; other nests (and `schedule=false`) are one scalar
+//!   `affine.for` per iterator, reductions inside. Unary pointwise
+//!   consumers fuse into their producer (`fusion.rs`).
 //! - **Initialisation** (OCANNL's rule). A store that is not injective
 //!   (the op reduces over iterators absent from the result) accumulates with
 //!   the op's `accum` operator into a buffer first filled with its neutral

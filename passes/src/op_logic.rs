@@ -37,7 +37,7 @@ impl OwnedLogic {
     pub(crate) fn of(op: OperationRef<'_, '_>, def: &catalog::OpDef) -> Result<Self, String> {
         let mut owned = OwnedLogic {
             logic: def.logic,
-            reshape: def.name == "ocannl.reshape",
+            reshape: def.computes == catalog::Computes::Reshape,
             einsum: None,
             index: 0,
             spec: None,

@@ -199,7 +199,15 @@ fn differential_against_numpy() {
     run_python_check("differential.py", &["--seed", "0", "--cases", "6"]);
     run_python_check(
         "differential.py",
-        &["--seed", "1", "--cases", "4", "--threads", "1", "--no-bad-inputs"],
+        &[
+            "--seed",
+            "1",
+            "--cases",
+            "4",
+            "--threads",
+            "1",
+            "--no-bad-inputs",
+        ],
     );
 }
 
@@ -240,7 +248,10 @@ fn threads_give_identical_results() {
     let file = scratch("threads", "f.mlir", program);
     let outputs = |threads: &str| -> Vec<Vec<u8>> {
         let dir = file.parent().expect("scratch dir");
-        let outs = [dir.join(format!("r{threads}.npy")), dir.join(format!("c{threads}.npy"))];
+        let outs = [
+            dir.join(format!("r{threads}.npy")),
+            dir.join(format!("c{threads}.npy")),
+        ];
         run_ok(&[
             file.to_str().expect("utf-8 path"),
             "--seed",

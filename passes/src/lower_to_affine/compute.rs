@@ -2,53 +2,41 @@
 //! and the accumulation operators, as `arith`/`math` ops.
 
 use melior::ir::{Location, Type, Value, ValueLike, attribute::IntegerAttribute};
-use ocannl_dialect::ir;
+use ocannl_dialect::{catalog, ir};
 
 use super::{
     buffers::{Scalar, scalar},
     emit::{At, Emitter, int_bounds},
 };
 
-/// How an op's computed value reaches its result cell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Accum {
-    Add,
-    Mul,
-    Max,
-    Min,
-}
+/// How an op's computed value reaches its result cell: an accumulation
+/// operator of the catalog (ODS `Ocannl_Accumulator`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Accum(&'static catalog::AccumDef);
 
 impl Accum {
+    /// The sum (`fma`'s and `matmul`'s, and the default).
+    pub(super) fn add() -> Self {
+        Self(catalog::accumulator("add").expect("the catalog declares add"))
+    }
+
     /// The neutral element (fills cells a store does not cover, and pads
     /// reads outside an operand).
     pub(super) fn neutral(self) -> f64 {
-        match self {
-            Accum::Add => 0.0,
-            Accum::Mul => 1.0,
-            Accum::Max => f64::NEG_INFINITY,
-            Accum::Min => f64::INFINITY,
-        }
+        self.0.neutral
     }
 
     /// The binary function that combines an old and a new value.
     pub(super) fn function(self) -> &'static str {
-        match self {
-            Accum::Add => "add",
-            Accum::Mul => "mul",
-            Accum::Max => "max",
-            Accum::Min => "min",
-        }
+        self.0.function
     }
 
-    /// The operator named by an `accum` attribute.
+    /// The operator named `name` (an `accum` attribute; `None`: add).
     pub(super) fn parse(name: Option<&str>) -> Result<Self, String> {
-        match name {
-            None | Some("add") => Ok(Accum::Add),
-            Some("mul") => Ok(Accum::Mul),
-            Some("max") => Ok(Accum::Max),
-            Some("min") => Ok(Accum::Min),
-            Some(other) => Err(format!("unknown accumulation operator '{other}'")),
-        }
+        let name = name.unwrap_or("add");
+        catalog::accumulator(name)
+            .map(Self)
+            .ok_or_else(|| format!("unknown accumulation operator '{name}'"))
     }
 }
 

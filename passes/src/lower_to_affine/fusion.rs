@@ -33,19 +33,22 @@ pub(super) struct Chain<'c, 'a> {
 
 /// The op's function when it is a unary pointwise op of the catalog.
 fn unary(op: &OperationRef<'_, '_>) -> Option<Compute> {
-    let name = ir::op_name(op);
-    let def = catalog::lookup(&name)?;
-    (def.logic == ShapeLogic::PointwiseUn && op.operand_count() == 1 && op.result_count() == 1)
-        .then(|| Compute::Unary(name.trim_start_matches("ocannl.").to_owned()))
+    let def = catalog::lookup(&ir::op_name(op))?;
+    if def.logic != ShapeLogic::PointwiseUn || op.operand_count() != 1 || op.result_count() != 1 {
+        return None;
+    }
+    match super::nests::scalar_function(*op, def, 1).ok()? {
+        f @ Compute::Unary(_) => Some(f),
+        _ => None,
+    }
 }
 
 /// Whether the op's nest can take an epilogue: an ocannl op with one
 /// result computed by a loop nest (not a terminal or a concatenation).
 fn producer(op: &OperationRef<'_, '_>) -> bool {
     let name = ir::op_name(op);
-    catalog::lookup(&name).is_some_and(|def| {
-        !matches!(def.logic, ShapeLogic::Terminal | ShapeLogic::Block) && op.result_count() == 1
-    })
+    catalog::lookup(&name)
+        .is_some_and(|def| def.computes == catalog::Computes::Nest && op.result_count() == 1)
 }
 
 /// The memory dims and element type of a value's buffer.

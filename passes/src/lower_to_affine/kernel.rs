@@ -329,29 +329,33 @@ impl<'c> Emitter<'c> {
             // lane 0.
             let r = plan.vector;
             let main = space[r] / plan.width * plan.width;
-            let l = self.for_loop(
-                inner,
-                Bound::constant(self, 0),
-                Bound::constant(self, main as i64),
-                plan.width,
-                &accs,
-                false,
-                loc,
-            );
+            // Within a reduction tile when tiled: [kt, min(kt + kc, main)),
+            // then the tail [max(kt, main), min(kt + kc, extent)).
+            let tile = k_tile.filter(|(k, _, _)| *k == r);
+            let (lb, ub) = match tile {
+                Some((_, kc, t)) => (
+                    Bound::from(self, t, 0, None),
+                    Bound::from(self, t, kc as i64, Some(main as i64)),
+                ),
+                None => (Bound::constant(self, 0), Bound::constant(self, main as i64)),
+            };
+            let l = self.for_loop(inner, lb, ub, plan.width, &accs, false, loc);
             ivs[r] = l.iv;
             let next = body(l.body, &ivs, &l.args, mode)?;
             self.emit(l.body, "affine.yield", &next, &[], &[], loc);
             let mut accs = l.results;
             if main < space[r] {
-                let t = self.for_loop(
-                    inner,
-                    Bound::constant(self, main as i64),
-                    Bound::constant(self, space[r] as i64),
-                    1,
-                    &accs,
-                    false,
-                    loc,
-                );
+                let (lb, ub) = match tile {
+                    Some((_, kc, t)) => (
+                        Bound::from(self, t, 0, Some(main as i64)),
+                        Bound::from(self, t, kc as i64, Some(space[r] as i64)),
+                    ),
+                    None => (
+                        Bound::constant(self, main as i64),
+                        Bound::constant(self, space[r] as i64),
+                    ),
+                };
+                let t = self.for_loop(inner, lb, ub, 1, &accs, false, loc);
                 ivs[r] = t.iv;
                 let scalar = Mode {
                     ty: elem,
@@ -459,12 +463,13 @@ impl<'c> Emitter<'c> {
                     } else {
                         acc
                     };
-                    let new = if *op.compute == Compute::Binary("mul".into()) && a == Accum::Add {
-                        self.value(at, "math.fma", &[args[0], args[1], old], ty, &[], loc)
-                    } else {
-                        let v = self.compute(at, op.compute, ty, &args, loc)?;
-                        self.binary(at, a.function(), ty, old, v, loc)?
-                    };
+                    let new =
+                        if *op.compute == Compute::Binary("mul".into()) && a.function() == "add" {
+                            self.value(at, "math.fma", &[args[0], args[1], old], ty, &[], loc)
+                        } else {
+                            let v = self.compute(at, op.compute, ty, &args, loc)?;
+                            self.binary(at, a.function(), ty, old, v, loc)?
+                        };
                     out.push(if lane_tail {
                         self.set_lane0(at, new, acc, loc)
                     } else {
@@ -493,7 +498,7 @@ impl<'c> Emitter<'c> {
     ) -> Result<Value<'c, 'a>, String> {
         let indices = &op.p.operands[k];
         let space = &op.p.product_space;
-        let accum = op.accum.unwrap_or(Accum::Add);
+        let accum = op.accum.unwrap_or_else(Accum::add);
         let elem = element_of(buf);
         let along = indices.iter().any(|a| a.uses(plan.vector));
         if mode.vector && along {
@@ -559,12 +564,12 @@ impl<'c> Emitter<'c> {
     }
 }
 
-/// The `vector.reduction` kind of an accumulation operator on floats.
+/// The `vector.reduction` kind of an accumulation operator on floats (by
+/// its scalar function: `max` and `min` are `arith.maximumf`/`minimumf`).
 fn lanes_kind(a: Accum) -> &'static str {
-    match a {
-        Accum::Add => "add",
-        Accum::Mul => "mul",
-        Accum::Max => "maximumf",
-        Accum::Min => "minimumf",
+    match a.function() {
+        "max" => "maximumf",
+        "min" => "minimumf",
+        f => f,
     }
 }

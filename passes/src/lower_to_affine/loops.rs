@@ -27,7 +27,8 @@ impl<'c, 'a> Bound<'c, 'a> {
         }
     }
 
-    /// `x + offset`, or `min(x + offset, cap)` with `cap`.
+    /// `x + offset`, or with `cap` both `x + offset` and `cap`: their
+    /// minimum as an upper bound, their maximum as a lower bound.
     pub(super) fn from(em: &Emitter<'c>, x: Value<'c, 'a>, offset: i64, cap: Option<i64>) -> Self {
         let d = AffineExpr::dim(em.ctx, 0);
         let shifted = if offset == 0 {

@@ -8,7 +8,7 @@ use melior::ir::{
     operation::{OperationLike, OperationRef},
 };
 use ocannl_dialect::{
-    catalog::{self, ShapeLogic},
+    catalog::{self, Computes},
     ir,
 };
 use ocannl_shape::projection::{AffineIndex, AxisIndex, Projections};
@@ -93,58 +93,31 @@ impl<'c> Emitter<'c> {
         let loc = op.location();
         let elem = element_of(buf);
         let name = ir::op_name(&op);
-        let short = name.trim_start_matches("ocannl.");
         let def = catalog::lookup(&name).ok_or_else(|| "unknown ocannl op".to_owned())?;
-        match short {
-            "constant" => {
+        match def.computes {
+            Computes::Constant => {
                 return self
                     .lower_constant(module, at, op, buf, dims)
                     .map(|()| false);
             }
-            "range" => return self.lower_range(at, buf, dims, loc).map(|()| false),
-            "reshape" => {
+            Computes::Range => return self.lower_range(at, buf, dims, loc).map(|()| false),
+            Computes::Reshape => {
                 return self
                     .lower_reshape(at, op, operands[0], buf, dims)
                     .map(|()| false);
             }
-            _ => {}
-        }
-        if def.logic == ShapeLogic::Block {
-            return self
-                .lower_block(at, op, operands, buf, dims)
-                .map(|()| false);
-        }
-        // A `where` condition may have another element type.
-        let condition = short == "where"
-            || short == "einsum"
-                && op.operand_count() == 3
-                && string_attr(&op, "combine").as_deref() == Some("where");
-        check_elements(operands, elem, condition)?;
-        let p = op_projections(op, operands, dims)?;
-        let (compute, init) = match (short, operands.len()) {
-            ("matmul", _) => (Compute::Binary("mul".into()), None),
-            ("fma", _) => (Compute::Binary("mul".into()), Some(2)),
-            ("transpose" | "batch_slice", _) => (Compute::Identity, None),
-            ("where", _) => (Compute::Where, None),
-            ("einsum", n) => {
-                let c = string_attr(&op, "combine");
-                let compute = match (n, c.as_deref()) {
-                    (1, _) => Compute::Identity,
-                    (2, None) => Compute::Binary("mul".into()),
-                    (2, Some(c)) => Compute::Binary(c.into()),
-                    (3, None | Some("fma")) => Compute::Fma,
-                    (3, Some("where")) => Compute::Where,
-                    (_, Some(c)) => {
-                        return Err(format!("combine '{c}' does not take {n} operands"));
-                    }
-                    _ => return Err(format!("{n} operands")),
-                };
-                (compute, None)
+            Computes::Blocks => {
+                return self
+                    .lower_block(at, op, operands, buf, dims)
+                    .map(|()| false);
             }
-            (s, 1) => (Compute::Unary(s.into()), None),
-            (s, 2) => (Compute::Binary(s.into()), None),
-            (s, n) => return Err(format!("'{s}' with {n} operands is not lowered")),
-        };
+            Computes::Nest => {}
+        }
+        let compute = scalar_function(op, def, operands.len())?;
+        // A `where` condition may have another element type.
+        check_elements(operands, elem, compute == Compute::Where)?;
+        let p = op_projections(op, operands, dims)?;
+        let init = def.init_operand;
         if p.result.iter().any(|a| matches!(a, AxisIndex::Affine(_))) {
             return Err("strided or convolution indices of the result are not lowered".into());
         }
@@ -154,10 +127,9 @@ impl<'c> Emitter<'c> {
         // The op's accumulation operator: its neutral element fills cells a
         // store does not cover, and it combines values a store reaches more
         // than once.
-        let accum_kind = if short == "fma" || short == "matmul" {
-            Accum::Add
-        } else {
-            Accum::parse(string_attr(&op, "accum").as_deref())?
+        let accum_kind = match def.accum {
+            "attr" => Accum::parse(string_attr(&op, "accum").as_deref())?,
+            name => Accum::parse(Some(name))?,
         };
         let accum = (!injective || init.is_some()).then_some(accum_kind);
         let n_dims = p.product_space.len();
@@ -324,6 +296,44 @@ impl<'c> Emitter<'c> {
             self.store(inner, value, buf, result_map, &ivs, loc);
         }
         Ok(())
+    }
+}
+
+/// What `op` (catalog entry `def`, `n` operands) computes at each point:
+/// its ODS `scalarFn`, for `combine` read from the op's `combine`
+/// attribute.
+pub(super) fn scalar_function(
+    op: OperationRef<'_, '_>,
+    def: &catalog::OpDef,
+    n: usize,
+) -> Result<Compute, String> {
+    // The operand the result starts from is not an argument.
+    let n = n - usize::from(def.init_operand.is_some());
+    let function = |f: &str| -> Result<Compute, String> {
+        Ok(match (f, n) {
+            ("identity", 1) => Compute::Identity,
+            ("where", 3) => Compute::Where,
+            ("fma", 3) => Compute::Fma,
+            ("identity" | "where" | "fma", n) => {
+                return Err(format!("'{f}' does not take {n} operands"));
+            }
+            (f, 1) => Compute::Unary(f.into()),
+            (f, 2) => Compute::Binary(f.into()),
+            (f, n) => return Err(format!("'{f}' does not take {n} operands")),
+        })
+    };
+    if def.scalar_fn != "combine" {
+        return function(def.scalar_fn);
+    }
+    let combine = string_attr(&op, "combine");
+    match (n, combine.as_deref()) {
+        (1, _) => Ok(Compute::Identity),
+        (2, None) => function("mul"),
+        (3, None) => function("fma"),
+        (_, Some(c)) => {
+            function(c).map_err(|_| format!("combine '{c}' does not take {n} operands"))
+        }
+        _ => Err(format!("{n} operands")),
     }
 }
 

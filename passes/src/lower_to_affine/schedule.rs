@@ -337,10 +337,23 @@ pub(super) fn plan(
     // The block: the result's last two parallel iterators, the contiguous
     // one's point loop outside (its operand panel stays in L1 while the
     // other sweeps a tile kept in L2).
+    // A long vector reduction is tiled (its partial sums are added to the
+    // result once per tile), so that the rows of both operands the block
+    // reads stay in L1.
+    let kc = KC_LANES * width;
+    let k_tile = (space[r] > 2 * kc).then_some((r, kc));
     let reduced_bytes: u64 = reductions
         .iter()
-        .map(|&i| space[i])
+        .map(|&i| {
+            if k_tile.is_some() && i == r {
+                kc
+            } else {
+                space[i]
+            }
+        })
         .fold(elem_bytes, u64::saturating_mul);
+    // Tiles of both block iterators' operand panels share L2.
+    let panel = round_down(target.l2 / 4 / reduced_bytes.max(1), 12);
     let mut unrolled = vec![];
     let mut block = parallel.iter().rev().copied();
     if let Some(outer_point) = block.next() {
@@ -352,16 +365,15 @@ pub(super) fn plan(
             iter: outer_point,
             factor: cols,
             lanes: false,
-            tile: None,
+            tile: (k_tile.is_some() && space[outer_point] > panel).then_some(panel),
         });
         if let Some(u) = inner_point {
             let rows = 3;
-            let mc = round_down(target.l2 / 2 / reduced_bytes.max(1), rows);
             unrolled.push(Unrolled {
                 iter: u,
                 factor: rows,
                 lanes: false,
-                tile: (space[u] > mc).then_some(mc),
+                tile: (space[u] > panel).then_some(panel),
             });
         }
     }
@@ -373,9 +385,12 @@ pub(super) fn plan(
         outer,
         unrolled,
         reductions: order,
-        k_tile: None,
+        k_tile,
     })
 }
+
+/// Vectors per tile of a reduction along which the lanes run.
+const KC_LANES: u64 = 64;
 
 /// The parallel iterators not in the block, outermost first.
 fn outer_loops(parallel: &[usize], unrolled: &[Unrolled]) -> Vec<usize> {
