@@ -22,12 +22,12 @@ func.func @add_relu(%x: !ocannl.tensor<f32, "4,16">, %b: !ocannl.tensor<f32, "16
 // A layer: the relu runs once per cell, after the reduction.
 // CHECK-LABEL: func.func @layer(
 // CHECK-SAME: attributes {ocannl.intermediate_bytes = 0 : i64}
-// CHECK: vector.reduction <add>
-// CHECK-NEXT: affine.load
-// CHECK-NEXT: %[[SUM:.*]] = arith.addf
-// CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT: %[[R:.*]] = arith.maximumf %[[SUM]], %[[Z]] : f32
-// CHECK-NEXT: affine.store %[[R]]
+// CHECK: vector.shuffle
+// CHECK: affine.vector_load %arg3{{.*}} : memref<8x16xf32>, vector<4xf32>
+// CHECK-NEXT: %[[SUM:.*]] = arith.addf %{{.*}} : vector<4xf32>
+// CHECK-NEXT: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<4xf32>
+// CHECK-NEXT: %[[R:.*]] = arith.maximumf %[[SUM]], %[[Z]] : vector<4xf32>
+// CHECK-NEXT: affine.vector_store %[[R]], %arg3
 func.func @layer(%x: !ocannl.tensor<f32, "8|32">, %w: !ocannl.tensor<f32, "32->16">, %b: !ocannl.tensor<f32, "16">) -> !ocannl.tensor<f32, "...|...->..."> {
   %h = "ocannl.fma"(%w, %x, %b) : (!ocannl.tensor<f32, "32->16">, !ocannl.tensor<f32, "8|32">, !ocannl.tensor<f32, "16">) -> !ocannl.tensor<f32, "...|...->...">
   %r = "ocannl.relu"(%h) : (!ocannl.tensor<f32, "...|...->...">) -> !ocannl.tensor<f32, "...|...->...">

@@ -42,8 +42,10 @@ func.func @nn(%a: !ocannl.tensor<f32, "20,64">, %b: !ocannl.tensor<f32, "64,40">
 
 // OCANNL's own layout, y = x . w^T (`"K->N"` is [N, K] in memory): both
 // operands are contiguous along the reduction, so the lanes run along k;
-// a 4 x 3 block of vector accumulators starts at 0, and each is reduced
-// across its lanes (vector.reduction) and added to its cell once.
+// a 4 x 3 block of vector accumulators starts at 0. The 4 accumulators of
+// adjacent result cells are reduced together by shuffles (a transpose-and-
+// add butterfly) into one vector<4xf32>, added to the result with one
+// vector load and store; the remainder columns reduce one by one.
 // CHECK-LABEL: func.func @nt(
 // CHECK: affine.for %[[N:.*]] = 0 to 8 step 4 {
 // CHECK-NEXT: affine.for %[[M:.*]] = 0 to 6 step 3 {
@@ -57,10 +59,15 @@ func.func @nn(%a: !ocannl.tensor<f32, "20,64">, %b: !ocannl.tensor<f32, "64,40">
 // CHECK: vector.extract %{{.*}}[0] : f32 from vector<8xf32>
 // CHECK: math.fma %{{.*}} : f32
 // CHECK: vector.insert
+// CHECK: vector.shuffle %{{.*}} [0, 1, 2, 3, 8, 9, 10, 11] : vector<8xf32>, vector<8xf32>
+// CHECK: vector.shuffle %{{.*}} [0, 2, 4, 6] : vector<8xf32>, vector<8xf32>
+// CHECK-NEXT: vector.shuffle %{{.*}} [1, 3, 5, 7] : vector<8xf32>, vector<8xf32>
+// CHECK-NEXT: %[[S:.*]] = arith.addf %{{.*}} : vector<4xf32>
+// CHECK-NEXT: %[[OLD:.*]] = affine.vector_load %arg2[%[[M]], %[[N]]] : memref<7x10xf32>, vector<4xf32>
+// CHECK-NEXT: %[[NEW:.*]] = arith.addf %[[OLD]], %[[S]] : vector<4xf32>
+// CHECK-NEXT: affine.vector_store %[[NEW]], %arg2[%[[M]], %[[N]]]
+// CHECK: affine.for %{{.*}} = 8 to 10 {
 // CHECK: vector.reduction <add>, %{{.*}} : vector<8xf32> into f32
-// CHECK-NEXT: affine.load %arg2[%[[M]], %[[N]]]
-// CHECK-NEXT: arith.addf
-// CHECK-NEXT: affine.store
 func.func @nt(%w: !ocannl.tensor<f32, "35->10">, %x: !ocannl.tensor<f32, "7|35">) -> !ocannl.tensor<f32, "...|...->..."> {
   %0 = "ocannl.matmul"(%w, %x) : (!ocannl.tensor<f32, "35->10">, !ocannl.tensor<f32, "7|35">) -> !ocannl.tensor<f32, "...|...->...">
   return %0 : !ocannl.tensor<f32, "...|...->...">

@@ -63,6 +63,7 @@ mod compute;
 mod emit;
 mod fusion;
 mod kernel;
+mod lanes;
 mod loops;
 mod nests;
 mod reserved;

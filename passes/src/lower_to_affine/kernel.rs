@@ -385,6 +385,36 @@ impl<'c> Emitter<'c> {
             (Lanes::Result, None) => {}
             (Lanes::Reduction, a) => {
                 let a = a.expect("checked above");
+                // The block's first iterator runs along the result's
+                // contiguous axis: its cells, adjacent, are reduced together
+                // and read and written as one vector.
+                let f0 = combo.first().map_or(1, |s| s.factor) as usize;
+                let per = cells.len() / f0.max(1);
+                let grouped = f0 > 1
+                    && f0.is_power_of_two()
+                    && f0 as u64 <= plan.width
+                    && contiguous_result(op, plan.unrolled[0].iter);
+                if grouped {
+                    let ty = self.vector_type(elem, f0 as u64);
+                    for i1 in 0..per {
+                        let group: Vec<Value<'c, 'a>> =
+                            (0..f0).map(|i0| values[i0 * per + i1]).collect();
+                        let s = self.reduce_group(
+                            at,
+                            &group,
+                            plan.width as usize,
+                            a.function(),
+                            elem,
+                            loc,
+                        )?;
+                        let cell = &cell_ivs[i1];
+                        let old = self.vector_load(at, op.buf, result_map, cell, ty, loc);
+                        let new = self.binary(at, a.function(), ty, old, s, loc)?;
+                        let new = self.finish(at, op, new, ty)?;
+                        self.vector_store(at, new, op.buf, result_map, cell, loc);
+                    }
+                    return Ok(());
+                }
                 for (v, cell) in values.iter().zip(&cell_ivs) {
                     let s = self.reduce_lanes(at, lanes_kind(a), *v, elem, loc);
                     let old = self.load(at, op.buf, result_map, cell, loc);
@@ -562,6 +592,14 @@ impl<'c> Emitter<'c> {
             self.store(at, value, buf, map, ivs, loc);
         }
     }
+}
+
+/// Whether iterator `i` indexes the result's contiguous axis (the last one
+/// of size > 1, every axis after it of size 1).
+fn contiguous_result(op: &Op<'_, '_, '_>, i: usize) -> bool {
+    let dims = ocannl_dialect::ir::shaped_dims(op.buf.r#type()).unwrap_or_default();
+    let last = dims.iter().rposition(|d| d.is_none_or(|d| d != 1));
+    last.is_some_and(|l| op.p.result.get(l) == Some(&ocannl_shape::projection::AxisIndex::Iter(i)))
 }
 
 /// The `vector.reduction` kind of an accumulation operator on floats (by

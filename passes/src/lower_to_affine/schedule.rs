@@ -352,8 +352,10 @@ pub(super) fn plan(
             }
         })
         .fold(elem_bytes, u64::saturating_mul);
-    // Tiles of both block iterators' operand panels share L2.
-    let panel = round_down(target.l2 / 4 / reduced_bytes.max(1), 12);
+    // BLIS's loop order: the inner block iterator's tile (its operand's
+    // rows in L2) inside the reduction tile; the outer one's rows stream
+    // through L1 (its whole panel stays in L3).
+    let panel = round_down(target.l2 / 2 / reduced_bytes.max(1), 12);
     let mut unrolled = vec![];
     let mut block = parallel.iter().rev().copied();
     if let Some(outer_point) = block.next() {
@@ -365,7 +367,7 @@ pub(super) fn plan(
             iter: outer_point,
             factor: cols,
             lanes: false,
-            tile: (k_tile.is_some() && space[outer_point] > panel).then_some(panel),
+            tile: None,
         });
         if let Some(u) = inner_point {
             let rows = 3;
@@ -390,7 +392,7 @@ pub(super) fn plan(
 }
 
 /// Vectors per tile of a reduction along which the lanes run.
-const KC_LANES: u64 = 64;
+const KC_LANES: u64 = 128;
 
 /// The parallel iterators not in the block, outermost first.
 fn outer_loops(parallel: &[usize], unrolled: &[Unrolled]) -> Vec<usize> {
