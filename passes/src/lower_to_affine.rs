@@ -65,6 +65,7 @@ mod fusion;
 mod kernel;
 mod lanes;
 mod loops;
+mod microkernel;
 mod nests;
 mod reserved;
 mod schedule;

@@ -1,0 +1,408 @@
+//! The micro-kernel of a [`Plan`]: the register block at one point of the
+//! block iterators, its accumulators carried through the reduction loops
+//! (`iter_args`), each step's loads (vector, or scalar broadcast) and
+//! combines, the epilogue and the stores.
+
+use std::collections::HashMap;
+
+use melior::ir::{Location, Type, Value, ValueLike};
+
+use super::{
+    buffers::element_of,
+    compute::{Accum, Compute},
+    emit::{At, Emitter},
+    kernel::{Mode, Op, Segment},
+    loops::Bound,
+    schedule::{Lanes, Plan},
+};
+
+impl<'c> Emitter<'c> {
+    /// The register block at the point `ivs` (block iterators at their
+    /// base), with the reductions inside.
+    pub(super) fn micro_kernel<'a>(
+        &self,
+        at: At<'c, 'a>,
+        plan: &Plan,
+        op: &Op<'_, 'c, 'a>,
+        combo: &[Segment],
+        ivs: Vec<Value<'c, 'a>>,
+        k_tile: Option<(usize, u64, Value<'c, 'a>)>,
+    ) -> Result<(), String> {
+        let loc = op.loc;
+        let p = op.p;
+        let space = &p.product_space;
+        let elem = element_of(op.buf);
+        let vector_ty = self.vector_type(elem, plan.width);
+        let lanes_on = match plan.lanes {
+            Lanes::Result => combo.iter().any(|s| s.vector),
+            Lanes::Reduction => true,
+        };
+        let mode = Mode {
+            ty: if lanes_on { vector_ty } else { elem },
+            vector: lanes_on,
+        };
+        // The cells of the block: an offset per block iterator.
+        let mut cells: Vec<Vec<(usize, i64)>> = vec![vec![]];
+        for (u, s) in plan.unrolled.iter().zip(combo) {
+            let unit = if s.vector { plan.width } else { 1 };
+            cells = cells
+                .into_iter()
+                .flat_map(|c| {
+                    (0..s.factor).map(move |f| {
+                        let mut c = c.clone();
+                        c.push((u.iter, (f * unit) as i64));
+                        c
+                    })
+                })
+                .collect();
+        }
+        let mut shifted: HashMap<(usize, i64), Value<'c, 'a>> = HashMap::new();
+        let cell_ivs: Vec<Vec<Value<'c, 'a>>> = cells
+            .iter()
+            .map(|c| {
+                let mut v = ivs.clone();
+                for &(i, off) in c {
+                    v[i] = *shifted
+                        .entry((i, off))
+                        .or_insert_with(|| self.offset(at, ivs[i], off, loc));
+                }
+                v
+            })
+            .collect();
+        let n = space.len();
+        let result_map = self.map(n, &p.result);
+        let accum = op.accum;
+        // Accumulators: the result cells ([`Lanes::Result`]) or the neutral
+        // element in every lane ([`Lanes::Reduction`]).
+        let mut accs: Vec<Value<'c, 'a>> = match (plan.lanes, accum) {
+            (Lanes::Result, Some(_)) => cell_ivs
+                .iter()
+                .map(|v| self.read(at, op.buf, result_map, v, mode, loc))
+                .collect(),
+            (Lanes::Result, None) => vec![],
+            (Lanes::Reduction, a) => {
+                let a = a.ok_or("a reduction without an accumulation operator")?;
+                let neutral = self.constant(at, self.scalar_attr(mode.ty, a.neutral()), loc);
+                vec![neutral; cells.len()]
+            }
+        };
+        // Reduction loops, outermost first, carrying the accumulators.
+        let mut enclosing = vec![];
+        let mut inner = at;
+        let mut ivs = ivs;
+        let reductions: Vec<usize> = plan
+            .reductions
+            .iter()
+            .copied()
+            .filter(|&r| !(plan.lanes == Lanes::Reduction && r == plan.vector))
+            .collect();
+        for &r in &reductions {
+            if space[r] == 1 {
+                continue;
+            }
+            let (lb, ub) = match k_tile {
+                Some((k, kc, t)) if k == r => (
+                    Bound::from(self, t, 0, None),
+                    Bound::from(self, t, kc as i64, Some(space[k] as i64)),
+                ),
+                _ => (
+                    Bound::constant(self, 0),
+                    Bound::constant(self, space[r] as i64),
+                ),
+            };
+            let l = self.for_loop(inner, lb, ub, 1, &accs, false, loc);
+            ivs[r] = l.iv;
+            accs.clone_from(&l.args);
+            enclosing.push(l);
+            inner = enclosing.last().expect("pushed").body;
+        }
+        let body = |at: At<'c, 'a>, ivs: &[Value<'c, 'a>], accs: &[Value<'c, 'a>], mode| {
+            self.block_step(at, plan, op, &cells, ivs, accs, mode)
+        };
+        let new_accs = if plan.lanes == Lanes::Reduction {
+            // The vector iterator: whole vectors, then a scalar tail into
+            // lane 0.
+            let r = plan.vector;
+            let main = space[r] / plan.width * plan.width;
+            // Within a reduction tile when tiled: [kt, min(kt + kc, main)),
+            // then the tail [max(kt, main), min(kt + kc, extent)).
+            let tile = k_tile.filter(|(k, _, _)| *k == r);
+            let (lb, ub) = match tile {
+                Some((_, kc, t)) => (
+                    Bound::from(self, t, 0, None),
+                    Bound::from(self, t, kc as i64, Some(main as i64)),
+                ),
+                None => (Bound::constant(self, 0), Bound::constant(self, main as i64)),
+            };
+            let l = self.for_loop(inner, lb, ub, plan.width, &accs, false, loc);
+            ivs[r] = l.iv;
+            let next = body(l.body, &ivs, &l.args, mode)?;
+            self.emit(l.body, "affine.yield", &next, &[], &[], loc);
+            let mut accs = l.results;
+            if main < space[r] {
+                let (lb, ub) = match tile {
+                    Some((_, kc, t)) => (
+                        Bound::from(self, t, 0, Some(main as i64)),
+                        Bound::from(self, t, kc as i64, Some(space[r] as i64)),
+                    ),
+                    None => (
+                        Bound::constant(self, main as i64),
+                        Bound::constant(self, space[r] as i64),
+                    ),
+                };
+                let t = self.for_loop(inner, lb, ub, 1, &accs, false, loc);
+                ivs[r] = t.iv;
+                let scalar = Mode {
+                    ty: elem,
+                    vector: false,
+                };
+                let next = body(t.body, &ivs, &t.args, scalar)?;
+                self.emit(t.body, "affine.yield", &next, &[], &[], loc);
+                accs = t.results;
+            }
+            accs
+        } else {
+            body(inner, &ivs, &accs, mode)?
+        };
+        // Close the reduction loops from the inside out.
+        let mut values = new_accs;
+        for l in enclosing.iter().rev() {
+            self.emit(l.body, "affine.yield", &values, &[], &[], loc);
+            values.clone_from(&l.results);
+        }
+        match (plan.lanes, accum) {
+            (Lanes::Result, Some(_)) => {
+                for (v, cell) in values.iter().zip(&cell_ivs) {
+                    let v = self.finish(at, op, *v, mode.ty)?;
+                    self.write(at, v, op.buf, result_map, cell, mode, loc);
+                }
+            }
+            (Lanes::Result, None) => {}
+            (Lanes::Reduction, a) => {
+                let a = a.expect("checked above");
+                // The block's first iterator runs along the result's
+                // contiguous axis: its cells, adjacent, are reduced together
+                // and read and written as one vector.
+                let f0 = combo.first().map_or(1, |s| s.factor) as usize;
+                let per = cells.len() / f0.max(1);
+                let grouped = f0 > 1
+                    && f0.is_power_of_two()
+                    && f0 as u64 <= plan.width
+                    && contiguous_result(op, plan.unrolled[0].iter);
+                if grouped {
+                    let ty = self.vector_type(elem, f0 as u64);
+                    for i1 in 0..per {
+                        let group: Vec<Value<'c, 'a>> =
+                            (0..f0).map(|i0| values[i0 * per + i1]).collect();
+                        let s = self.reduce_group(
+                            at,
+                            &group,
+                            plan.width as usize,
+                            a.function(),
+                            elem,
+                            loc,
+                        )?;
+                        let cell = &cell_ivs[i1];
+                        let old = self.vector_load(at, op.buf, result_map, cell, ty, loc);
+                        let new = self.binary(at, a.function(), ty, old, s, loc)?;
+                        let new = self.finish(at, op, new, ty)?;
+                        self.vector_store(at, new, op.buf, result_map, cell, loc);
+                    }
+                    return Ok(());
+                }
+                for (v, cell) in values.iter().zip(&cell_ivs) {
+                    let s = self.reduce_lanes(at, lanes_kind(a), *v, elem, loc);
+                    let old = self.load(at, op.buf, result_map, cell, loc);
+                    let new = self.binary(at, a.function(), elem, old, s, loc)?;
+                    let new = self.finish(at, op, new, elem)?;
+                    self.store(at, new, op.buf, result_map, cell, loc);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One step of the block at `ivs` (every iterator placed): the op's
+    /// value at each cell, combined into its accumulator (returned, in cell
+    /// order) or stored. A scalar `mode` under vector accumulators
+    /// ([`Lanes::Reduction`]'s tail) works on lane 0.
+    #[allow(clippy::too_many_arguments)]
+    fn block_step<'a>(
+        &self,
+        at: At<'c, 'a>,
+        plan: &Plan,
+        op: &Op<'_, 'c, 'a>,
+        cells: &[Vec<(usize, i64)>],
+        ivs: &[Value<'c, 'a>],
+        accs: &[Value<'c, 'a>],
+        mode: Mode<'c>,
+    ) -> Result<Vec<Value<'c, 'a>>, String> {
+        let loc = op.loc;
+        let p = op.p;
+        let n = p.product_space.len();
+        let elem = element_of(op.buf);
+        let mut shifted: HashMap<(usize, i64), Value<'c, 'a>> = HashMap::new();
+        let mut loaded: HashMap<(usize, Vec<(usize, i64)>), Value<'c, 'a>> = HashMap::new();
+        let mut out = vec![];
+        for (c, cell) in cells.iter().enumerate() {
+            let mut cell_ivs = ivs.to_vec();
+            for &(i, off) in cell {
+                cell_ivs[i] = *shifted
+                    .entry((i, off))
+                    .or_insert_with(|| self.offset(at, ivs[i], off, loc));
+            }
+            let mut args = vec![];
+            for (k, o) in op.operands.iter().enumerate() {
+                if Some(k) == op.init {
+                    continue;
+                }
+                let indices = &p.operands[k];
+                let key: Vec<(usize, i64)> = cell
+                    .iter()
+                    .copied()
+                    .filter(|(i, _)| indices.iter().any(|a| a.uses(*i)))
+                    .collect();
+                let value = match loaded.get(&(k, key.clone())) {
+                    Some(v) => *v,
+                    None => {
+                        let v = self.operand_value(at, plan, op, k, *o, &cell_ivs, mode)?;
+                        loaded.insert((k, key), v);
+                        v
+                    }
+                };
+                args.push(value);
+            }
+            let ty = mode.ty;
+            match op.accum {
+                None => {
+                    let v = self.compute(at, op.compute, ty, &args, loc)?;
+                    let v = self.finish(at, op, v, ty)?;
+                    let map = self.map(n, &p.result);
+                    self.write(at, v, op.buf, map, &cell_ivs, mode, loc);
+                }
+                Some(a) => {
+                    let acc = accs[c];
+                    let lane_tail = acc.r#type() != ty;
+                    let old = if lane_tail {
+                        self.lane0(at, acc, elem, loc)
+                    } else {
+                        acc
+                    };
+                    let new =
+                        if *op.compute == Compute::Binary("mul".into()) && a.function() == "add" {
+                            self.value(at, "math.fma", &[args[0], args[1], old], ty, &[], loc)
+                        } else {
+                            let v = self.compute(at, op.compute, ty, &args, loc)?;
+                            self.binary(at, a.function(), ty, old, v, loc)?
+                        };
+                    out.push(if lane_tail {
+                        self.set_lane0(at, new, acc, loc)
+                    } else {
+                        new
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Operand `k` at `ivs`: a vector load when the mode has lanes and the
+    /// operand reads the vector iterator (on its contiguous axis: the plan
+    /// checked), else a scalar load, broadcast when the mode has lanes.
+    /// Reads that can leave the operand (padding) are guarded.
+    #[allow(clippy::too_many_arguments)]
+    fn operand_value<'a>(
+        &self,
+        at: At<'c, 'a>,
+        plan: &Plan,
+        op: &Op<'_, 'c, 'a>,
+        k: usize,
+        buf: Value<'c, 'a>,
+        ivs: &[Value<'c, 'a>],
+        mode: Mode<'c>,
+    ) -> Result<Value<'c, 'a>, String> {
+        let indices = &op.p.operands[k];
+        let space = &op.p.product_space;
+        let accum = op.accum.unwrap_or_else(Accum::add);
+        let elem = element_of(buf);
+        let along = indices.iter().any(|a| a.uses(plan.vector));
+        if mode.vector && along {
+            let pad = self.scalar_attr(mode.ty, accum.neutral());
+            return Ok(self.operand_load(at, buf, indices, space, ivs, pad, Some(mode.ty), op.loc));
+        }
+        let pad = self.scalar_attr(elem, accum.neutral());
+        let s = self.operand_load(at, buf, indices, space, ivs, pad, None, op.loc);
+        Ok(if mode.vector {
+            self.broadcast(at, s, mode.ty, op.loc)
+        } else {
+            s
+        })
+    }
+
+    /// `v` through the op's epilogue.
+    fn finish<'a>(
+        &self,
+        at: At<'c, 'a>,
+        op: &Op<'_, 'c, 'a>,
+        mut v: Value<'c, 'a>,
+        ty: Type<'c>,
+    ) -> Result<Value<'c, 'a>, String> {
+        for f in op.epilogue {
+            v = self.compute(at, f, ty, &[v], op.loc)?;
+        }
+        Ok(v)
+    }
+
+    /// A load of a result cell or vector of cells.
+    fn read<'a>(
+        &self,
+        at: At<'c, 'a>,
+        buf: Value<'c, 'a>,
+        map: melior::ir::Attribute<'c>,
+        ivs: &[Value<'c, 'a>],
+        mode: Mode<'c>,
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        if mode.vector {
+            self.vector_load(at, buf, map, ivs, mode.ty, loc)
+        } else {
+            self.load(at, buf, map, ivs, loc)
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn write<'a>(
+        &self,
+        at: At<'c, 'a>,
+        value: Value<'c, 'a>,
+        buf: Value<'c, 'a>,
+        map: melior::ir::Attribute<'c>,
+        ivs: &[Value<'c, 'a>],
+        mode: Mode<'c>,
+        loc: Location<'c>,
+    ) {
+        if mode.vector {
+            self.vector_store(at, value, buf, map, ivs, loc);
+        } else {
+            self.store(at, value, buf, map, ivs, loc);
+        }
+    }
+}
+
+/// Whether iterator `i` indexes the result's contiguous axis (the last one
+/// of size > 1, every axis after it of size 1).
+fn contiguous_result(op: &Op<'_, '_, '_>, i: usize) -> bool {
+    let dims = ocannl_dialect::ir::shaped_dims(op.buf.r#type()).unwrap_or_default();
+    let last = dims.iter().rposition(|d| d.is_none_or(|d| d != 1));
+    last.is_some_and(|l| op.p.result.get(l) == Some(&ocannl_shape::projection::AxisIndex::Iter(i)))
+}
+
+/// The `vector.reduction` kind of an accumulation operator on floats (by
+/// its scalar function: `max` and `min` are `arith.maximumf`/`minimumf`).
+fn lanes_kind(a: Accum) -> &'static str {
+    match a.function() {
+        "max" => "maximumf",
+        "min" => "minimumf",
+        f => f,
+    }
+}
