@@ -98,3 +98,24 @@ func.func @ints(%x: !ocannl.tensor<i32, "4,19">) -> !ocannl.tensor<i32, "...|...
   %0 = "ocannl.neg"(%x) : (!ocannl.tensor<i32, "4,19">) -> !ocannl.tensor<i32, "...|...->...">
   return %0 : !ocannl.tensor<i32, "...|...->...">
 }
+
+// Packing: with a reduction tile (k past 256) and a column tile (here
+// 32 of 80 columns, from l2-bytes), the panel of B a tile pair reads, 256 x 32
+// cells, is copied into a contiguous buffer (one per column tile: per
+// thread under affine.parallel) and every row block reads it from there.
+// PACK-LABEL: func.func @packed(
+// PACK: affine.for %[[JT:.*]] = 0 to 80 step 32 {
+// PACK-NEXT: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<256x32xf32>
+// PACK-NEXT: affine.for %[[KT:.*]] = 0 to 300 step 256 {
+// PACK-NEXT: affine.for %[[K:.*]] = #{{.*}}(%[[KT]]) to min #{{.*}}(%[[KT]]) {
+// PACK-NEXT: affine.for %[[J:.*]] = #{{.*}}(%[[JT]]) to min #{{.*}}(%[[JT]]) step 8 {
+// PACK: %[[V:.*]] = affine.vector_load %arg1[%[[K]], %[[J]]] : memref<300x80xf32>, vector<8xf32>
+// PACK-NEXT: affine.vector_store %[[V]], %[[P]][%[[K]] - %[[KT]], %[[J]] - %[[JT]]] : memref<256x32xf32>, vector<8xf32>
+// PACK: math.fma
+// PACK: affine.vector_load %[[P]][{{.*}}] : memref<256x32xf32>, vector<8xf32>
+// PACK: memref.dealloc %[[P]] : memref<256x32xf32>
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{l2-bytes=65536})' | FileCheck %s --check-prefix=PACK
+func.func @packed(%a: !ocannl.tensor<f32, "20,300">, %b: !ocannl.tensor<f32, "300,80">) -> !ocannl.tensor<f32, "...|...->..."> {
+  %0 = "ocannl.einsum"(%a, %b) {spec = "i,k; k,j => i,j"} : (!ocannl.tensor<f32, "20,300">, !ocannl.tensor<f32, "300,80">) -> !ocannl.tensor<f32, "...|...->...">
+  return %0 : !ocannl.tensor<f32, "...|...->...">
+}

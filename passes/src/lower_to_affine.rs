@@ -67,6 +67,7 @@ mod lanes;
 mod loops;
 mod microkernel;
 mod nests;
+mod pack;
 mod reserved;
 mod schedule;
 mod terminals;

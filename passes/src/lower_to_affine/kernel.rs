@@ -11,6 +11,7 @@ use super::{
     compute::{Accum, Compute},
     emit::{At, Emitter},
     loops::Bound,
+    pack::{self, Packed},
     schedule::{Plan, Unrolled},
 };
 
@@ -66,6 +67,7 @@ fn segments(u: &Unrolled, extent: u64, width: u64) -> Vec<Segment> {
 }
 
 /// What the micro-kernel needs besides the plan.
+#[derive(Clone, Copy)]
 pub(super) struct Op<'o, 'c, 'a> {
     pub p: &'o Projections,
     pub operands: &'o [Value<'c, 'a>],
@@ -79,6 +81,8 @@ pub(super) struct Op<'o, 'c, 'a> {
     pub epilogue: &'o [Compute],
     pub buf: Value<'c, 'a>,
     pub loc: Location<'c>,
+    /// The operand panel packed for this nest ([`super::pack`]).
+    pub packed: Option<Packed<'c, 'a>>,
 }
 
 /// The micro-kernel's mode: its element type and whether the lanes are on.
@@ -165,6 +169,9 @@ impl<'c> Emitter<'c> {
             1 => vec![Some(0), None],
             _ => vec![Some(0), None, Some(1)],
         };
+        let pack_operand = combo.first().and_then(|m| pack::candidate(plan, op, m));
+        let mut op = *op;
+        let mut panel = None;
         for slot in order {
             match slot {
                 Some(j) => {
@@ -181,6 +188,21 @@ impl<'c> Emitter<'c> {
                         );
                         tiles[j] = Some(l.iv);
                         at = l.body;
+                        if j == 0
+                            && let (Some(_), Some((_, kc))) = (pack_operand, plan.k_tile)
+                        {
+                            // One panel per thread: allocated in the
+                            // (parallel) tile loop, freed at its end.
+                            let elem = super::buffers::element_of(op.buf);
+                            let buf = self.alloc_panel(at, elem, kc, t, loc);
+                            let free = self.emit(at, "memref.dealloc", &[buf], &[], &[], loc);
+                            // The loops go between the two.
+                            at = At {
+                                block: at.block,
+                                before: Some(free),
+                            };
+                            panel = Some(buf);
+                        }
                     }
                 }
                 None => {
@@ -196,6 +218,18 @@ impl<'c> Emitter<'c> {
                         );
                         k_tile = Some((k, kc, l.iv));
                         at = l.body;
+                        if let (Some(n), Some(buf), Some(jt)) = (pack_operand, panel, tiles[0]) {
+                            let packed = Packed {
+                                operand: n,
+                                buf,
+                                k,
+                                kt: l.iv,
+                                jt,
+                            };
+                            let nc = combo[0].tile.expect("tiled");
+                            self.fill_panel(at, plan, &op, packed, kc, nc, combo[0].hi);
+                            op.packed = Some(packed);
+                        }
                     }
                 }
             }
@@ -216,6 +250,6 @@ impl<'c> Emitter<'c> {
             ivs[plan.unrolled[j].iter] = l.iv;
             at = l.body;
         }
-        self.micro_kernel(at, plan, op, combo, ivs, k_tile)
+        self.micro_kernel(at, plan, &op, combo, ivs, k_tile)
     }
 }

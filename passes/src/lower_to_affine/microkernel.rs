@@ -326,6 +326,9 @@ impl<'c> Emitter<'c> {
         let accum = op.accum.unwrap_or_else(Accum::add);
         let elem = element_of(buf);
         let along = indices.iter().any(|a| a.uses(plan.vector));
+        if let Some(packed) = op.packed.filter(|p| p.operand == k && mode.vector) {
+            return Ok(self.load_panel(at, plan, packed, ivs, mode.ty, op.loc));
+        }
         if mode.vector && along {
             let pad = self.scalar_attr(mode.ty, accum.neutral());
             return Ok(self.operand_load(at, buf, indices, space, ivs, pad, Some(mode.ty), op.loc));

@@ -184,6 +184,7 @@ impl<'c> Emitter<'c> {
                 epilogue,
                 buf,
                 loc,
+                packed: None,
             };
             return self.lower_planned(at, &plan, &op).map(|()| true);
         }
