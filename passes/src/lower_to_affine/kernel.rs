@@ -218,7 +218,9 @@ impl<'c> Emitter<'c> {
                         );
                         k_tile = Some((k, kc, l.iv));
                         at = l.body;
-                        if let (Some(n), Some(buf), Some(jt)) = (pack_operand, panel, tiles[0]) {
+                        if let (Some(n), Some(buf), Some(jt)) =
+                            (pack_operand, panel, tiles.first().copied().flatten())
+                        {
                             let packed = Packed {
                                 operand: n,
                                 buf,
