@@ -59,6 +59,7 @@
 mod arena;
 mod body;
 mod buffers;
+mod checks;
 mod compute;
 mod emit;
 mod fusion;
@@ -84,11 +85,14 @@ use melior::{
         r#type::FunctionType,
     },
 };
-use ocannl_dialect::{catalog, diagnostics::emit_error, ir, types::TensorType};
+use ocannl_dialect::{catalog, diagnostics::emit_error, ir};
 
-use self::{buffers::buffer_type, emit::Emitter};
+use self::{
+    buffers::buffer_type,
+    checks::{check_lowerable, find_recursion, is_ocannl_function},
+    emit::Emitter,
+};
 use crate::{
-    ffi::flow::call_info,
     pass::{PassDef, PassFailed, PassOptions},
     tensor_types::function_type,
 };
@@ -106,21 +110,6 @@ pub const PASS: PassDef = PassDef {
 struct Located<'c> {
     location: Location<'c>,
     message: String,
-}
-
-/// A function argument's or result's buffer is valid ([`buffer_type`]) and
-/// can be passed as a bare pointer: upstream `convert-func-to-llvm` cannot
-/// compute the strides of an identity-layout memref whose size-0 axis is
-/// not the first (`memref<4x0x5xf32>`) and silently leaves such a function
-/// unconverted.
-fn signature_buffer(ty: Type<'_>, what: &str) -> Result<(), String> {
-    let (_, dims, _) = buffer_type(ty, what)?;
-    if dims.iter().skip(1).any(|&d| d == 0) {
-        return Err(format!(
-            "{what} {ty} has an empty axis after its first (memory order {dims:?}): functions cannot take or return such tensors (the bare-pointer calling convention cannot pass them)"
-        ));
-    }
-    Ok(())
 }
 
 fn at<'c>(location: Location<'c>, message: impl Into<String>) -> Located<'c> {
@@ -261,160 +250,6 @@ fn run<'c>(
         symbols = module.symbols;
     }
     if failed { Err(PassFailed) } else { Ok(()) }
-}
-
-/// A `func.func` with ocannl tensors in its signature or ocannl ops inside.
-fn is_ocannl_function(op: OperationRef<'_, '_>) -> bool {
-    let in_signature = function_type(op).is_some_and(|f| {
-        (0..f.input_count())
-            .filter_map(|i| f.input(i).ok())
-            .chain((0..f.result_count()).filter_map(|i| f.result(i).ok()))
-            .any(|t| matches!(TensorType::classify(t), Some(TensorType::Ocannl { .. })))
-    });
-    in_signature
-        || !ir::collect_ops(op, |inner| ir::Select {
-            keep: ir::op_name(&inner).starts_with("ocannl."),
-            descend: true,
-        })
-        .is_empty()
-}
-
-/// Records why `func` cannot be lowered: a reserved name, control flow,
-/// ops other than ocannl ops, `func.call` to lowered functions and
-/// `func.return`, tensors the lowering cannot hold.
-fn check_lowerable<'c, 'a>(
-    func: OperationRef<'c, 'a>,
-    lowered: &HashSet<usize>,
-    errors: &mut Vec<Located<'c>>,
-) -> Vec<(usize, OperationRef<'c, 'a>)> {
-    let mut callees = Vec::new();
-    let name = ir::string_attr(&func, "sym_name").unwrap_or_default();
-    if let Some(why) = reserved::reserved(&name) {
-        errors.push(at(func.location(), why));
-    }
-    let entry = func.region(0).ok().and_then(|r| r.first_block());
-    if let Some(f) = function_type(func) {
-        for i in 0..f.input_count() {
-            let ty = f.input(i).expect("index below input_count");
-            let location = entry
-                .and_then(|b| b.argument(i).ok())
-                .map_or(func.location(), |a| a.location());
-            if let Err(e) = signature_buffer(ty, &format!("argument #{i}")) {
-                errors.push(at(location, e));
-            }
-        }
-        for j in 0..f.result_count() {
-            let ty = f.result(j).expect("index below result_count");
-            if let Err(e) = signature_buffer(ty, &format!("result #{j}")) {
-                errors.push(at(func.location(), e));
-            }
-        }
-    }
-    let Some(entry) = func.region(0).ok().and_then(|r| r.first_block()) else {
-        return callees;
-    };
-    let construct = |op: OperationRef<'c, '_>| {
-        format!(
-            "'{}' op cannot be lowered: functions on ocannl tensors may hold only ocannl ops, func.call to functions on ocannl tensors and func.return (control flow and other dialects are not lowered)",
-            ir::op_name(&op)
-        )
-    };
-    // Report control flow (ops with regions or successors) first: it names
-    // the construct; other ops follow only when there is none.
-    let mut control = Vec::new();
-    let mut other = Vec::new();
-    let mut block = Some(entry);
-    while let Some(b) = block {
-        let mut next = b.first_operation();
-        while let Some(op) = next {
-            next = op.next_in_block();
-            let op_name = ir::op_name(&op);
-            let ok = if op_name == "func.return" {
-                b == entry
-            } else if op_name == "func.call" {
-                let callee = call_info(op, true)
-                    .and_then(|c| c.callee)
-                    .map(|c| c.to_raw().ptr as usize)
-                    .filter(|c| lowered.contains(c));
-                if let Some(c) = callee {
-                    callees.push((c, op));
-                }
-                callee.is_some()
-            } else {
-                catalog::lookup(&op_name).is_some() && op.region_count() == 0
-            };
-            if !ok {
-                let is_control = op.region_count() > 0
-                    || b.successor_count() > 0 && b.terminator() == Some(op)
-                    || b != entry;
-                if is_control {
-                    control.push(op)
-                } else {
-                    other.push(op)
-                }
-                continue;
-            }
-            for (i, r) in op.results().enumerate() {
-                if let Err(e) = buffer_type(r.r#type(), &format!("result #{i}")) {
-                    errors.push(at(op.location(), format!("'{op_name}' op: {e}")));
-                }
-            }
-        }
-        block = b.next_in_region();
-    }
-    let offending = if control.is_empty() {
-        other.first().copied()
-    } else {
-        control.first().copied()
-    };
-    if let Some(op) = offending {
-        errors.push(at(op.location(), construct(op)));
-    }
-    callees
-}
-
-/// A call that closes a cycle of calls among `funcs` (`calls`: per function,
-/// by pointer, its callees and the calls to them), if any.
-fn find_recursion<'c, 'a>(
-    funcs: &[OperationRef<'c, 'a>],
-    calls: &HashMap<usize, Vec<(usize, OperationRef<'c, 'a>)>>,
-) -> Option<OperationRef<'c, 'a>> {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Mark {
-        Open,
-        Done,
-    }
-    let mut marks: HashMap<usize, Mark> = HashMap::new();
-    for f in funcs {
-        let start = f.to_raw().ptr as usize;
-        if marks.contains_key(&start) {
-            continue;
-        }
-        // Iterative DFS: (function, next call to follow).
-        let mut stack = vec![(start, 0usize)];
-        marks.insert(start, Mark::Open);
-        while let Some(&mut (g, ref mut k)) = stack.last_mut() {
-            let edges = calls.get(&g).map_or(&[][..], Vec::as_slice);
-            match edges.get(*k) {
-                Some(&(callee, op)) => {
-                    *k += 1;
-                    match marks.get(&callee) {
-                        Some(Mark::Open) => return Some(op),
-                        Some(Mark::Done) => {}
-                        None => {
-                            marks.insert(callee, Mark::Open);
-                            stack.push((callee, 0));
-                        }
-                    }
-                }
-                None => {
-                    marks.insert(g, Mark::Done);
-                    stack.pop();
-                }
-            }
-        }
-    }
-    None
 }
 
 /// Lowers `func` into a new function inserted before it (the caller erases
