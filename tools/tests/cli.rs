@@ -334,7 +334,7 @@ fn run_bad_inputs_are_errors_with_exit_code_1() {
         "{stdout}"
     );
 
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 8] = [
         (
             &["--inputs", &path(&wrong_shape)],
             "wrong_shape.npy' has shape [3, 2]",
@@ -354,12 +354,29 @@ fn run_bad_inputs_are_errors_with_exit_code_1() {
         ),
         (&["--target", "cuda"], "not available"),
         (&["--bench", "0"], "--bench needs at least 1 run"),
+        (&["--threads", "0"], "--threads needs at least 1 thread"),
     ];
     for (args, needle) in cases {
         let mut all = vec![m.as_str()];
         all.extend_from_slice(args);
         assert_user_error(&run_tool(&all), needle);
     }
+    // Multi-threaded code without the OpenMP runtime: a user error naming
+    // what to install (one thread needs none).
+    let no_omp = Command::new(OCANNL_RUN)
+        .args([m.as_str(), "--threads", "2"])
+        .env("OCANNL_LIBOMP", "/nonexistent/libomp.so")
+        .current_dir(root())
+        .output()
+        .expect("ocannl-run runs");
+    assert_user_error(&no_omp, "install libomp-22-dev");
+    let one = Command::new(OCANNL_RUN)
+        .args([m.as_str(), "--threads", "1"])
+        .env("OCANNL_LIBOMP", "/nonexistent/libomp.so")
+        .current_dir(root())
+        .output()
+        .expect("ocannl-run runs");
+    assert!(one.status.success(), "{one:?}");
     // Open argument shapes take their sizes from the data.
     let open = dir.join("open.mlir");
     std::fs::write(
