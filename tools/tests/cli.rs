@@ -334,7 +334,7 @@ fn run_bad_inputs_are_errors_with_exit_code_1() {
         "{stdout}"
     );
 
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 9] = [
         (
             &["--inputs", &path(&wrong_shape)],
             "wrong_shape.npy' has shape [3, 2]",
@@ -355,6 +355,10 @@ fn run_bad_inputs_are_errors_with_exit_code_1() {
         (&["--target", "cuda"], "not available"),
         (&["--bench", "0"], "--bench needs at least 1 run"),
         (&["--threads", "0"], "--threads needs at least 1 thread"),
+        (
+            &["--threads", "100000"],
+            "--threads takes at most 1024 threads",
+        ),
     ];
     for (args, needle) in cases {
         let mut all = vec![m.as_str()];

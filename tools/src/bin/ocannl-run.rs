@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! ocannl-run FILE.mlir [--entry NAME] [--inputs A.npy B.npy ...] [--seed N]
-//!            [--outputs OUT.npy ...] [--bench N] [--emit llvm|asm|obj -o FILE]
+//!            [--outputs OUT.npy ...] [--bench N] [--threads N] [--emit llvm|asm|obj -o FILE]
 //! ```
 //!
 //! Exit codes: 0 success, 1 user error (bad file, bad input, failed
@@ -23,6 +23,11 @@ use ocannl_runtime::{
 
 /// Compile a function of the ocannl dialect (shapes inferred) to host code
 /// and run it on .npy inputs, or write the generated code.
+/// The most OpenMP threads `--threads` asks for (libomp's own limit is
+/// higher, but each thread reserves a stack: a typo like `--threads
+/// 100000` would exhaust the address space instead of failing).
+const MAX_THREADS: usize = 1024;
+
 #[derive(Debug, Parser)]
 #[command(name = "ocannl-run", version)]
 struct Cli {
@@ -142,6 +147,11 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
         .collect();
     let threads = match cli.threads {
         Some(0) => return Err(Error::new("--threads needs at least 1 thread")),
+        Some(n) if n > MAX_THREADS => {
+            return Err(Error::new(format!(
+                "--threads takes at most {MAX_THREADS} threads (got {n})"
+            )));
+        }
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, usize::from),
     };
