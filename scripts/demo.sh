@@ -14,7 +14,7 @@ $opt --help | grep -- '--ocannl-'
 echo "== shapes inferred: ocannl-opt examples/mlp-run.mlir -p 'builtin.module(ocannl-infer-shapes)'"
 $opt examples/mlp-run.mlir -p 'builtin.module(ocannl-infer-shapes)' | grep -v '^ *//'
 echo "== lowered: ocannl-opt examples/mlp-run.mlir -p 'builtin.module(ocannl-to-affine)' (first 24 lines)"
-$opt examples/mlp-run.mlir -p 'builtin.module(ocannl-to-affine)' | head -24
+$opt examples/mlp-run.mlir -p 'builtin.module(ocannl-to-affine)' | sed -n 1,24p
 echo "== run on .npy inputs, checked against NumPy (tools/tests/run/mlp_check.py)"
 /usr/bin/python3 tools/tests/run/mlp_check.py --bin-dir target/debug
 echo "== ocannl-run examples/mlp-run.mlir --seed 1 --bench 50"
