@@ -50,7 +50,11 @@ pub const TO_AFFINE: PipelineDef = PipelineDef {
 /// the code needs no compiler-rt routine (`__truncsfbf2`, which neither the
 /// JIT nor Debian 12's libgcc provides: a module with `bf16` arithmetic
 /// could not be loaded); `f16` is left to LLVM (F16C, or libgcc's
-/// `__truncsfhf2`). Functions take bare pointers to their buffers
+/// `__truncsfhf2`). `exp`, `log`, `tanh`, `erf` (and kin) on `f32` become
+/// upstream's polynomial approximations (`ocannl-math-approximation`), so
+/// vector code stays vector code instead of calling libm once per lane;
+/// the vector ops of the scheduled nests convert with
+/// `convert-vector-to-llvm`. Functions take bare pointers to their buffers
 /// (`use-bare-ptr-memref-call-conv`): every buffer has a static shape.
 /// Arith, cf, math and memref convert in one `convert-to-llvm` (one walk of
 /// the module instead of one per dialect; the ocannl passes load those
