@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use melior::ir::{
     Block, BlockLike, BlockRef, Location, RegionLike, Type, Value, ValueLike,
-    attribute::{DenseI32ArrayAttribute, IntegerAttribute},
+    attribute::IntegerAttribute,
     operation::{OperationBuilder, OperationLike, OperationRef},
     r#type::MemRefType,
 };
@@ -191,23 +191,7 @@ impl<'c, 'a> Body<'c, 'a> {
             let size = arena.size().max(ALIGNMENT);
             let i8t = self.em.int_type(8);
             let mty: Type<'c> = MemRefType::new(i8t, &[size as i64], None, None).into();
-            let buf = self.em.value(
-                self.end(),
-                "memref.alloc",
-                &[],
-                mty,
-                &[
-                    (
-                        "operandSegmentSizes",
-                        DenseI32ArrayAttribute::new(self.em.ctx, &[0, 0]).into(),
-                    ),
-                    (
-                        "alignment",
-                        IntegerAttribute::new(self.em.int_type(64), ALIGNMENT as i64).into(),
-                    ),
-                ],
-                loc,
-            );
+            let buf = self.em.alloc(self.end(), mty, loc);
             self.arena = Some((buf, size));
         }
         Ok(())

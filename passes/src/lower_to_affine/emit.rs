@@ -18,6 +18,7 @@ use ocannl_dialect::ir;
 use ocannl_shape::projection::AxisIndex;
 
 use super::{
+    arena::ALIGNMENT,
     buffers::{Scalar, element_of, scalar},
     schedule::Target,
 };
@@ -218,6 +219,7 @@ impl<'c> Emitter<'c> {
         ir::affine_map_attr(AffineMap::new(self.ctx, dims, 0, exprs))
     }
 
+    /// `affine.load` of the cell at `map(ivs)`.
     pub(super) fn load<'a>(
         &self,
         at: At<'c, 'a>,
@@ -226,18 +228,31 @@ impl<'c> Emitter<'c> {
         ivs: &[Value<'c, 'a>],
         loc: Location<'c>,
     ) -> Value<'c, 'a> {
-        let mut operands = vec![buf];
-        operands.extend_from_slice(ivs);
-        self.value(
-            at,
-            "affine.load",
-            &operands,
-            element_of(buf),
-            &[("map", map)],
-            loc,
-        )
+        self.load_as(at, buf, map, ivs, None, loc)
     }
 
+    /// `affine.load` of the cell at `map(ivs)`, or with `vector` the
+    /// `affine.vector_load` of that vector type starting there.
+    pub(super) fn load_as<'a>(
+        &self,
+        at: At<'c, 'a>,
+        buf: Value<'c, 'a>,
+        map: Attribute<'c>,
+        ivs: &[Value<'c, 'a>],
+        vector: Option<Type<'c>>,
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        let mut operands = vec![buf];
+        operands.extend_from_slice(ivs);
+        let (name, ty) = match vector {
+            Some(ty) => ("affine.vector_load", ty),
+            None => ("affine.load", element_of(buf)),
+        };
+        self.value(at, name, &operands, ty, &[("map", map)], loc)
+    }
+
+    /// Stores `value` at `map(ivs)`: `affine.store` of a scalar,
+    /// `affine.vector_store` of a vector.
     pub(super) fn store<'a>(
         &self,
         at: At<'c, 'a>,
@@ -249,7 +264,38 @@ impl<'c> Emitter<'c> {
     ) {
         let mut operands = vec![value, buf];
         operands.extend_from_slice(ivs);
-        self.emit(at, "affine.store", &operands, &[], &[("map", map)], loc);
+        let name = if ir::shaped_dims(value.r#type()).is_some() {
+            "affine.vector_store"
+        } else {
+            "affine.store"
+        };
+        self.emit(at, name, &operands, &[], &[("map", map)], loc);
+    }
+
+    /// `memref.alloc` of `ty`, aligned to [`ALIGNMENT`] bytes.
+    pub(super) fn alloc<'a>(
+        &self,
+        at: At<'c, 'a>,
+        ty: Type<'c>,
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        self.value(
+            at,
+            "memref.alloc",
+            &[],
+            ty,
+            &[
+                (
+                    "operandSegmentSizes",
+                    DenseI32ArrayAttribute::new(self.ctx, &[0, 0]).into(),
+                ),
+                (
+                    "alignment",
+                    IntegerAttribute::new(self.int_type(64), ALIGNMENT as i64).into(),
+                ),
+            ],
+            loc,
+        )
     }
 
     /// Loads an operand cell through `indices`. Indices whose range leaves
@@ -271,10 +317,8 @@ impl<'c> Emitter<'c> {
         loc: Location<'c>,
     ) -> Value<'c, 'a> {
         let n_dims = space.len();
-        let plain = |at: At<'c, 'a>, map: Attribute<'c>| match vector {
-            Some(ty) => self.vector_load(at, buf, map, ivs, ty, loc),
-            None => self.load(at, buf, map, ivs, loc),
-        };
+        let plain =
+            |at: At<'c, 'a>, map: Attribute<'c>| self.load_as(at, buf, map, ivs, vector, loc);
         let map = self.map(n_dims, indices);
         let dims = ir::shaped_dims(buf.r#type()).expect("buffers are ranked memrefs");
         let mut conditions: Vec<AffineExpr<'c>> = Vec::new();

@@ -10,7 +10,6 @@ use ocannl_shape::projection::Projections;
 use super::{
     compute::{Accum, Compute},
     emit::{At, Emitter},
-    loops::Bound,
     pack::{self, Packed},
     schedule::{Plan, Unrolled},
 };
@@ -93,6 +92,13 @@ pub(super) struct Mode<'c> {
     pub vector: bool,
 }
 
+impl<'c> Mode<'c> {
+    /// The vector type when the lanes are on (for [`Emitter::load_as`]).
+    pub(super) fn lanes(self) -> Option<Type<'c>> {
+        self.vector.then_some(self.ty)
+    }
+}
+
 impl<'c> Emitter<'c> {
     /// The op's nests per `plan`, at `at`; the result is already filled
     /// (neutral element, or the addend) where the plan accumulates.
@@ -148,15 +154,7 @@ impl<'c> Emitter<'c> {
             p
         };
         for &i in &plan.outer {
-            let l = self.for_loop(
-                at,
-                Bound::constant(self, 0),
-                Bound::constant(self, space[i] as i64),
-                1,
-                &[],
-                parallel(self),
-                loc,
-            );
+            let l = self.for_loop(at, self.range(0, space[i]), 1, &[], parallel(self), loc);
             ivs[i] = l.iv;
             at = l.body;
         }
@@ -177,15 +175,8 @@ impl<'c> Emitter<'c> {
                 Some(j) => {
                     if let Some(t) = combo[j].tile {
                         let s = &combo[j];
-                        let l = self.for_loop(
-                            at,
-                            Bound::constant(self, s.lo as i64),
-                            Bound::constant(self, s.hi as i64),
-                            t,
-                            &[],
-                            parallel(self),
-                            loc,
-                        );
+                        let l =
+                            self.for_loop(at, self.range(s.lo, s.hi), t, &[], parallel(self), loc);
                         tiles[j] = Some(l.iv);
                         at = l.body;
                         if j == 0
@@ -207,15 +198,7 @@ impl<'c> Emitter<'c> {
                 }
                 None => {
                     if let Some((k, kc)) = plan.k_tile {
-                        let l = self.for_loop(
-                            at,
-                            Bound::constant(self, 0),
-                            Bound::constant(self, space[k] as i64),
-                            kc,
-                            &[],
-                            false,
-                            loc,
-                        );
+                        let l = self.for_loop(at, self.range(0, space[k]), kc, &[], false, loc);
                         k_tile = Some((k, kc, l.iv));
                         at = l.body;
                         if let (Some(n), Some(buf), Some(jt)) =
@@ -237,18 +220,12 @@ impl<'c> Emitter<'c> {
             }
         }
         for (j, s) in combo.iter().enumerate() {
-            let (lb, ub) = match (tiles[j], s.tile) {
-                (Some(t), Some(size)) => (
-                    Bound::from(self, t, 0, None),
-                    Bound::from(self, t, size as i64, Some(s.hi as i64)),
-                ),
-                _ => (
-                    Bound::constant(self, s.lo as i64),
-                    Bound::constant(self, s.hi as i64),
-                ),
+            let range = match (tiles[j], s.tile) {
+                (Some(t), Some(size)) => self.tile(t, size, s.hi),
+                _ => self.range(s.lo, s.hi),
             };
             let p = tiles.iter().all(Option::is_none) && parallel(self);
-            let l = self.for_loop(at, lb, ub, s.step, &[], p, loc);
+            let l = self.for_loop(at, range, s.step, &[], p, loc);
             ivs[plan.unrolled[j].iter] = l.iv;
             at = l.body;
         }

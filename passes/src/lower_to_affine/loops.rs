@@ -45,6 +45,27 @@ impl<'c, 'a> Bound<'c, 'a> {
     }
 }
 
+/// The lower and upper bound of a loop.
+pub(super) type Range<'c, 'a> = (Bound<'c, 'a>, Bound<'c, 'a>);
+
+impl<'c> Emitter<'c> {
+    /// `[lo, hi)`.
+    pub(super) fn range<'a>(&self, lo: u64, hi: u64) -> Range<'c, 'a> {
+        (
+            Bound::constant(self, lo as i64),
+            Bound::constant(self, hi as i64),
+        )
+    }
+
+    /// The tile `[t, min(t + size, cap))`.
+    pub(super) fn tile<'a>(&self, t: Value<'c, 'a>, size: u64, cap: u64) -> Range<'c, 'a> {
+        (
+            Bound::from(self, t, 0, None),
+            Bound::from(self, t, size as i64, Some(cap as i64)),
+        )
+    }
+}
+
 /// A built loop: the insertion point in its body (before the terminator
 /// when it has no loop-carried values; at the end otherwise, where the
 /// caller yields), its induction variable, its loop-carried values and its
@@ -59,12 +80,10 @@ pub(super) struct Loop<'c, 'a> {
 impl<'c> Emitter<'c> {
     /// `affine.for %iv = lb to ub step step iter_args(inits)`; `parallel`
     /// (no loop-carried values) makes it a one-dimensional `affine.parallel`.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn for_loop<'a>(
         &self,
         at: At<'c, 'a>,
-        lb: Bound<'c, 'a>,
-        ub: Bound<'c, 'a>,
+        (lb, ub): Range<'c, 'a>,
         step: u64,
         inits: &[Value<'c, 'a>],
         parallel: bool,
@@ -189,50 +208,6 @@ impl<'c> Emitter<'c> {
     /// `vector<width x elem>`.
     pub(super) fn vector_type(&self, elem: Type<'c>, width: u64) -> Type<'c> {
         Type::parse(self.ctx, &format!("vector<{width}x{elem}>")).expect("a vector type")
-    }
-
-    /// `affine.vector_load` of `ty` at `map(ivs)`.
-    pub(super) fn vector_load<'a>(
-        &self,
-        at: At<'c, 'a>,
-        buf: Value<'c, 'a>,
-        map: Attribute<'c>,
-        ivs: &[Value<'c, 'a>],
-        ty: Type<'c>,
-        loc: Location<'c>,
-    ) -> Value<'c, 'a> {
-        let mut operands = vec![buf];
-        operands.extend_from_slice(ivs);
-        self.value(
-            at,
-            "affine.vector_load",
-            &operands,
-            ty,
-            &[("map", map)],
-            loc,
-        )
-    }
-
-    /// `affine.vector_store` of `value` at `map(ivs)`.
-    pub(super) fn vector_store<'a>(
-        &self,
-        at: At<'c, 'a>,
-        value: Value<'c, 'a>,
-        buf: Value<'c, 'a>,
-        map: Attribute<'c>,
-        ivs: &[Value<'c, 'a>],
-        loc: Location<'c>,
-    ) {
-        let mut operands = vec![value, buf];
-        operands.extend_from_slice(ivs);
-        self.emit(
-            at,
-            "affine.vector_store",
-            &operands,
-            &[],
-            &[("map", map)],
-            loc,
-        );
     }
 
     /// `vector.broadcast` of a scalar to `ty`.

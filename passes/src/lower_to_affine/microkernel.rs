@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use melior::ir::{Location, Type, Value, ValueLike};
+use melior::ir::{Type, Value, ValueLike};
 
 use super::{
     buffers::element_of,
@@ -77,7 +77,7 @@ impl<'c> Emitter<'c> {
         let mut accs: Vec<Value<'c, 'a>> = match (plan.lanes, accum) {
             (Lanes::Result, Some(_)) => cell_ivs
                 .iter()
-                .map(|v| self.read(at, op.buf, result_map, v, mode, loc))
+                .map(|v| self.load_as(at, op.buf, result_map, v, mode.lanes(), loc))
                 .collect(),
             (Lanes::Result, None) => vec![],
             (Lanes::Reduction, a) => {
@@ -100,24 +100,18 @@ impl<'c> Emitter<'c> {
             if space[r] == 1 {
                 continue;
             }
-            let (lb, ub) = match k_tile {
-                Some((k, kc, t)) if k == r => (
-                    Bound::from(self, t, 0, None),
-                    Bound::from(self, t, kc as i64, Some(space[k] as i64)),
-                ),
-                _ => (
-                    Bound::constant(self, 0),
-                    Bound::constant(self, space[r] as i64),
-                ),
+            let range = match k_tile {
+                Some((k, kc, t)) if k == r => self.tile(t, kc, space[k]),
+                _ => self.range(0, space[r]),
             };
-            let l = self.for_loop(inner, lb, ub, 1, &accs, false, loc);
+            let l = self.for_loop(inner, range, 1, &accs, false, loc);
             ivs[r] = l.iv;
             accs.clone_from(&l.args);
             enclosing.push(l);
             inner = enclosing.last().expect("pushed").body;
         }
         let body = |at: At<'c, 'a>, ivs: &[Value<'c, 'a>], accs: &[Value<'c, 'a>], mode| {
-            self.block_step(at, plan, op, &cells, ivs, accs, mode)
+            self.block_step(at, plan, op, &cells, &shifted, ivs, accs, mode)
         };
         let new_accs = if plan.lanes == Lanes::Reduction {
             // The vector iterator: whole vectors, then a scalar tail into
@@ -127,30 +121,25 @@ impl<'c> Emitter<'c> {
             // Within a reduction tile when tiled: [kt, min(kt + kc, main)),
             // then the tail [max(kt, main), min(kt + kc, extent)).
             let tile = k_tile.filter(|(k, _, _)| *k == r);
-            let (lb, ub) = match tile {
-                Some((_, kc, t)) => (
-                    Bound::from(self, t, 0, None),
-                    Bound::from(self, t, kc as i64, Some(main as i64)),
-                ),
-                None => (Bound::constant(self, 0), Bound::constant(self, main as i64)),
+            let range = match tile {
+                Some((_, kc, t)) => self.tile(t, kc, main),
+                None => self.range(0, main),
             };
-            let l = self.for_loop(inner, lb, ub, plan.width, &accs, false, loc);
+            let l = self.for_loop(inner, range, plan.width, &accs, false, loc);
             ivs[r] = l.iv;
             let next = body(l.body, &ivs, &l.args, mode)?;
             self.emit(l.body, "affine.yield", &next, &[], &[], loc);
             let mut accs = l.results;
             if main < space[r] {
-                let (lb, ub) = match tile {
+                let range = match tile {
+                    // [max(kt, main), min(kt + kc, extent)).
                     Some((_, kc, t)) => (
                         Bound::from(self, t, 0, Some(main as i64)),
                         Bound::from(self, t, kc as i64, Some(space[r] as i64)),
                     ),
-                    None => (
-                        Bound::constant(self, main as i64),
-                        Bound::constant(self, space[r] as i64),
-                    ),
+                    None => self.range(main, space[r]),
                 };
-                let t = self.for_loop(inner, lb, ub, 1, &accs, false, loc);
+                let t = self.for_loop(inner, range, 1, &accs, false, loc);
                 ivs[r] = t.iv;
                 let scalar = Mode {
                     ty: elem,
@@ -174,7 +163,7 @@ impl<'c> Emitter<'c> {
             (Lanes::Result, Some(_)) => {
                 for (v, cell) in values.iter().zip(&cell_ivs) {
                     let v = self.finish(at, op, *v, mode.ty)?;
-                    self.write(at, v, op.buf, result_map, cell, mode, loc);
+                    self.store(at, v, op.buf, result_map, cell, loc);
                 }
             }
             (Lanes::Result, None) => {}
@@ -203,10 +192,10 @@ impl<'c> Emitter<'c> {
                             loc,
                         )?;
                         let cell = &cell_ivs[i1];
-                        let old = self.vector_load(at, op.buf, result_map, cell, ty, loc);
+                        let old = self.load_as(at, op.buf, result_map, cell, Some(ty), loc);
                         let new = self.binary(at, a.function(), ty, old, s, loc)?;
                         let new = self.finish(at, op, new, ty)?;
-                        self.vector_store(at, new, op.buf, result_map, cell, loc);
+                        self.store(at, new, op.buf, result_map, cell, loc);
                     }
                     return Ok(());
                 }
@@ -222,7 +211,8 @@ impl<'c> Emitter<'c> {
         Ok(())
     }
 
-    /// One step of the block at `ivs` (every iterator placed): the op's
+    /// One step of the block at `ivs` (every iterator placed; `shifted`:
+    /// each block iterator's position per offset): the op's
     /// value at each cell, combined into its accumulator (returned, in cell
     /// order) or stored. A scalar `mode` under vector accumulators
     /// ([`Lanes::Reduction`]'s tail) works on lane 0.
@@ -233,6 +223,7 @@ impl<'c> Emitter<'c> {
         plan: &Plan,
         op: &Op<'_, 'c, 'a>,
         cells: &[Vec<(usize, i64)>],
+        shifted: &HashMap<(usize, i64), Value<'c, 'a>>,
         ivs: &[Value<'c, 'a>],
         accs: &[Value<'c, 'a>],
         mode: Mode<'c>,
@@ -241,15 +232,14 @@ impl<'c> Emitter<'c> {
         let p = op.p;
         let n = p.product_space.len();
         let elem = element_of(op.buf);
-        let mut shifted: HashMap<(usize, i64), Value<'c, 'a>> = HashMap::new();
         let mut loaded: HashMap<(usize, Vec<(usize, i64)>), Value<'c, 'a>> = HashMap::new();
         let mut out = vec![];
         for (c, cell) in cells.iter().enumerate() {
+            // The block iterators' positions, computed once outside the
+            // reduction loops (they do not change inside them).
             let mut cell_ivs = ivs.to_vec();
             for &(i, off) in cell {
-                cell_ivs[i] = *shifted
-                    .entry((i, off))
-                    .or_insert_with(|| self.offset(at, ivs[i], off, loc));
+                cell_ivs[i] = shifted[&(i, off)];
             }
             let mut args = vec![];
             for (k, o) in op.operands.iter().enumerate() {
@@ -278,7 +268,7 @@ impl<'c> Emitter<'c> {
                     let v = self.compute(at, op.compute, ty, &args, loc)?;
                     let v = self.finish(at, op, v, ty)?;
                     let map = self.map(n, &p.result);
-                    self.write(at, v, op.buf, map, &cell_ivs, mode, loc);
+                    self.store(at, v, op.buf, map, &cell_ivs, loc);
                 }
                 Some(a) => {
                     let acc = accs[c];
@@ -354,41 +344,6 @@ impl<'c> Emitter<'c> {
             v = self.compute(at, f, ty, &[v], op.loc)?;
         }
         Ok(v)
-    }
-
-    /// A load of a result cell or vector of cells.
-    fn read<'a>(
-        &self,
-        at: At<'c, 'a>,
-        buf: Value<'c, 'a>,
-        map: melior::ir::Attribute<'c>,
-        ivs: &[Value<'c, 'a>],
-        mode: Mode<'c>,
-        loc: Location<'c>,
-    ) -> Value<'c, 'a> {
-        if mode.vector {
-            self.vector_load(at, buf, map, ivs, mode.ty, loc)
-        } else {
-            self.load(at, buf, map, ivs, loc)
-        }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn write<'a>(
-        &self,
-        at: At<'c, 'a>,
-        value: Value<'c, 'a>,
-        buf: Value<'c, 'a>,
-        map: melior::ir::Attribute<'c>,
-        ivs: &[Value<'c, 'a>],
-        mode: Mode<'c>,
-        loc: Location<'c>,
-    ) {
-        if mode.vector {
-            self.vector_store(at, value, buf, map, ivs, loc);
-        } else {
-            self.store(at, value, buf, map, ivs, loc);
-        }
     }
 }
 

@@ -6,11 +6,7 @@
 //! one L1 set, and each row of the panel is on its own page (a 2048²
 //! matmul ran 4× slower than at 1024³ × 8). BLIS packs the same panel.
 
-use melior::ir::{
-    AffineExpr, AffineMap, Attribute, Location, Type, Value,
-    attribute::{DenseI32ArrayAttribute, IntegerAttribute},
-    r#type::MemRefType,
-};
+use melior::ir::{AffineExpr, AffineMap, Attribute, Location, Type, Value, r#type::MemRefType};
 use ocannl_dialect::ir;
 use ocannl_shape::projection::AxisIndex;
 
@@ -18,7 +14,6 @@ use super::{
     buffers::element_of,
     emit::{At, Emitter},
     kernel::{Op, Segment},
-    loops::Bound,
     schedule::{Lanes, Plan},
 };
 
@@ -64,7 +59,7 @@ pub(super) fn candidate(plan: &Plan, op: &Op<'_, '_, '_>, main: &Segment) -> Opt
 }
 
 impl<'c> Emitter<'c> {
-    /// `memref.alloc` of a `kc × nc` panel of `elem`, 64-byte aligned.
+    /// `memref.alloc` of a `kc × nc` panel of `elem`.
     pub(super) fn alloc_panel<'a>(
         &self,
         at: At<'c, 'a>,
@@ -73,24 +68,8 @@ impl<'c> Emitter<'c> {
         nc: u64,
         loc: Location<'c>,
     ) -> Value<'c, 'a> {
-        let ty: Type<'c> = MemRefType::new(elem, &[kc as i64, nc as i64], None, None).into();
-        self.value(
-            at,
-            "memref.alloc",
-            &[],
-            ty,
-            &[
-                (
-                    "operandSegmentSizes",
-                    DenseI32ArrayAttribute::new(self.ctx, &[0, 0]).into(),
-                ),
-                (
-                    "alignment",
-                    IntegerAttribute::new(self.int_type(64), 64).into(),
-                ),
-            ],
-            loc,
-        )
+        let ty = MemRefType::new(elem, &[kc as i64, nc as i64], None, None).into();
+        self.alloc(at, ty, loc)
     }
 
     /// Copies the operand's cells `[kt, min(kt + kc, K)) × [jt, min(jt +
@@ -112,8 +91,7 @@ impl<'c> Emitter<'c> {
         let ty = self.vector_type(element_of(src), plan.width);
         let kl = self.for_loop(
             at,
-            Bound::from(self, packed.kt, 0, None),
-            Bound::from(self, packed.kt, kc as i64, Some(space[packed.k] as i64)),
+            self.tile(packed.kt, kc, space[packed.k]),
             1,
             &[],
             false,
@@ -121,8 +99,7 @@ impl<'c> Emitter<'c> {
         );
         let jl = self.for_loop(
             kl.body,
-            Bound::from(self, packed.jt, 0, None),
-            Bound::from(self, packed.jt, nc as i64, Some(hi as i64)),
+            self.tile(packed.jt, nc, hi),
             plan.width,
             &[],
             false,
@@ -133,9 +110,9 @@ impl<'c> Emitter<'c> {
         ivs[packed.k] = kl.iv;
         ivs[plan.vector] = jl.iv;
         let map = self.map(space.len(), &op.p.operands[packed.operand]);
-        let v = self.vector_load(jl.body, src, map, &ivs, ty, loc);
+        let v = self.load_as(jl.body, src, map, &ivs, Some(ty), loc);
         let (panel_map, operands) = self.panel_map(packed, kl.iv, jl.iv);
-        self.vector_store(jl.body, v, packed.buf, panel_map, &operands, loc);
+        self.store(jl.body, v, packed.buf, panel_map, &operands, loc);
     }
 
     /// The panel's map `(k, j, kt, jt) -> (k - kt, j - jt)` and its operands.
@@ -162,6 +139,6 @@ impl<'c> Emitter<'c> {
         loc: Location<'c>,
     ) -> Value<'c, 'a> {
         let (map, operands) = self.panel_map(packed, ivs[packed.k], ivs[plan.vector]);
-        self.vector_load(at, packed.buf, map, &operands, ty, loc)
+        self.load_as(at, packed.buf, map, &operands, Some(ty), loc)
     }
 }
