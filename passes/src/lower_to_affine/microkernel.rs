@@ -177,7 +177,7 @@ impl<'c> Emitter<'c> {
                 let grouped = f0 > 1
                     && f0.is_power_of_two()
                     && f0 as u64 <= plan.width
-                    && contiguous_result(op, plan.unrolled[0].iter);
+                    && plan.block_contiguous;
                 if grouped {
                     let ty = self.vector_type(elem, f0 as u64);
                     for i1 in 0..per {
@@ -345,14 +345,6 @@ impl<'c> Emitter<'c> {
         }
         Ok(v)
     }
-}
-
-/// Whether iterator `i` indexes the result's contiguous axis (the last one
-/// of size > 1, every axis after it of size 1).
-fn contiguous_result(op: &Op<'_, '_, '_>, i: usize) -> bool {
-    let dims = ocannl_dialect::ir::shaped_dims(op.buf.r#type()).unwrap_or_default();
-    let last = dims.iter().rposition(|d| d.is_none_or(|d| d != 1));
-    last.is_some_and(|l| op.p.result.get(l) == Some(&ocannl_shape::projection::AxisIndex::Iter(i)))
 }
 
 /// The `vector.reduction` kind of an accumulation operator on floats (by

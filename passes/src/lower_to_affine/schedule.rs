@@ -198,6 +198,9 @@ pub(super) struct Plan {
     /// A reduction tiled for the caches (its tile loop runs between the
     /// block's tile loops).
     pub k_tile: Option<(usize, u64)>,
+    /// The block's first iterator indexes the result's contiguous axis: its
+    /// cells are adjacent in memory.
+    pub block_contiguous: bool,
 }
 
 /// The iterator of the last axis of `indices` whose size (in `dims`) is
@@ -324,6 +327,7 @@ pub(super) fn plan(
             unrolled,
             reductions,
             k_tile,
+            block_contiguous: true,
         });
     }
     // Along a reduction: the innermost one every reader reads contiguously.
@@ -380,6 +384,9 @@ pub(super) fn plan(
         }
     }
     let outer = outer_loops(&parallel, &unrolled);
+    let block_contiguous = unrolled
+        .first()
+        .is_some_and(|u| contiguous(&p.result, dims) == Some(u.iter));
     Some(Plan {
         lanes: Lanes::Reduction,
         width,
@@ -388,6 +395,7 @@ pub(super) fn plan(
         unrolled,
         reductions: order,
         k_tile,
+        block_contiguous,
     })
 }
 
