@@ -35,14 +35,15 @@ func.func @layer(%x: !ocannl.tensor<f32, "8|32">, %w: !ocannl.tensor<f32, "32->1
 }
 
 // A value read twice keeps its buffer: exp is not fused into the add; the
-// neg after exp is.
+// neg after exp is, and so is the mul reading the add's buffer.
 // CHECK-LABEL: func.func @shared(
 // CHECK: arith.addf
 // CHECK-NEXT: affine.vector_store
 // CHECK: math.exp
-// CHECK-NEXT: arith.negf
+// CHECK-NEXT: %[[N:.*]] = arith.negf
+// CHECK-NEXT: %[[S:.*]] = affine.vector_load %view
+// CHECK-NEXT: arith.mulf %[[N]], %[[S]]
 // CHECK-NEXT: affine.vector_store
-// CHECK: arith.mulf
 func.func @shared(%x: !ocannl.tensor<f32, "16">) -> !ocannl.tensor<f32, "...|...->..."> {
   %s = "ocannl.add"(%x, %x) : (!ocannl.tensor<f32, "16">, !ocannl.tensor<f32, "16">) -> !ocannl.tensor<f32, "...|...->...">
   %e = "ocannl.exp"(%s) : (!ocannl.tensor<f32, "...|...->...">) -> !ocannl.tensor<f32, "...|...->...">
@@ -81,5 +82,73 @@ func.func @placement(%x: !ocannl.tensor<f32, "2,3">) -> !ocannl.tensor<f32, "...
   %n = "ocannl.neg"(%s) : (!ocannl.tensor<f32, "...|...->...">) -> !ocannl.tensor<f32, "...|...->...">
   %e = "ocannl.exp"(%n) : (!ocannl.tensor<f32, "...|...->...">) -> !ocannl.tensor<f32, "...|...->...">
   %m = "ocannl.add"(%e, %e) : (!ocannl.tensor<f32, "...|...->...">, !ocannl.tensor<f32, "...|...->...">) -> !ocannl.tensor<f32, "...|...->...">
+  return %m : !ocannl.tensor<f32, "...|...->...">
+}
+
+// Binary consumers whose other operand exists before the producer fuse
+// too: a bias add and a relu run on each finished vector of a matmul
+// (lanes along the reduction: 4 adjacent cells after the butterfly), the
+// bias read as a vector along the result's contiguous axis.
+// CHECK-LABEL: func.func @bias_relu(
+// CHECK-SAME: attributes {ocannl.intermediate_bytes = 0 : i64}
+// CHECK: %[[ACC:.*]]:12 = affine.for {{.*}} iter_args
+// CHECK: %[[OLD:.*]] = affine.vector_load %arg3
+// CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[OLD]], %{{.*}} : vector<4xf32>
+// CHECK-NEXT: %[[B:.*]] = affine.vector_load %arg2[%{{.*}}] : memref<16xf32>, vector<4xf32>
+// CHECK-NEXT: %[[BIASED:.*]] = arith.addf %[[SUM]], %[[B]] : vector<4xf32>
+// CHECK-NEXT: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<4xf32>
+// CHECK-NEXT: %[[R:.*]] = arith.maximumf %[[BIASED]], %[[Z]] : vector<4xf32>
+// CHECK-NEXT: affine.vector_store %[[R]], %arg3
+// CHECK-NOT: memref.alloc
+// CHECK: return
+func.func @bias_relu(%x: !ocannl.tensor<f32, "8|32">, %w: !ocannl.tensor<f32, "32->16">, %b: !ocannl.tensor<f32, "16">) -> !ocannl.tensor<f32, "...|...->..."> {
+  %m = "ocannl.matmul"(%w, %x) : (!ocannl.tensor<f32, "32->16">, !ocannl.tensor<f32, "8|32">) -> !ocannl.tensor<f32, "...|...->...">
+  %h = "ocannl.add"(%m, %b) : (!ocannl.tensor<f32, "...|...->...">, !ocannl.tensor<f32, "16">) -> !ocannl.tensor<f32, "...|...->...">
+  %r = "ocannl.relu"(%h) : (!ocannl.tensor<f32, "...|...->...">) -> !ocannl.tensor<f32, "...|...->...">
+  return %r : !ocannl.tensor<f32, "...|...->...">
+}
+
+// The operand order is kept (`sub(y, exp x)`), and an operand that does
+// not vary along the vector's axis (a per-row scale "4,1") is loaded once
+// and broadcast.
+// CHECK-LABEL: func.func @residual(
+// CHECK-SAME: attributes {ocannl.intermediate_bytes = 0 : i64}
+// CHECK: %[[E:.*]] = math.exp %{{.*}} : vector<8xf32>
+// CHECK-NEXT: %[[Y:.*]] = affine.vector_load %arg1[%{{.*}}, %{{.*}}] : memref<4x16xf32>, vector<8xf32>
+// CHECK-NEXT: %[[D:.*]] = arith.subf %[[Y]], %[[E]] : vector<8xf32>
+// CHECK-NEXT: %[[S:.*]] = affine.load %arg2[%{{.*}}, 0] : memref<4x1xf32>
+// CHECK-NEXT: %[[SV:.*]] = vector.broadcast %[[S]] : f32 to vector<8xf32>
+// CHECK-NEXT: %[[Q:.*]] = arith.divf %[[D]], %[[SV]] : vector<8xf32>
+// CHECK-NEXT: affine.vector_store %[[Q]], %arg3
+func.func @residual(%x: !ocannl.tensor<f32, "4,16">, %y: !ocannl.tensor<f32, "4,16">, %s: !ocannl.tensor<f32, "4,1">) -> !ocannl.tensor<f32, "...|...->..."> {
+  %e = "ocannl.exp"(%x) : (!ocannl.tensor<f32, "4,16">) -> !ocannl.tensor<f32, "...|...->...">
+  %d = "ocannl.sub"(%y, %e) : (!ocannl.tensor<f32, "4,16">, !ocannl.tensor<f32, "...|...->...">) -> !ocannl.tensor<f32, "...|...->...">
+  %q = "ocannl.div"(%d, %s) : (!ocannl.tensor<f32, "...|...->...">, !ocannl.tensor<f32, "4,1">) -> !ocannl.tensor<f32, "...|...->...">
+  return %q : !ocannl.tensor<f32, "...|...->...">
+}
+
+// Not fused: the other operand is computed after the producer (the exp
+// keeps its buffer), and a consumer that broadcasts the value (a "4" read
+// into "3,4" cells) needs it whole.
+// CHECK-LABEL: func.func @not_fused(
+// CHECK-SAME: attributes {ocannl.intermediate_bytes = 64 : i64}
+// CHECK: math.exp
+// CHECK-NEXT: affine.vector_store
+// CHECK: arith.negf
+// CHECK: arith.addf
+// CHECK-LABEL: func.func @broadcast_consumer(
+// CHECK-SAME: attributes {ocannl.intermediate_bytes = 64 : i64}
+// CHECK: math.exp
+// CHECK-NEXT: affine.store
+// CHECK: arith.mulf
+func.func @not_fused(%x: !ocannl.tensor<f32, "16">) -> !ocannl.tensor<f32, "...|...->..."> {
+  %e = "ocannl.exp"(%x) : (!ocannl.tensor<f32, "16">) -> !ocannl.tensor<f32, "...|...->...">
+  %n = "ocannl.neg"(%x) : (!ocannl.tensor<f32, "16">) -> !ocannl.tensor<f32, "...|...->...">
+  %s = "ocannl.add"(%e, %n) : (!ocannl.tensor<f32, "...|...->...">, !ocannl.tensor<f32, "...|...->...">) -> !ocannl.tensor<f32, "...|...->...">
+  return %s : !ocannl.tensor<f32, "...|...->...">
+}
+func.func @broadcast_consumer(%x: !ocannl.tensor<f32, "4">, %y: !ocannl.tensor<f32, "3,4">) -> !ocannl.tensor<f32, "...|...->..."> {
+  %e = "ocannl.exp"(%x) : (!ocannl.tensor<f32, "4">) -> !ocannl.tensor<f32, "...|...->...">
+  %m = "ocannl.mul"(%e, %y) : (!ocannl.tensor<f32, "...|...->...">, !ocannl.tensor<f32, "3,4">) -> !ocannl.tensor<f32, "...|...->...">
   return %m : !ocannl.tensor<f32, "...|...->...">
 }

@@ -18,8 +18,8 @@ use super::{
     arena::{ALIGNMENT, Arena},
     at,
     buffers::buffer_type,
-    compute::Compute,
     emit::{At, Emitter},
+    fusion::{Other, Step},
 };
 
 pub(super) fn key(v: Value<'_, '_>) -> usize {
@@ -42,7 +42,7 @@ pub(super) struct Body<'c, 'a> {
     arena: Option<(Value<'c, 'a>, u64)>,
     /// Fused ops (by raw pointer): producers → their epilogue and the value
     /// they compute; the ops folded into one; values without a buffer.
-    epilogues: HashMap<usize, (Vec<Compute>, Value<'c, 'a>)>,
+    epilogues: HashMap<usize, (Vec<Step<'c, 'a>>, Value<'c, 'a>)>,
     folded: HashSet<usize>,
     hidden: HashSet<usize>,
 }
@@ -63,7 +63,7 @@ impl<'c, 'a> Body<'c, 'a> {
         }
     }
 
-    /// Chains of unary pointwise ops fused into their producer
+    /// Chains of pointwise ops fused into their producer
     /// ([`super::fusion`]): each producer's epilogue and the last value of
     /// its chain; the ops folded into a producer; the values that get no
     /// buffer.
@@ -263,8 +263,18 @@ impl<'c, 'a> Body<'c, 'a> {
         let mut result: Value<'c, 'a> =
             op.result(0).map_err(|_| "has no result".to_owned())?.into();
         let mut epilogue = vec![];
-        if let Some((fns, last)) = self.epilogues.remove(&(op.to_raw().ptr as usize)) {
-            epilogue = fns;
+        if let Some((steps, last)) = self.epilogues.remove(&(op.to_raw().ptr as usize)) {
+            // A binary step's other operand: its buffer.
+            for s in steps {
+                let other = match s.other {
+                    Some(o) => Some(Other {
+                        value: self.buffer(o.value)?,
+                        ..o
+                    }),
+                    None => None,
+                };
+                epilogue.push(Step { other, ..s });
+            }
             result = last;
         }
         let (buf, dims) = self.result_buffer(result, "result", loc)?;

@@ -1,29 +1,62 @@
-//! Fusion of pointwise consumers into their producer: a chain of unary
-//! pointwise ops (`relu`, `exp`, `neg`, ...), each the only reader of the
-//! value before it, on the same cells, is computed in the producer's nest
-//! as an epilogue on each final value before it is stored: no buffer for
-//! the values in between, one pass over memory instead of one per op.
-//! A contraction's epilogue (`fma` then `relu`) runs once per result cell,
-//! after its reduction.
+//! Fusion of pointwise consumers into their producer: a chain of pointwise
+//! ops, each the only reader of the value before it, on the same cells, is
+//! computed in the producer's nest as an epilogue on each final value
+//! before it is stored: no buffer for the values in between, one pass over
+//! memory instead of one per op. A chain step is a unary op (`relu`,
+//! `exp`, ...) or a binary op whose other operand is computed before the
+//! producer (a bias, a residual): `add(matmul, b)` then `relu` is one nest.
+//! A contraction's epilogue runs once per result cell, after its
+//! reduction.
 
 use std::collections::HashMap;
 
 use melior::ir::{
-    Value, ValueLike,
+    Location, Type, Value, ValueLike,
     operation::{OperationLike, OperationRef},
 };
 use ocannl_dialect::{
     catalog::{self, ShapeLogic},
     ir,
 };
+use ocannl_shape::projection::AxisIndex;
 
-use super::{body::key, buffers::buffer_type, compute::Compute};
+use super::{
+    body::key,
+    buffers::{buffer_type, element_of},
+    compute::Compute,
+    emit::{At, Emitter},
+    nests::{projections_for, scalar_function},
+    schedule::{contiguous, reads_along},
+};
 
-/// A producer and the unary ops folded into it.
+/// One fused consumer: its function and, for a binary op, its other
+/// operand.
+#[derive(Clone)]
+pub(super) struct Step<'c, 'a> {
+    pub f: Compute,
+    pub other: Option<Other<'c, 'a>>,
+}
+
+/// The other operand of a fused binary op.
+#[derive(Clone)]
+pub(super) struct Other<'c, 'a> {
+    /// The operand: the old SSA value in a [`Chain`], its buffer once the
+    /// function's values have buffers.
+    pub value: Value<'c, 'a>,
+    /// Its indices over the fused value's axes (`Iter(j)` is axis `j`).
+    pub indices: Vec<AxisIndex>,
+    /// It is the op's first operand (`sub(b, x)`).
+    pub first: bool,
+    /// It reads the fused value's contiguous axis (on its own contiguous
+    /// axis): vector lanes along that axis load a vector of it.
+    pub along: bool,
+}
+
+/// A producer and the pointwise ops folded into it.
 pub(super) struct Chain<'c, 'a> {
     pub producer: OperationRef<'c, 'a>,
     /// The folded ops' functions, in order.
-    pub epilogue: Vec<Compute>,
+    pub epilogue: Vec<Step<'c, 'a>>,
     /// The chain's last value: what the producer's nest now computes.
     pub last: Value<'c, 'a>,
     /// The values in between (the producer's result included): no buffer.
@@ -37,10 +70,84 @@ fn unary(op: &OperationRef<'_, '_>) -> Option<Compute> {
     if def.logic != ShapeLogic::PointwiseUn || op.operand_count() != 1 || op.result_count() != 1 {
         return None;
     }
-    match super::nests::scalar_function(*op, def, 1).ok()? {
+    match scalar_function(*op, def, 1).ok()? {
         f @ Compute::Unary(_) => Some(f),
         _ => None,
     }
+}
+
+/// The step of `op` when it is a binary pointwise op reading `v` (of
+/// memory dims `dims`) on the cells of its result and `available` holds
+/// for its other operand.
+fn binary<'c, 'a>(
+    op: &OperationRef<'c, 'a>,
+    v: Value<'c, 'a>,
+    dims: &[u64],
+    available: impl Fn(Value<'c, 'a>) -> bool,
+) -> Option<Step<'c, 'a>> {
+    let def = catalog::lookup(&ir::op_name(op))?;
+    if def.logic != ShapeLogic::PointwiseBin
+        || def.computes != catalog::Computes::Nest
+        || def.init_operand.is_some()
+        || op.operand_count() != 2
+        || op.result_count() != 1
+    {
+        return None;
+    }
+    let f @ Compute::Binary(_) = scalar_function(*op, def, 2).ok()? else {
+        return None;
+    };
+    let k = (0..2).find(|&k| op.operand(k).is_ok_and(|o| key(o) == key(v)))?;
+    let other = op.operand(1 - k).ok()?;
+    if key(other) == key(v) || !available(other) {
+        return None;
+    }
+    let (other_dims, other_elem) = layout(other)?;
+    if Some(other_elem) != layout(v).map(|l| l.1) {
+        return None;
+    }
+    let operand_dims = if k == 0 {
+        vec![dims.to_vec(), other_dims.clone()]
+    } else {
+        vec![other_dims.clone(), dims.to_vec()]
+    };
+    let p = projections_for(*op, &operand_dims, dims).ok()?;
+    // The fused value is read on the result's cells.
+    if p.operands[k] != p.result {
+        return None;
+    }
+    let mut axis_of = HashMap::new();
+    for (j, a) in p.result.iter().enumerate() {
+        match a {
+            AxisIndex::Iter(i) => {
+                axis_of.insert(*i, j);
+            }
+            AxisIndex::Fixed(0) => {}
+            _ => return None,
+        }
+    }
+    let indices = p.operands[1 - k]
+        .iter()
+        .map(|a| match a {
+            AxisIndex::Iter(i) => axis_of.get(i).map(|&j| AxisIndex::Iter(j)),
+            AxisIndex::Fixed(c) => Some(AxisIndex::Fixed(*c)),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let axes: Vec<AxisIndex> = (0..dims.len()).map(AxisIndex::Iter).collect();
+    let along = match contiguous(&axes, dims) {
+        Some(c) => reads_along(&indices, &other_dims, c)?,
+        None => false,
+    };
+    Some(Step {
+        f,
+        other: Some(Other {
+            value: other,
+            indices,
+            first: k == 1,
+            along,
+        }),
+    })
 }
 
 /// Whether the op's nest can take an epilogue: an ocannl op with one
@@ -52,7 +159,7 @@ fn producer(op: &OperationRef<'_, '_>) -> bool {
 }
 
 /// The memory dims and element type of a value's buffer.
-fn layout<'c>(v: Value<'c, '_>) -> Option<(Vec<u64>, melior::ir::Type<'c>)> {
+fn layout<'c>(v: Value<'c, '_>) -> Option<(Vec<u64>, Type<'c>)> {
     let (mty, dims, _) = buffer_type(v.r#type(), "value").ok()?;
     Some((dims, ir::shaped_element(mty)?))
 }
@@ -64,14 +171,19 @@ pub(super) fn chains<'c, 'a>(
     returned: &[Value<'c, 'a>],
 ) -> Vec<Chain<'c, 'a>> {
     let mut users: HashMap<usize, Vec<OperationRef<'c, 'a>>> = HashMap::new();
-    for op in ops {
+    // Where each op result is defined (function arguments are not).
+    let mut defined: HashMap<usize, usize> = HashMap::new();
+    for (n, op) in ops.iter().enumerate() {
         for v in op.operands() {
             users.entry(key(v)).or_default().push(*op);
+        }
+        for r in op.results() {
+            defined.insert(key(r.into()), n);
         }
     }
     let mut folded_ops: Vec<usize> = vec![];
     let mut out = vec![];
-    for op in ops {
+    for (n, op) in ops.iter().enumerate() {
         if folded_ops.contains(&(op.to_raw().ptr as usize)) || !producer(op) {
             continue;
         }
@@ -85,6 +197,9 @@ pub(super) fn chains<'c, 'a>(
             hidden: vec![],
             folded: vec![],
         };
+        // A binary step's other operand is read where the producer runs:
+        // it must be computed before.
+        let available = |o: Value<'c, 'a>| defined.get(&key(o)).is_none_or(|&d| d < n);
         loop {
             if returned.iter().any(|r| key(*r) == key(v)) {
                 break;
@@ -92,14 +207,20 @@ pub(super) fn chains<'c, 'a>(
             let Some([user]) = users.get(&key(v)).map(Vec::as_slice) else {
                 break;
             };
-            let Some(f) = unary(user) else { break };
+            let step = match unary(user) {
+                Some(f) => Step { f, other: None },
+                None => match binary(user, v, &shape.0, &available) {
+                    Some(s) => s,
+                    None => break,
+                },
+            };
             let Ok(next) = user.result(0) else { break };
             let next: Value<'c, 'a> = next.into();
             if layout(next).as_ref() != Some(&shape) {
                 break;
             }
             chain.hidden.push(v);
-            chain.epilogue.push(f);
+            chain.epilogue.push(step);
             chain.folded.push(*user);
             folded_ops.push(user.to_raw().ptr as usize);
             v = next;
@@ -110,4 +231,54 @@ pub(super) fn chains<'c, 'a>(
         }
     }
     out
+}
+
+impl<'c> Emitter<'c> {
+    /// `v` (of type `ty`: an element or a vector along the result's
+    /// contiguous axis) through `steps`, at the result cell that `result`
+    /// (indices over a space of extents `space`) gives at `ivs`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn epilogue<'a>(
+        &self,
+        at: At<'c, 'a>,
+        steps: &[Step<'c, 'a>],
+        result: &[AxisIndex],
+        space: &[u64],
+        ivs: &[Value<'c, 'a>],
+        mut v: Value<'c, 'a>,
+        ty: Type<'c>,
+        loc: Location<'c>,
+    ) -> Result<Value<'c, 'a>, String> {
+        for s in steps {
+            let Some(o) = &s.other else {
+                v = self.compute(at, &s.f, ty, &[v], loc)?;
+                continue;
+            };
+            // The other operand's indices at the result's cell.
+            let indices: Vec<AxisIndex> = o
+                .indices
+                .iter()
+                .map(|a| match a {
+                    AxisIndex::Iter(j) => result[*j].clone(),
+                    a => a.clone(),
+                })
+                .collect();
+            let elem = element_of(o.value);
+            let lanes = ty != elem;
+            let pad = self.scalar_attr(elem, 0.0);
+            let w = if lanes && o.along {
+                self.operand_load(at, o.value, &indices, space, ivs, pad, Some(ty), loc)
+            } else {
+                let w = self.operand_load(at, o.value, &indices, space, ivs, pad, None, loc);
+                if lanes {
+                    self.broadcast(at, w, ty, loc)
+                } else {
+                    w
+                }
+            };
+            let args = if o.first { [w, v] } else { [v, w] };
+            v = self.compute(at, &s.f, ty, &args, loc)?;
+        }
+        Ok(v)
+    }
 }

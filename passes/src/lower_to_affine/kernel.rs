@@ -10,6 +10,7 @@ use ocannl_shape::projection::Projections;
 use super::{
     compute::{Accum, Compute},
     emit::{At, Emitter},
+    fusion::Step,
     pack::{self, Packed},
     schedule::{Plan, Unrolled},
 };
@@ -75,9 +76,9 @@ pub(super) struct Op<'o, 'c, 'a> {
     pub compute: &'o Compute,
     /// How values reach the result: accumulated (`Some`) or stored.
     pub accum: Option<Accum>,
-    /// Unary functions applied to each final value before it is stored
+    /// Pointwise steps applied to each final value before it is stored
     /// (fused consumers, [`super::fusion`]).
-    pub epilogue: &'o [Compute],
+    pub epilogue: &'o [Step<'c, 'a>],
     pub buf: Value<'c, 'a>,
     pub loc: Location<'c>,
     /// The operand panel packed for this nest ([`super::pack`]).

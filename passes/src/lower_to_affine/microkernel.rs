@@ -162,7 +162,7 @@ impl<'c> Emitter<'c> {
         match (plan.lanes, accum) {
             (Lanes::Result, Some(_)) => {
                 for (v, cell) in values.iter().zip(&cell_ivs) {
-                    let v = self.finish(at, op, *v, mode.ty)?;
+                    let v = self.finish(at, op, *v, mode.ty, cell)?;
                     self.store(at, v, op.buf, result_map, cell, loc);
                 }
             }
@@ -194,7 +194,7 @@ impl<'c> Emitter<'c> {
                         let cell = &cell_ivs[i1];
                         let old = self.load_as(at, op.buf, result_map, cell, Some(ty), loc);
                         let new = self.binary(at, a.function(), ty, old, s, loc)?;
-                        let new = self.finish(at, op, new, ty)?;
+                        let new = self.finish(at, op, new, ty, cell)?;
                         self.store(at, new, op.buf, result_map, cell, loc);
                     }
                     return Ok(());
@@ -203,7 +203,7 @@ impl<'c> Emitter<'c> {
                     let s = self.reduce_lanes(at, lanes_kind(a), *v, elem, loc);
                     let old = self.load(at, op.buf, result_map, cell, loc);
                     let new = self.binary(at, a.function(), elem, old, s, loc)?;
-                    let new = self.finish(at, op, new, elem)?;
+                    let new = self.finish(at, op, new, elem, cell)?;
                     self.store(at, new, op.buf, result_map, cell, loc);
                 }
             }
@@ -266,7 +266,7 @@ impl<'c> Emitter<'c> {
             match op.accum {
                 None => {
                     let v = self.compute(at, op.compute, ty, &args, loc)?;
-                    let v = self.finish(at, op, v, ty)?;
+                    let v = self.finish(at, op, v, ty, &cell_ivs)?;
                     let map = self.map(n, &p.result);
                     self.store(at, v, op.buf, map, &cell_ivs, loc);
                 }
@@ -332,18 +332,27 @@ impl<'c> Emitter<'c> {
         })
     }
 
-    /// `v` through the op's epilogue.
+    /// `v`, the value of the result cell at `ivs`, through the op's
+    /// epilogue.
     fn finish<'a>(
         &self,
         at: At<'c, 'a>,
         op: &Op<'_, 'c, 'a>,
-        mut v: Value<'c, 'a>,
+        v: Value<'c, 'a>,
         ty: Type<'c>,
+        ivs: &[Value<'c, 'a>],
     ) -> Result<Value<'c, 'a>, String> {
-        for f in op.epilogue {
-            v = self.compute(at, f, ty, &[v], op.loc)?;
-        }
-        Ok(v)
+        let p = op.p;
+        self.epilogue(
+            at,
+            op.epilogue,
+            &p.result,
+            &p.product_space,
+            ivs,
+            v,
+            ty,
+            op.loc,
+        )
     }
 }
 

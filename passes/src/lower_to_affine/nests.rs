@@ -18,6 +18,7 @@ use super::{
     buffers::{Scalar, element_of, scalar},
     compute::{Accum, Compute},
     emit::{At, Emitter},
+    fusion::Step,
     kernel, schedule,
 };
 use crate::{
@@ -58,7 +59,7 @@ impl<'c> Emitter<'c> {
         operands: &[Value<'c, 'a>],
         buf: Value<'c, 'a>,
         dims: &[u64],
-        epilogue: &[Compute],
+        epilogue: &[Step<'c, 'a>],
     ) -> Result<(), String> {
         let loc = op.location();
         let lowered = self.lower_op_nests(module, at, op, operands, buf, dims, epilogue)?;
@@ -68,10 +69,9 @@ impl<'c> Emitter<'c> {
             let elem = element_of(buf);
             let (inner, ivs) = self.nest(at, dims, loc);
             let map = self.identity(dims.len());
-            let mut v = self.load(inner, buf, map, &ivs, loc);
-            for f in epilogue {
-                v = self.compute(inner, f, elem, &[v], loc)?;
-            }
+            let v = self.load(inner, buf, map, &ivs, loc);
+            let axes: Vec<AxisIndex> = (0..dims.len()).map(AxisIndex::Iter).collect();
+            let v = self.epilogue(inner, epilogue, &axes, dims, &ivs, v, elem, loc)?;
             self.store(inner, v, buf, map, &ivs, loc);
         }
         Ok(())
@@ -88,7 +88,7 @@ impl<'c> Emitter<'c> {
         operands: &[Value<'c, 'a>],
         buf: Value<'c, 'a>,
         dims: &[u64],
-        epilogue: &[Compute],
+        epilogue: &[Step<'c, 'a>],
     ) -> Result<bool, String> {
         let loc = op.location();
         let elem = element_of(buf);
@@ -211,9 +211,16 @@ impl<'c> Emitter<'c> {
             let old = self.load(inner, buf, result_map, &ivs, loc);
             value = self.binary(inner, acc.function(), elem, old, value, loc)?;
         } else {
-            for f in epilogue {
-                value = self.compute(inner, f, elem, &[value], loc)?;
-            }
+            value = self.epilogue(
+                inner,
+                epilogue,
+                &p.result,
+                &p.product_space,
+                &ivs,
+                value,
+                elem,
+                loc,
+            )?;
         }
         self.store(inner, value, buf, result_map, &ivs, loc);
         Ok(accum.is_none())
@@ -356,8 +363,6 @@ fn check_elements(
     Ok(())
 }
 
-/// The op's projections: from the attributes of `ocannl-infer-projections`
-/// when present (checked against the buffers), else computed.
 /// The static sizes of a buffer.
 fn buffer_dims(buf: Value<'_, '_>) -> Vec<u64> {
     ir::shaped_dims(buf.r#type())
@@ -367,13 +372,24 @@ fn buffer_dims(buf: Value<'_, '_>) -> Vec<u64> {
         .collect()
 }
 
+/// The op's projections: from the attributes of `ocannl-infer-projections`
+/// when present (checked against the buffers), else computed.
 fn op_projections(
     op: OperationRef<'_, '_>,
     operands: &[Value<'_, '_>],
     dims: &[u64],
 ) -> Result<Projections, String> {
     let operand_dims: Vec<Vec<u64>> = operands.iter().map(|o| buffer_dims(*o)).collect();
-    match read_projections(op, &operand_dims, dims)? {
+    projections_for(op, &operand_dims, dims)
+}
+
+/// The op's projections for operands and a result of these memory dims.
+pub(super) fn projections_for(
+    op: OperationRef<'_, '_>,
+    operand_dims: &[Vec<u64>],
+    dims: &[u64],
+) -> Result<Projections, String> {
+    match read_projections(op, operand_dims, dims)? {
         Some(p) => Ok(p),
         None => projections(op)?.ok_or_else(|| "has no projections".to_owned()),
     }

@@ -205,7 +205,7 @@ pub(super) struct Plan {
 
 /// The iterator of the last axis of `indices` whose size (in `dims`) is
 /// not 1, when that axis is a plain iterator: the contiguous one.
-fn contiguous(indices: &[AxisIndex], dims: &[u64]) -> Option<usize> {
+pub(super) fn contiguous(indices: &[AxisIndex], dims: &[u64]) -> Option<usize> {
     let last = indices.iter().zip(dims).rposition(|(_, &d)| d != 1)?;
     match indices[last] {
         AxisIndex::Iter(i) => Some(i),
@@ -215,7 +215,7 @@ fn contiguous(indices: &[AxisIndex], dims: &[u64]) -> Option<usize> {
 
 /// How an operand reads iterator `v`: `Some(true)` on its contiguous axis
 /// only, `Some(false)` not at all, `None` otherwise.
-fn reads_along(indices: &[AxisIndex], dims: &[u64], v: usize) -> Option<bool> {
+pub(super) fn reads_along(indices: &[AxisIndex], dims: &[u64], v: usize) -> Option<bool> {
     let uses = indices.iter().filter(|a| a.uses(v)).count();
     match uses {
         0 => Some(false),

@@ -1128,6 +1128,59 @@ def gen_sched_rows(rng, case, dt="f32"):
             f"rows R={R} C={C}")
 
 
+def gen_sched_fused(rng, case, dt="f32"):
+    """A contraction (x . w^T, or A . B) or an exp, then binary consumers
+    fused into its nest as an epilogue: a bias along the rows, a residual of
+    the whole result, a per-row scale (a 1-sized axis broadcast), on either
+    side of sub/div/add/mul/max, with a relu between."""
+    M = int(rng.integers(1, 9)) if case % 2 else int(rng.integers(20, 70))
+    K = int(rng.integers(1, 40))
+    N = int(rng.integers(1, 30))
+    f = Func(dt)
+    producer = case % 3
+    if producer == 0:   # lanes along the reduction
+        w, x = values(rng, (N, K), dt), values(rng, (M, K), dt)
+        r = f.op("matmul", [f.arg(Sh((), (K,), (N,))), f.arg(Sh((M,), (), (K,)))])
+        ref = x.astype(np.float64) @ w.astype(np.float64).T
+        inputs = [w, x]
+    elif producer == 1:  # lanes along the result
+        a, b = values(rng, (M, K), dt), values(rng, (K, N), dt)
+        r = f.op("einsum", [f.arg(Sh((), (), (M, K))), f.arg(Sh((), (), (K, N)))],
+                 'spec = "i,k; k,j => i,j"')
+        ref = a.astype(np.float64) @ b.astype(np.float64)
+        inputs = [a, b]
+    else:                # a pointwise producer
+        x = values(rng, (M, N), dt, -1.0, 1.0)
+        r = f.op("exp", [f.arg(Sh((M,), (), (N,)))])
+        ref = np.exp(x.astype(np.float64))
+        inputs = [x]
+    names = []
+    for step in range(int(rng.integers(1, 4))):
+        kind = int(rng.integers(0, 3))
+        rows = producer == 1   # the einsum's result is "|->M,N"
+        sh = [Sh((), (), (N,)),
+              Sh((), (), (M, N)) if rows else Sh((M,), (), (N,)),
+              Sh((), (), (M, 1)) if rows else Sh((M,), (), (1,))][kind]
+        shape = [(N,), (M, N), (M, 1)][kind]
+        op = ["add", "sub", "mul", "div", "max"][int(rng.integers(0, 5))]
+        first = op != "div" and bool(rng.integers(0, 2))
+        v = (nonzero_values if op == "div" else values)(rng, shape, dt)
+        o = f.arg(sh)
+        r = f.op(op, [o, r] if first else [r, o])
+        V = v.astype(np.float64)
+        fn = {"add": np.add, "sub": np.subtract, "mul": np.multiply,
+              "div": np.divide, "max": np.maximum}[op]
+        ref = fn(V, ref) if first else fn(ref, V)
+        inputs.append(v)
+        names.append(f"{op}({'o,x' if first else 'x,o'}) {shape}")
+        if rng.integers(0, 2):
+            r = f.op("relu", [r])
+            ref = np.maximum(ref, 0.0)
+            names.append("relu")
+    return (f.text([r]), inputs, [out_dtype(ref, dt)], dt,
+            f"fused producer={producer} M={M} K={K} N={N}: {', '.join(names)}")
+
+
 def f64(gen):
     return lambda rng, case: gen(rng, case, "f64")
 
@@ -1172,6 +1225,8 @@ KINDS = [
     ("sched_matmul_nn", gen_sched_matmul_nn),
     ("sched_conv", gen_sched_conv),
     ("sched_rows", gen_sched_rows),
+    ("sched_fused", gen_sched_fused),
+    ("f64_sched_fused", f64(gen_sched_fused)),
     ("f64_sched_matmul_nt", f64(gen_sched_matmul_nt)),
     ("f64_sched_conv", f64(gen_sched_conv)),
     ("f64_binary_broadcast", f64(gen_binary_all)),
