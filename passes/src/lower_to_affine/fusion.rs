@@ -209,7 +209,7 @@ pub(super) fn chains<'c, 'a>(
             };
             let step = match unary(user) {
                 Some(f) => Step { f, other: None },
-                None => match binary(user, v, &shape.0, &available) {
+                None => match binary(user, v, &shape.0, available) {
                     Some(s) => s,
                     None => break,
                 },
