@@ -99,23 +99,53 @@ func.func @ints(%x: !ocannl.tensor<i32, "4,19">) -> !ocannl.tensor<i32, "...|...
   return %0 : !ocannl.tensor<i32, "...|...->...">
 }
 
-// Packing: with a reduction tile (k past 256) and a column tile (here
-// 32 of 80 columns, from l2-bytes), the panel of B a tile pair reads, 256 x 32
-// cells, is copied into a contiguous buffer (one per column tile: per
-// thread under affine.parallel) and every row block reads it from there.
+// Packing (BLIS's): with a reduction tile (k past 256), the panel of B a
+// column tile and a reduction tile read (here all 80 columns, 256 of the
+// 300 k) is copied into micro-panels of the block's 16 columns, each 256 x
+// 16 cells contiguous; and the block of A a row tile reads (6 rows with
+// l2-bytes=65536) into micro-panels of 6 rows, k-major, allocated in the
+// row tile loop (per thread when it is parallel). The micro-kernel reads
+// both from there: a broadcast cell of A, two vectors of B.
 // PACK-LABEL: func.func @packed(
-// PACK: affine.for %[[JT:.*]] = 0 to 80 step 32 {
-// PACK-NEXT: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<256x32xf32>
+// PACK: affine.for %[[JT:.*]] = 0 to 80 step 80 {
+// PACK-NEXT: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<5x256x16xf32>
 // PACK-NEXT: affine.for %[[KT:.*]] = 0 to 300 step 256 {
 // PACK-NEXT: affine.for %[[K:.*]] = #{{.*}}(%[[KT]]) to min #{{.*}}(%[[KT]]) {
-// PACK-NEXT: affine.for %[[J:.*]] = #{{.*}}(%[[JT]]) to min #{{.*}}(%[[JT]]) step 8 {
+// PACK-NEXT: affine.for %[[J:.*]] = #{{.*}}(%[[JT]]) to min #{{.*}}(%[[JT]]) step 16 {
+// PACK-NEXT: %[[BL:.*]] = affine.apply #{{.*}}(%[[J]], %[[JT]])
 // PACK: %[[V:.*]] = affine.vector_load %arg1[%[[K]], %[[J]]] : memref<300x80xf32>, vector<8xf32>
-// PACK-NEXT: affine.vector_store %[[V]], %[[P]][%[[K]] - %[[KT]], %[[J]] - %[[JT]]] : memref<256x32xf32>, vector<8xf32>
-// PACK: math.fma
-// PACK: affine.vector_load %[[P]][{{.*}}] : memref<256x32xf32>, vector<8xf32>
-// PACK: memref.dealloc %[[P]] : memref<256x32xf32>
+// PACK-NEXT: affine.vector_store %[[V]], %[[P]][%[[BL]], %[[K]] - %[[KT]], 0] : memref<5x256x16xf32>, vector<8xf32>
+// PACK: affine.vector_store %{{.*}}, %[[P]][%[[BL]], %[[K]] - %[[KT]], 8] : memref<5x256x16xf32>, vector<8xf32>
+// PACK: affine.for %[[IT:.*]] = 0 to 18 step 6 {
+// PACK-NEXT: %[[A:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x256x6xf32>
+// PACK: %[[X:.*]] = affine.load %arg0[%{{.*}}, %[[KA:.*]]] : memref<20x300xf32>
+// PACK-NEXT: affine.store %[[X]], %[[A]][%{{.*}}, %[[KA]] - %[[KT]], 0] : memref<1x256x6xf32>
+// PACK: iter_args
+// PACK-NEXT: %[[C:.*]] = affine.load %[[A]][%{{.*}}, %[[KK:.*]] - %[[KT]], 0] : memref<1x256x6xf32>
+// PACK-NEXT: %[[CV:.*]] = vector.broadcast %[[C]] : f32 to vector<8xf32>
+// PACK-NEXT: %[[B0:.*]] = affine.vector_load %[[P]][%{{.*}}, %[[KK]] - %[[KT]], 0] : memref<5x256x16xf32>, vector<8xf32>
+// PACK-NEXT: math.fma %[[CV]], %[[B0]]
+// PACK: memref.dealloc %[[A]] : memref<1x256x6xf32>
+// PACK: memref.dealloc %[[P]] : memref<5x256x16xf32>
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{l2-bytes=65536})' | FileCheck %s --check-prefix=PACK
 func.func @packed(%a: !ocannl.tensor<f32, "20,300">, %b: !ocannl.tensor<f32, "300,80">) -> !ocannl.tensor<f32, "...|...->..."> {
   %0 = "ocannl.einsum"(%a, %b) {spec = "i,k; k,j => i,j"} : (!ocannl.tensor<f32, "20,300">, !ocannl.tensor<f32, "300,80">) -> !ocannl.tensor<f32, "...|...->...">
+  return %0 : !ocannl.tensor<f32, "...|...->...">
+}
+
+// OCANNL's weight layout ("300->25" is [25, 300]: the columns of the
+// result are rows of w) is transposed into the packed panel, a cell at a
+// time along k, and read as vectors like any panel; the 8 columns past the
+// last whole block (not packed) gather a vector from 8 cells, the last
+// column is scalar.
+// PACK-LABEL: func.func @packed_nt(
+// PACK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x256x16xf32>
+// PACK: %[[W:.*]] = affine.load %arg0[%[[J:.*]], %[[K:.*]]] : memref<25x300xf32>
+// PACK-NEXT: affine.store %[[W]], %[[P]][%{{.*}}, %[[K]] - %{{.*}}, 0] : memref<1x256x16xf32>
+// PACK: affine.store %{{.*}}, %[[P]][%{{.*}}, %[[K]] - %{{.*}}, 15] : memref<1x256x16xf32>
+// PACK: affine.vector_load %[[P]]{{.*}} : memref<1x256x16xf32>, vector<8xf32>
+// PACK: vector.from_elements {{.*}} : vector<8xf32>
+func.func @packed_nt(%w: !ocannl.tensor<f32, "300->25">, %x: !ocannl.tensor<f32, "7|300">) -> !ocannl.tensor<f32, "...|...->..."> {
+  %0 = "ocannl.matmul"(%w, %x) : (!ocannl.tensor<f32, "300->25">, !ocannl.tensor<f32, "7|300">) -> !ocannl.tensor<f32, "...|...->...">
   return %0 : !ocannl.tensor<f32, "...|...->...">
 }

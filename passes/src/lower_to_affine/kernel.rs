@@ -12,7 +12,7 @@ use super::{
     emit::{At, Emitter},
     fusion::Step,
     pack::{self, Packed},
-    schedule::{Plan, Unrolled},
+    schedule::{Lanes, Plan, Unrolled},
 };
 
 /// One stretch of an unrolled iterator: `[lo, hi)` in steps of `step`,
@@ -40,7 +40,8 @@ fn segments(u: &Unrolled, extent: u64, width: u64) -> Vec<Segment> {
         step: block,
         factor: u.factor,
         vector: u.lanes,
-        tile: u.tile.filter(|&t| t < m1),
+        // A tile past the whole blocks is one tile of them (still packed).
+        tile: u.tile.map(|t| t.min(m1)).filter(|&t| t > 0),
     }];
     let m2 = extent / unit * unit;
     if u.lanes && m2 > m1 {
@@ -66,6 +67,13 @@ fn segments(u: &Unrolled, extent: u64, width: u64) -> Vec<Segment> {
     out
 }
 
+/// The operands to pack, their panels and the block's tile positions.
+type Packing<'p, 'c, 'a> = (
+    &'p [Option<usize>; 2],
+    &'p [Option<Value<'c, 'a>>; 2],
+    &'p [Option<Value<'c, 'a>>],
+);
+
 /// What the micro-kernel needs besides the plan.
 #[derive(Clone, Copy)]
 pub(super) struct Op<'o, 'c, 'a> {
@@ -81,8 +89,9 @@ pub(super) struct Op<'o, 'c, 'a> {
     pub epilogue: &'o [Step<'c, 'a>],
     pub buf: Value<'c, 'a>,
     pub loc: Location<'c>,
-    /// The operand panel packed for this nest ([`super::pack`]).
-    pub packed: Option<Packed<'c, 'a>>,
+    /// The operand panels packed for this nest ([`super::pack`]): the one
+    /// read along the vector iterator, the one read along the rows.
+    pub packed: [Option<Packed<'c, 'a>>; 2],
 }
 
 /// The micro-kernel's mode: its element type and whether the lanes are on.
@@ -148,17 +157,32 @@ impl<'c> Emitter<'c> {
         let space = &op.p.product_space;
         let zero = self.index_constant(at, 0, loc);
         let mut ivs: Vec<Value<'c, 'a>> = vec![zero; space.len()];
-        let mut first_parallel = true;
-        let mut parallel = |em: &Self| {
-            let p = em.target.parallel && first_parallel;
-            first_parallel = false;
-            p
+        // The parallel loop: the first outer loop; else, in a tiled
+        // contraction with a tiled block of rows, the rows' tile loop
+        // (inside the reduction's tile loop: each thread writes its own
+        // rows, and the panel packed along the vector iterator is filled
+        // once for all of them); else the first tile loop; else the first
+        // point loop.
+        let rows_tiled = combo.len() == 2 && combo[1].tile.is_some();
+        let parallel_tile = if plan.lanes == Lanes::Result && plan.k_tile.is_some() && rows_tiled {
+            Some(1)
+        } else {
+            (0..combo.len()).find(|&j| combo[j].tile.is_some())
         };
-        for &i in &plan.outer {
-            let l = self.for_loop(at, self.range(0, space[i]), 1, &[], parallel(self), loc);
+        let parallel_on = self.target.parallel;
+        for (n, &i) in plan.outer.iter().enumerate() {
+            let l = self.for_loop(
+                at,
+                self.range(0, space[i]),
+                1,
+                &[],
+                parallel_on && n == 0,
+                loc,
+            );
             ivs[i] = l.iv;
             at = l.body;
         }
+        let outer_parallel = parallel_on && !plan.outer.is_empty();
         // Tile loops: the first block iterator's, the reduction's, the
         // second block iterator's.
         let mut tiles: Vec<Option<Value<'c, 'a>>> = vec![None; combo.len()];
@@ -168,33 +192,39 @@ impl<'c> Emitter<'c> {
             1 => vec![Some(0), None],
             _ => vec![Some(0), None, Some(1)],
         };
-        let pack_operand = combo.first().and_then(|m| pack::candidate(plan, op, m));
+        // Packed panels ([`super::pack`]): the operand read along the
+        // vector iterator (allocated in the first tile loop), and the one
+        // read along the rows (allocated in the rows' tile loop); each
+        // thread has its own.
+        let pack_operands = [
+            combo.first().and_then(|m| pack::candidate(plan, op, m)),
+            pack::row_candidate(plan, op, combo),
+        ];
         let mut op = *op;
-        let mut panel = None;
+        let mut panels: [Option<Value<'c, 'a>>; 2] = [None; 2];
+        let elem = super::buffers::element_of(op.buf);
         for slot in order {
             match slot {
                 Some(j) => {
-                    if let Some(t) = combo[j].tile {
-                        let s = &combo[j];
-                        let l =
-                            self.for_loop(at, self.range(s.lo, s.hi), t, &[], parallel(self), loc);
-                        tiles[j] = Some(l.iv);
-                        at = l.body;
-                        if j == 0
-                            && let (Some(_), Some((_, kc))) = (pack_operand, plan.k_tile)
-                        {
-                            // One panel per thread: allocated in the
-                            // (parallel) tile loop, freed at its end.
-                            let elem = super::buffers::element_of(op.buf);
-                            let buf = self.alloc_panel(at, elem, kc, t, loc);
-                            let free = self.emit(at, "memref.dealloc", &[buf], &[], &[], loc);
-                            // The loops go between the two.
-                            at = At {
-                                block: at.block,
-                                before: Some(free),
-                            };
-                            panel = Some(buf);
-                        }
+                    let Some(t) = combo[j].tile else { continue };
+                    let s = &combo[j];
+                    let p = parallel_on && !outer_parallel && parallel_tile == Some(j);
+                    let l = self.for_loop(at, self.range(s.lo, s.hi), t, &[], p, loc);
+                    tiles[j] = Some(l.iv);
+                    at = l.body;
+                    if let (Some(_), Some((_, kc))) = (pack_operands[j], plan.k_tile) {
+                        let buf = self.alloc_panel(at, elem, kc, t, s.step, loc);
+                        let free = self.emit(at, "memref.dealloc", &[buf], &[], &[], loc);
+                        // The loops go between the two.
+                        at = At {
+                            block: at.block,
+                            before: Some(free),
+                        };
+                        panels[j] = Some(buf);
+                    }
+                    if j == 1 {
+                        let packing = (&pack_operands, &panels, tiles.as_slice());
+                        self.pack(at, plan, &mut op, combo, packing, 1, k_tile, false);
                     }
                 }
                 None => {
@@ -202,20 +232,11 @@ impl<'c> Emitter<'c> {
                         let l = self.for_loop(at, self.range(0, space[k]), kc, &[], false, loc);
                         k_tile = Some((k, kc, l.iv));
                         at = l.body;
-                        if let (Some(n), Some(buf), Some(jt)) =
-                            (pack_operand, panel, tiles.first().copied().flatten())
-                        {
-                            let packed = Packed {
-                                operand: n,
-                                buf,
-                                k,
-                                kt: l.iv,
-                                jt,
-                            };
-                            let nc = combo[0].tile.expect("tiled");
-                            self.fill_panel(at, plan, &op, packed, kc, nc, combo[0].hi);
-                            op.packed = Some(packed);
-                        }
+                        let packing = (&pack_operands, &panels, tiles.as_slice());
+                        // Shared by the threads of the rows' tile loop:
+                        // filled by all of them.
+                        let shared = parallel_on && !outer_parallel && parallel_tile == Some(1);
+                        self.pack(at, plan, &mut op, combo, packing, 0, k_tile, shared);
                     }
                 }
             }
@@ -225,11 +246,51 @@ impl<'c> Emitter<'c> {
                 (Some(t), Some(size)) => self.tile(t, size, s.hi),
                 _ => self.range(s.lo, s.hi),
             };
-            let p = tiles.iter().all(Option::is_none) && parallel(self);
+            let p = parallel_on && !outer_parallel && parallel_tile.is_none() && j == 0;
             let l = self.for_loop(at, range, s.step, &[], p, loc);
             ivs[plan.unrolled[j].iter] = l.iv;
             at = l.body;
         }
         self.micro_kernel(at, plan, &op, combo, ivs, k_tile)
+    }
+
+    /// Fills panel `p` (0: the operand read along the vector iterator, 1:
+    /// the rows' operand) at `at`, where its tiles' positions are known,
+    /// and records it in `op`; `parallel`: with every thread.
+    #[allow(clippy::too_many_arguments)]
+    fn pack<'a>(
+        &self,
+        at: At<'c, 'a>,
+        plan: &Plan,
+        op: &mut Op<'_, 'c, 'a>,
+        combo: &[Segment],
+        (operands, panels, tiles): Packing<'_, 'c, 'a>,
+        p: usize,
+        k_tile: Option<(usize, u64, Value<'c, 'a>)>,
+        parallel: bool,
+    ) {
+        let (Some(n), Some(buf), Some(jt), Some((k, kc, kt))) = (
+            operands[p],
+            panels[p],
+            tiles.get(p).copied().flatten(),
+            k_tile,
+        ) else {
+            return;
+        };
+        let s = &combo[p];
+        let packed = Packed {
+            operand: n,
+            buf,
+            iter: plan.unrolled[p].iter,
+            nr: s.step,
+            lanes: s.vector,
+            k,
+            kt,
+            jt,
+            block: None,
+        };
+        let nc = s.tile.expect("packed segments are tiled");
+        self.fill_panel(at, plan, op, packed, kc, nc, s.hi, parallel);
+        op.packed[p] = Some(packed);
     }
 }

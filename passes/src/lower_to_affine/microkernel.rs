@@ -13,7 +13,8 @@ use super::{
     emit::{At, Emitter},
     kernel::{Mode, Op, Segment},
     loops::Bound,
-    schedule::{Lanes, Plan},
+    nests::buffer_dims,
+    schedule::{Lanes, Plan, reads_along},
 };
 
 impl<'c> Emitter<'c> {
@@ -72,6 +73,12 @@ impl<'c> Emitter<'c> {
         let n = space.len();
         let result_map = self.map(n, &p.result);
         let accum = op.accum;
+        // The packed panels' micro-panels of this block.
+        let mut op = *op;
+        for packed in op.packed.iter_mut().flatten() {
+            packed.block = Some(self.panel_block(at, *packed, ivs[packed.iter], loc));
+        }
+        let op = &op;
         // Accumulators: the result cells ([`Lanes::Result`]) or the neutral
         // element in every lane ([`Lanes::Reduction`]).
         let mut accs: Vec<Value<'c, 'a>> = match (plan.lanes, accum) {
@@ -233,8 +240,23 @@ impl<'c> Emitter<'c> {
         let n = p.product_space.len();
         let elem = element_of(op.buf);
         let mut loaded: HashMap<(usize, Vec<(usize, i64)>), Value<'c, 'a>> = HashMap::new();
-        let mut out = vec![];
-        for (c, cell) in cells.iter().enumerate() {
+        let mut out: Vec<Option<Value<'c, 'a>>> = vec![None; cells.len()];
+        // The vector iterator's cells innermost: a broadcast row value is
+        // used by its cells at once and dies (held for the whole block,
+        // 6 broadcasts + 2 loaded vectors + 12 accumulators spill AVX2's 16
+        // registers).
+        let mut order: Vec<usize> = (0..cells.len()).collect();
+        let lanes_last = |c: &Vec<(usize, i64)>| -> Vec<(bool, i64)> {
+            let mut key: Vec<(bool, usize, i64)> = c
+                .iter()
+                .map(|&(i, off)| (i == plan.vector && plan.lanes == Lanes::Result, i, off))
+                .collect();
+            key.sort_by_key(|k| k.0);
+            key.into_iter().map(|(l, _, off)| (l, off)).collect()
+        };
+        order.sort_by_key(|&c| lanes_last(&cells[c]));
+        for c in order {
+            let cell = &cells[c];
             // The block iterators' positions, computed once outside the
             // reduction loops (they do not change inside them).
             let mut cell_ivs = ivs.to_vec();
@@ -255,7 +277,7 @@ impl<'c> Emitter<'c> {
                 let value = match loaded.get(&(k, key.clone())) {
                     Some(v) => *v,
                     None => {
-                        let v = self.operand_value(at, plan, op, k, *o, &cell_ivs, mode)?;
+                        let v = self.operand_value(at, plan, op, k, *o, &cell_ivs, cell, mode)?;
                         loaded.insert((k, key), v);
                         v
                     }
@@ -285,7 +307,7 @@ impl<'c> Emitter<'c> {
                             let v = self.compute(at, op.compute, ty, &args, loc)?;
                             self.binary(at, a.function(), ty, old, v, loc)?
                         };
-                    out.push(if lane_tail {
+                    out[c] = Some(if lane_tail {
                         self.set_lane0(at, new, acc, loc)
                     } else {
                         new
@@ -293,13 +315,16 @@ impl<'c> Emitter<'c> {
                 }
             }
         }
-        Ok(out)
+        // In cell order (none without accumulators).
+        Ok(out.into_iter().flatten().collect())
     }
 
     /// Operand `k` at `ivs`: a vector load when the mode has lanes and the
     /// operand reads the vector iterator (on its contiguous axis: the plan
     /// checked), else a scalar load, broadcast when the mode has lanes.
-    /// Reads that can leave the operand (padding) are guarded.
+    /// Reads that can leave the operand (padding) are guarded. A packed
+    /// operand is read from its panel, at the `cell`'s offset into the
+    /// block.
     #[allow(clippy::too_many_arguments)]
     fn operand_value<'a>(
         &self,
@@ -309,6 +334,7 @@ impl<'c> Emitter<'c> {
         k: usize,
         buf: Value<'c, 'a>,
         ivs: &[Value<'c, 'a>],
+        cell: &[(usize, i64)],
         mode: Mode<'c>,
     ) -> Result<Value<'c, 'a>, String> {
         let indices = &op.p.operands[k];
@@ -316,10 +342,29 @@ impl<'c> Emitter<'c> {
         let accum = op.accum.unwrap_or_else(Accum::add);
         let elem = element_of(buf);
         let along = indices.iter().any(|a| a.uses(plan.vector));
-        if let Some(packed) = op.packed.filter(|p| p.operand == k && mode.vector) {
-            return Ok(self.load_panel(at, plan, packed, ivs, mode.ty, op.loc));
+        let panel = op.packed.iter().flatten().find(|p| p.operand == k);
+        if let Some(packed) = panel.filter(|_| mode.vector) {
+            let c = cell
+                .iter()
+                .find(|(i, _)| *i == packed.iter)
+                .map_or(0, |c| c.1);
+            return self.load_panel(at, *packed, ivs[packed.k], c as u64, mode.ty, op.loc);
         }
         if mode.vector && along {
+            if reads_along(indices, &buffer_dims(buf), plan.vector) != Some(true) {
+                // Off its contiguous axis (a transposed operand outside its
+                // packed tiles): a cell per lane.
+                let pad = self.scalar_attr(elem, accum.neutral());
+                let mut lanes = Vec::new();
+                for l in 0..plan.width {
+                    let mut at_lane = ivs.to_vec();
+                    at_lane[plan.vector] = self.offset(at, ivs[plan.vector], l as i64, op.loc);
+                    lanes.push(
+                        self.operand_load(at, buf, indices, space, &at_lane, pad, None, op.loc),
+                    );
+                }
+                return Ok(self.value(at, "vector.from_elements", &lanes, mode.ty, &[], op.loc));
+            }
             let pad = self.scalar_attr(mode.ty, accum.neutral());
             return Ok(self.operand_load(at, buf, indices, space, ivs, pad, Some(mode.ty), op.loc));
         }

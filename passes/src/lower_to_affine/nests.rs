@@ -184,7 +184,7 @@ impl<'c> Emitter<'c> {
                 epilogue,
                 buf,
                 loc,
-                packed: None,
+                packed: [None; 2],
             };
             return self.lower_planned(at, &plan, &op).map(|()| true);
         }
@@ -364,7 +364,7 @@ fn check_elements(
 }
 
 /// The static sizes of a buffer.
-fn buffer_dims(buf: Value<'_, '_>) -> Vec<u64> {
+pub(super) fn buffer_dims(buf: Value<'_, '_>) -> Vec<u64> {
     ir::shaped_dims(buf.r#type())
         .expect("buffers are ranked memrefs")
         .into_iter()

@@ -4,7 +4,12 @@
 //! read from there by every row of the block. Read in place, its rows lie
 //! a whole operand row apart: at a power-of-two row length they all fall in
 //! one L1 set, and each row of the panel is on its own page (a 2048²
-//! matmul ran 4× slower than at 1024³ × 8). BLIS packs the same panel.
+//! matmul ran 4× slower than at 1024³ × 8). BLIS packs the same panel, and
+//! in the same order: micro-panels of the block's width (`nr` columns),
+//! each `k_tile × nr` cells contiguous (`memref<nc/nr x kc x nr>`), so that
+//! the micro-panel one block column reads stays in L1 while the block
+//! sweeps the rows (laid out `kc × nc`, a micro-panel's rows were `nc`
+//! cells apart and fell into 4 of L1's 64 sets).
 
 use melior::ir::{AffineExpr, AffineMap, Attribute, Location, Type, Value, r#type::MemRefType};
 use ocannl_dialect::ir;
@@ -14,39 +19,46 @@ use super::{
     buffers::element_of,
     emit::{At, Emitter},
     kernel::{Op, Segment},
-    schedule::{Lanes, Plan},
+    nests::buffer_dims,
+    schedule::{Lanes, Plan, reads_along},
 };
 
-/// A packed panel: which operand, its buffer (`memref<kc x nc x elem>`),
-/// and the tiles' first positions.
+/// A packed panel: which operand, its buffer (`memref<nc/nr x kc x nr x
+/// elem>`), and the tiles' first positions.
 #[derive(Clone, Copy)]
 pub(super) struct Packed<'c, 'a> {
     pub operand: usize,
     pub buf: Value<'c, 'a>,
+    /// The block iterator the panel is cut along (the vector iterator for
+    /// the operand read along it, the rows' iterator for the other).
+    pub iter: usize,
+    /// The micro-panels' width: the block's cells along `iter`.
+    pub nr: u64,
+    /// Whether the block's cells along `iter` are vectors of lanes: copied
+    /// and read a vector at a time, else a cell at a time.
+    pub lanes: bool,
     /// The reduction iterator and its tile's first position.
     pub k: usize,
     pub kt: Value<'c, 'a>,
-    /// The vector iterator's tile's first position.
+    /// `iter`'s tile's first position.
     pub jt: Value<'c, 'a>,
+    /// The micro-panel of the block being computed ([`Emitter::panel_block`]
+    /// of its first cell, computed outside the reduction loops).
+    pub block: Option<Value<'c, 'a>>,
 }
 
-/// The operand to pack for the main segment `main` of `plan`: the one
-/// operand read along the vector iterator whose every axis is the tiled
-/// reduction, the vector iterator, or of size 1 (a plain 2-D panel).
-pub(super) fn candidate(plan: &Plan, op: &Op<'_, '_, '_>, main: &Segment) -> Option<usize> {
-    let (k, _) = plan.k_tile?;
-    if plan.lanes != Lanes::Result || main.tile.is_none() || !main.vector {
-        return None;
-    }
+/// The one operand, not the result's initial value, that reads block
+/// iterator `iter` and whose every axis is `iter`, the tiled reduction `k`
+/// or of size 1 (a plain 2-D panel); `None` when there are several.
+fn plain_operand(op: &Op<'_, '_, '_>, iter: usize, k: usize) -> Option<usize> {
     let space = &op.p.product_space;
-    let v = plan.vector;
     let mut found = None;
     for (n, indices) in op.p.operands.iter().enumerate() {
-        if Some(n) == op.init || !indices.iter().any(|a| a.uses(v)) {
+        if Some(n) == op.init || !indices.iter().any(|a| a.uses(iter)) {
             continue;
         }
         let plain = indices.iter().all(|a| match a {
-            AxisIndex::Iter(i) => *i == k || *i == v || space[*i] == 1,
+            AxisIndex::Iter(i) => *i == k || *i == iter || space[*i] == 1,
             AxisIndex::Fixed(_) => true,
             _ => false,
         }) && indices.iter().any(|a| a.uses(k));
@@ -58,22 +70,64 @@ pub(super) fn candidate(plan: &Plan, op: &Op<'_, '_, '_>, main: &Segment) -> Opt
     found
 }
 
+/// The operand to pack for the main segment `main` of `plan`'s vector
+/// iterator: the one operand read along it (a plain 2-D panel).
+pub(super) fn candidate(plan: &Plan, op: &Op<'_, '_, '_>, main: &Segment) -> Option<usize> {
+    let (k, _) = plan.k_tile?;
+    if plan.lanes != Lanes::Result || main.tile.is_none() || !main.vector {
+        return None;
+    }
+    plain_operand(op, plan.vector, k)
+}
+
+/// The operand to pack for the rows of `combo` (the vector iterator's main
+/// segment, then the rows' main segment, tiled): the one operand that
+/// reads the rows (BLIS's packed A: its rows lie a whole row of the
+/// operand apart, and at a power-of-two length the rows of a tile all fall
+/// into the same few L2 sets).
+pub(super) fn row_candidate(plan: &Plan, op: &Op<'_, '_, '_>, combo: &[Segment]) -> Option<usize> {
+    let (k, _) = plan.k_tile?;
+    let [cols, rows] = combo else { return None };
+    if plan.lanes != Lanes::Result
+        || cols.tile.is_none()
+        || !cols.vector
+        || rows.tile.is_none()
+        || rows.vector
+        || rows.factor < 2
+    {
+        return None;
+    }
+    let u = plan.unrolled.get(1)?.iter;
+    let n = plain_operand(op, u, k)?;
+    // It broadcasts: it does not read the vector iterator.
+    (!op.p.operands[n].iter().any(|a| a.uses(plan.vector))).then_some(n)
+}
+
 impl<'c> Emitter<'c> {
-    /// `memref.alloc` of a `kc × nc` panel of `elem`.
+    /// `memref.alloc` of a `kc × nc` panel of `elem` in micro-panels of
+    /// `nr` columns (`nr` divides `nc`).
     pub(super) fn alloc_panel<'a>(
         &self,
         at: At<'c, 'a>,
         elem: Type<'c>,
         kc: u64,
         nc: u64,
+        nr: u64,
         loc: Location<'c>,
     ) -> Value<'c, 'a> {
-        let ty = MemRefType::new(elem, &[kc as i64, nc as i64], None, None).into();
+        let dims = [(nc / nr) as i64, kc as i64, nr as i64];
+        let ty = MemRefType::new(elem, &dims, None, None).into();
         self.alloc(at, ty, loc)
     }
 
     /// Copies the operand's cells `[kt, min(kt + kc, K)) × [jt, min(jt +
-    /// nc, hi))` into the panel, a vector at a time.
+    /// nc, hi))` (along `packed.iter`; `hi - jt` is a multiple of `nr`)
+    /// into the panel: a vector at a time where the operand is contiguous
+    /// along `packed.iter`, reading its rows; else a cell at a time, each
+    /// micro-panel's cells in turn, reading along the reduction (the rows'
+    /// operand, and a transposed operand read along the vector iterator).
+    /// `parallel`: the copies are spread over the threads (a panel shared
+    /// by the threads of the loop inside).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn fill_panel<'a>(
         &self,
@@ -84,61 +138,116 @@ impl<'c> Emitter<'c> {
         kc: u64,
         nc: u64,
         hi: u64,
+        parallel: bool,
     ) {
         let loc = op.loc;
         let space = &op.p.product_space;
         let src = op.operands[packed.operand];
-        let ty = self.vector_type(element_of(src), plan.width);
-        let kl = self.for_loop(
-            at,
-            self.tile(packed.kt, kc, space[packed.k]),
-            1,
-            &[],
-            false,
-            loc,
-        );
-        let jl = self.for_loop(
-            kl.body,
-            self.tile(packed.jt, nc, hi),
-            plan.width,
-            &[],
-            false,
-            loc,
-        );
-        let zero = self.index_constant(jl.body, 0, loc);
+        let k_range = self.tile(packed.kt, kc, space[packed.k]);
+        let j_range = self.tile(packed.jt, nc, hi);
+        let indices = &op.p.operands[packed.operand];
+        let vectors =
+            packed.lanes && reads_along(indices, &buffer_dims(src), packed.iter) == Some(true);
+        let (k, j, body) = if vectors {
+            let kl = self.for_loop(at, k_range, 1, &[], parallel, loc);
+            let jl = self.for_loop(kl.body, j_range, packed.nr, &[], false, loc);
+            (kl.iv, jl.iv, jl.body)
+        } else {
+            let jl = self.for_loop(at, j_range, packed.nr, &[], parallel, loc);
+            let kl = self.for_loop(jl.body, k_range, 1, &[], false, loc);
+            (kl.iv, jl.iv, kl.body)
+        };
+        let block = self.panel_block(body, packed, j, loc);
+        let zero = self.index_constant(body, 0, loc);
         let mut ivs = vec![zero; space.len()];
-        ivs[packed.k] = kl.iv;
-        ivs[plan.vector] = jl.iv;
+        ivs[packed.k] = k;
         let map = self.map(space.len(), &op.p.operands[packed.operand]);
-        let v = self.load_as(jl.body, src, map, &ivs, Some(ty), loc);
-        let (panel_map, operands) = self.panel_map(packed, kl.iv, jl.iv);
-        self.store(jl.body, v, packed.buf, panel_map, &operands, loc);
+        let (unit, ty) = if vectors {
+            let ty = self.vector_type(element_of(src), plan.width);
+            (plan.width, Some(ty))
+        } else {
+            (1, None)
+        };
+        for c in (0..packed.nr).step_by(unit as usize) {
+            ivs[packed.iter] = self.offset(body, j, c as i64, loc);
+            let v = self.load_as(body, src, map, &ivs, ty, loc);
+            let (panel_map, operands) = self.panel_map(packed, k, block, c);
+            self.store(body, v, packed.buf, panel_map, &operands, loc);
+        }
     }
 
-    /// The panel's map `(k, j, kt, jt) -> (k - kt, j - jt)` and its operands.
+    /// The micro-panel holding position `j` of `packed.iter` (`(j - jt)
+    /// floordiv nr`).
+    pub(super) fn panel_block<'a>(
+        &self,
+        at: At<'c, 'a>,
+        packed: Packed<'c, 'a>,
+        j: Value<'c, 'a>,
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        let d = |i| AffineExpr::dim(self.ctx, i);
+        let col = d(0) + d(1) * AffineExpr::constant(self.ctx, -1);
+        let nr = AffineExpr::constant(self.ctx, packed.nr as i64);
+        let map = AffineMap::new(self.ctx, 2, 0, &[AffineExpr::floor_div(col, nr)]);
+        self.value(
+            at,
+            "affine.apply",
+            &[j, packed.jt],
+            Type::index(self.ctx),
+            &[("map", ir::affine_map_attr(map))],
+            loc,
+        )
+    }
+
+    /// The panel's map `(k, kt, block) -> (block, k - kt, c)` and its
+    /// operands.
     fn panel_map<'a>(
         &self,
         packed: Packed<'c, 'a>,
         k: Value<'c, 'a>,
-        j: Value<'c, 'a>,
+        block: Value<'c, 'a>,
+        c: u64,
     ) -> (Attribute<'c>, Vec<Value<'c, 'a>>) {
         let d = |i| AffineExpr::dim(self.ctx, i);
         let minus = AffineExpr::constant(self.ctx, -1);
-        let map = AffineMap::new(self.ctx, 4, 0, &[d(0) + d(2) * minus, d(1) + d(3) * minus]);
-        (ir::affine_map_attr(map), vec![k, j, packed.kt, packed.jt])
+        let map = AffineMap::new(
+            self.ctx,
+            3,
+            0,
+            &[
+                d(2),
+                d(0) + d(1) * minus,
+                AffineExpr::constant(self.ctx, c as i64),
+            ],
+        );
+        (ir::affine_map_attr(map), vec![k, packed.kt, block])
     }
 
-    /// The packed operand's vector at `ivs`.
+    /// The packed operand at reduction position `k`, `c` cells into the
+    /// block whose micro-panel is `packed.block`: a vector of `ty` when
+    /// the panel has lanes, else a cell (broadcast to `ty` when `ty` is a
+    /// vector).
     pub(super) fn load_panel<'a>(
         &self,
         at: At<'c, 'a>,
-        plan: &Plan,
         packed: Packed<'c, 'a>,
-        ivs: &[Value<'c, 'a>],
+        k: Value<'c, 'a>,
+        c: u64,
         ty: Type<'c>,
         loc: Location<'c>,
-    ) -> Value<'c, 'a> {
-        let (map, operands) = self.panel_map(packed, ivs[packed.k], ivs[plan.vector]);
-        self.load_as(at, packed.buf, map, &operands, Some(ty), loc)
+    ) -> Result<Value<'c, 'a>, String> {
+        let block = packed
+            .block
+            .ok_or("the packed panel is read outside a block")?;
+        let (map, operands) = self.panel_map(packed, k, block, c);
+        if packed.lanes {
+            return Ok(self.load_as(at, packed.buf, map, &operands, Some(ty), loc));
+        }
+        let v = self.load_as(at, packed.buf, map, &operands, None, loc);
+        Ok(if ty == element_of(packed.buf) {
+            v
+        } else {
+            self.broadcast(at, v, ty, loc)
+        })
     }
 }

@@ -265,9 +265,33 @@ pub(super) fn plan(
         })
         .collect();
     let contracted = !reductions.is_empty();
+    // The largest reduction, when it is long enough to be tiled.
+    let long_k = reductions
+        .iter()
+        .copied()
+        .max_by_key(|&r| space[r])
+        .filter(|&k| space[k] > KC);
+    // An operand that reads `v` off its contiguous axis (OCANNL's weight
+    // `"K->N"` is `[N, K]` in memory) is transposed into the packed panel
+    // of each tile ([`super::pack`]): it must be a plain 2-D panel over `v`
+    // and the tiled reduction.
+    let transposed = |v: usize, o: &[AxisIndex]| {
+        // At least one whole block of columns to pack (a narrower result
+        // would gather every vector: the dot-product form is better).
+        space[v] >= 2 * width
+            && long_k.is_some_and(|k| {
+                o.iter().any(|a| a.uses(k))
+                    && o.iter().all(|a| match a {
+                        AxisIndex::Iter(i) => *i == k || *i == v || space[*i] == 1,
+                        AxisIndex::Fixed(_) => true,
+                        _ => false,
+                    })
+            })
+    };
     // Along the result's contiguous axis.
     if let Some(v) = contiguous(&p.result, dims).filter(|&v| space[v] >= width)
-        && operands().all(|(o, d)| reads_along(o, d, v).is_some())
+        && operands().all(|(o, d)| reads_along(o, d, v).is_some() || transposed(v, o))
+        && transposed_ok(p, operand_dims, v, long_k)
     {
         let mut unrolled = vec![];
         let mut k_tile = None;
@@ -275,23 +299,27 @@ pub(super) fn plan(
             // The largest reduction is tiled so that a `k_tile × tile(v)`
             // panel of the operand read along `v` stays in L2.
             let k = *reductions.iter().max_by_key(|&&r| space[r])?;
-            let kc = 256.min(space[k]);
+            let kc = KC.min(space[k]);
             if space[k] > kc {
                 k_tile = Some((k, kc));
             }
             let cols = 2;
-            let nc = round_down(target.l2 / 2 / (kc * elem_bytes), cols * width);
+            // BLIS's blocking: the packed `k_tile × nc` panel in L3 (twice
+            // L2), the rows' packed `mc × k_tile` block in L2, the
+            // micro-panel `k_tile × nr` one block column reads in L1.
+            let nc = round_down(target.l2 * 2 / (kc * elem_bytes), cols * width);
             unrolled.push(Unrolled {
                 iter: v,
                 factor: cols,
                 lanes: true,
-                tile: (space[v] > nc).then_some(nc),
+                // Tiled whenever the reduction is: the tile is packed.
+                tile: (space[v] > nc || k_tile.is_some()).then_some(nc),
             });
             // Rows: the parallel iterator the vector-loaded operands do not
             // read (their loads serve every row), nearest the contiguous
             // axis.
             let loaded: Vec<&Vec<AxisIndex>> = operands()
-                .filter(|(o, d)| reads_along(o, d, v) == Some(true))
+                .filter(|(o, d)| reads_along(o, d, v) != Some(false))
                 .map(|(o, _)| o)
                 .collect();
             let row = parallel
@@ -307,7 +335,7 @@ pub(super) fn plan(
                     iter: u,
                     factor: rows,
                     lanes: false,
-                    tile: (space[u] > mc).then_some(mc),
+                    tile: (space[u] > mc || k_tile.is_some()).then_some(mc),
                 });
             }
         } else {
@@ -401,6 +429,27 @@ pub(super) fn plan(
 
 /// Vectors per tile of a reduction along which the lanes run.
 const KC_LANES: u64 = 128;
+
+/// The tile of the largest reduction of a [`Lanes::Result`] contraction.
+const KC: u64 = 256;
+
+/// At most one operand reads `v` off its contiguous axis, and no other
+/// operand reads both `v` and the tiled reduction `k` (the packed panel is
+/// the transposed one's).
+fn transposed_ok(p: &Projections, operand_dims: &[Vec<u64>], v: usize, k: Option<usize>) -> bool {
+    let off: Vec<usize> = (0..p.operands.len())
+        .filter(|&n| reads_along(&p.operands[n], &operand_dims[n], v).is_none())
+        .collect();
+    match (off.as_slice(), k) {
+        ([], _) => true,
+        ([t], Some(k)) => {
+            p.operands.iter().enumerate().all(|(n, o)| {
+                n == *t || !(o.iter().any(|a| a.uses(v)) && o.iter().any(|a| a.uses(k)))
+            })
+        }
+        _ => false,
+    }
+}
 
 /// The parallel iterators not in the block, outermost first.
 fn outer_loops(parallel: &[usize], unrolled: &[Unrolled]) -> Vec<usize> {

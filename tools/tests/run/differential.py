@@ -1064,13 +1064,16 @@ def gen_block_diagonal(rng, case, dt="f32"):
 
 
 def gen_sched_matmul_nt(rng, case, dt="f32"):
-    """OCANNL's layout y = x . w^T (lanes along the reduction): M past the
-    L2 tile of rows, K past whole vectors and past the reduction tile (512
-    f32 lanes), N past the 4-wide block."""
+    """OCANNL's layout y = x . w^T: lanes along the reduction (K short or N
+    narrow), else the weight transposed into packed panels. M past the
+    tile of rows, K past whole vectors and past the reduction tiles (256,
+    and 1024 f32 lanes), N past the 4-wide and the 16-wide blocks."""
     M = int(rng.integers(1, 9)) if case % 2 else int(rng.integers(150, 330))
     K = [int(rng.integers(8, 40)), int(rng.integers(1030, 1400)),
          int(rng.integers(500, 900))][case % 3]
-    N = int(rng.integers(1, 14))
+    # Narrow (the dot-product form), or past the 16-column block (the
+    # transposed panel, its gathered vector and scalar columns).
+    N = int(rng.integers(1, 14)) if (case // 2) % 2 else int(rng.integers(16, 60))
     w, x = values(rng, (N, K), dt), values(rng, (M, K), dt)
     f = Func(dt)
     r = f.op("matmul", [f.arg(Sh((), (K,), (N,))), f.arg(Sh((M,), (), (K,)))])
