@@ -133,13 +133,25 @@ impl Engine {
         module: &Module<'_>,
         library: Option<std::path::PathBuf>,
     ) -> Result<Self, Error> {
-        let path = library.map(|p| p.to_string_lossy().into_owned());
+        // MLIR's C API reads each path's `data` as a C string (ignoring
+        // its length): each needs its NUL.
+        let path = match library {
+            Some(p) => Some(
+                std::ffi::CString::new(p.as_os_str().as_encoded_bytes())
+                    .map_err(|_| Error::new(format!("library path {} has a NUL", p.display())))?,
+            ),
+            None => None,
+        };
         let paths: Vec<mlir_sys::MlirStringRef> = path
             .iter()
-            .map(|p| melior::StringRef::new(p).to_raw())
+            .map(|p| mlir_sys::MlirStringRef {
+                data: p.as_ptr(),
+                length: p.as_bytes().len(),
+            })
             .collect();
         // SAFETY: a live module in the LLVM dialect; `paths` (and the
-        // strings it points into) outlive the call, which copies them.
+        // NUL-terminated strings they point into) outlive the call, which
+        // copies them.
         let raw = unsafe {
             mlir_sys::mlirExecutionEngineCreate(
                 module.to_raw(),

@@ -205,6 +205,45 @@ impl<'c> Emitter<'c> {
         )
     }
 
+    /// `affine.if x >= at_least` without results: the insertion points of
+    /// its then and else blocks (before their `affine.yield`).
+    pub(super) fn if_at_least<'a>(
+        &self,
+        at: At<'c, 'a>,
+        x: Value<'c, 'a>,
+        at_least: i64,
+        loc: Location<'c>,
+    ) -> (At<'c, 'a>, At<'c, 'a>) {
+        let e = AffineExpr::dim(self.ctx, 0) + AffineExpr::constant(self.ctx, -at_least);
+        let condition = ir::integer_set_attr(self.ctx, 1, &[e]).expect("one constraint");
+        let regions = vec![Region::new(), Region::new()];
+        for r in &regions {
+            r.append_block(Block::new(&[]));
+        }
+        let if_op = self.emit_with_regions(
+            at,
+            "affine.if",
+            &[x],
+            &[],
+            &[("condition", condition)],
+            regions,
+            loc,
+        );
+        let branch = |i: usize| {
+            let block = if_op
+                .region(i)
+                .ok()
+                .and_then(|r| r.first_block())
+                .expect("built with a block");
+            let y = self.emit(At::end(block), "affine.yield", &[], &[], &[], loc);
+            At {
+                block,
+                before: Some(y),
+            }
+        };
+        (branch(0), branch(1))
+    }
+
     /// `vector<width x elem>`.
     pub(super) fn vector_type(&self, elem: Type<'c>, width: u64) -> Type<'c> {
         Type::parse(self.ctx, &format!("vector<{width}x{elem}>")).expect("a vector type")

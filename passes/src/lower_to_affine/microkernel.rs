@@ -169,8 +169,7 @@ impl<'c> Emitter<'c> {
         match (plan.lanes, accum) {
             (Lanes::Result, Some(_)) => {
                 for (v, cell) in values.iter().zip(&cell_ivs) {
-                    let v = self.finish(at, op, *v, mode.ty, cell)?;
-                    self.store(at, v, op.buf, result_map, cell, loc);
+                    self.store_result(at, op, *v, mode.ty, cell, k_tile)?;
                 }
             }
             (Lanes::Result, None) => {}
@@ -201,8 +200,7 @@ impl<'c> Emitter<'c> {
                         let cell = &cell_ivs[i1];
                         let old = self.load_as(at, op.buf, result_map, cell, Some(ty), loc);
                         let new = self.binary(at, a.function(), ty, old, s, loc)?;
-                        let new = self.finish(at, op, new, ty, cell)?;
-                        self.store(at, new, op.buf, result_map, cell, loc);
+                        self.store_result(at, op, new, ty, cell, k_tile)?;
                     }
                     return Ok(());
                 }
@@ -210,8 +208,7 @@ impl<'c> Emitter<'c> {
                     let s = self.reduce_lanes(at, lanes_kind(a), *v, elem, loc);
                     let old = self.load(at, op.buf, result_map, cell, loc);
                     let new = self.binary(at, a.function(), elem, old, s, loc)?;
-                    let new = self.finish(at, op, new, elem, cell)?;
-                    self.store(at, new, op.buf, result_map, cell, loc);
+                    self.store_result(at, op, new, elem, cell, k_tile)?;
                 }
             }
         }
@@ -398,6 +395,37 @@ impl<'c> Emitter<'c> {
             ty,
             op.loc,
         )
+    }
+
+    /// Stores `v` (of type `ty`), the block's value of the result cell at
+    /// `ivs` after the reductions: through the epilogue when it is final;
+    /// under a reduction tile, only the last tile's is (an `affine.if` on
+    /// the tile's position).
+    #[allow(clippy::too_many_arguments)]
+    fn store_result<'a>(
+        &self,
+        at: At<'c, 'a>,
+        op: &Op<'_, 'c, 'a>,
+        v: Value<'c, 'a>,
+        ty: Type<'c>,
+        ivs: &[Value<'c, 'a>],
+        k_tile: Option<(usize, u64, Value<'c, 'a>)>,
+    ) -> Result<(), String> {
+        let map = self.map(op.p.product_space.len(), &op.p.result);
+        match k_tile {
+            Some((k, kc, t)) if !op.epilogue.is_empty() => {
+                let last = (op.p.product_space[k] - 1) / kc * kc;
+                let (then, other) = self.if_at_least(at, t, last as i64, op.loc);
+                let f = self.finish(then, op, v, ty, ivs)?;
+                self.store(then, f, op.buf, map, ivs, op.loc);
+                self.store(other, v, op.buf, map, ivs, op.loc);
+            }
+            _ => {
+                let f = self.finish(at, op, v, ty, ivs)?;
+                self.store(at, f, op.buf, map, ivs, op.loc);
+            }
+        }
+        Ok(())
     }
 }
 

@@ -167,14 +167,9 @@ impl<'c> Emitter<'c> {
         let same_elements = operands.iter().all(|o| element_of(*o) == elem);
         let bits = ir::bit_width(elem).unwrap_or(0);
         let float = scalar(elem) == Ok(Scalar::Float);
-        if let Some(mut plan) = schedule::plan(&self.target, &p, dims, &operand_dims, bits)
+        if let Some(plan) = schedule::plan(&self.target, &p, dims, &operand_dims, bits)
             .filter(|_| same_elements && float)
         {
-            if !epilogue.is_empty() {
-                // The epilogue runs on final values: one pass over the
-                // reduction.
-                plan.k_tile = None;
-            }
             let op = kernel::Op {
                 p: &p,
                 operands,

@@ -275,12 +275,26 @@ pub(super) fn plan(
     // `"K->N"` is `[N, K]` in memory) is transposed into the packed panel
     // of each tile ([`super::pack`]): it must be a plain 2-D panel over `v`
     // and the tiled reduction.
+    // The packed panel pays when rows of another operand reuse it: a
+    // parallel iterator other than `v`, read with the reduction by an
+    // operand that does not read `v` (a matmul's A; not a row reduction).
+    let reused = |v: usize, k: usize| {
+        parallel.iter().any(|&u| {
+            u != v
+                && p.operands.iter().any(|o| {
+                    o.iter().any(|a| a.uses(u))
+                        && o.iter().any(|a| a.uses(k))
+                        && !o.iter().any(|a| a.uses(v))
+                })
+        })
+    };
     let transposed = |v: usize, o: &[AxisIndex]| {
         // At least one whole block of columns to pack (a narrower result
         // would gather every vector: the dot-product form is better).
         space[v] >= 2 * width
             && long_k.is_some_and(|k| {
-                o.iter().any(|a| a.uses(k))
+                reused(v, k)
+                    && o.iter().any(|a| a.uses(k))
                     && o.iter().all(|a| match a {
                         AxisIndex::Iter(i) => *i == k || *i == v || space[*i] == 1,
                         AxisIndex::Fixed(_) => true,

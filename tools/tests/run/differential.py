@@ -1137,8 +1137,9 @@ def gen_sched_fused(rng, case, dt="f32"):
     the whole result, a per-row scale (a 1-sized axis broadcast), on either
     side of sub/div/add/mul/max, with a relu between."""
     M = int(rng.integers(1, 9)) if case % 2 else int(rng.integers(20, 70))
-    K = int(rng.integers(1, 40))
-    N = int(rng.integers(1, 30))
+    # Past the reduction tile (256) too: the epilogue runs in the last tile.
+    K = int(rng.integers(257, 600)) if case % 4 == 2 else int(rng.integers(1, 40))
+    N = int(rng.integers(1, 30)) if case % 5 else int(rng.integers(30, 70))
     f = Func(dt)
     producer = case % 3
     if producer == 0:   # lanes along the reduction
