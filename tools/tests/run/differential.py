@@ -1068,7 +1068,8 @@ def gen_sched_matmul_nt(rng, case, dt="f32"):
     narrow), else the weight transposed into packed panels. M past the
     tile of rows, K past whole vectors and past the reduction tiles (256,
     and 1024 f32 lanes), N past the 4-wide and the 16-wide blocks."""
-    M = int(rng.integers(1, 9)) if case % 2 else int(rng.integers(150, 330))
+    M = [int(rng.integers(1, 9)), int(rng.integers(150, 330)),
+         int(rng.integers(512, 600))][(case // 3) % 3]
     K = [int(rng.integers(8, 40)), int(rng.integers(1030, 1400)),
          int(rng.integers(500, 900))][case % 3]
     # Narrow (the dot-product form), or past the 16-column block (the
