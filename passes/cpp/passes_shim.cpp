@@ -18,8 +18,10 @@
 #include "mlir/CAPI/Pass.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -187,14 +189,59 @@ struct MathApproximationPass
   }
 };
 
+/// A math op with an LLVM intrinsic of the same operands and result.
+template <typename From, typename To>
+struct ToIntrinsic : public mlir::OpRewritePattern<From> {
+  using mlir::OpRewritePattern<From>::OpRewritePattern;
+  mlir::LogicalResult matchAndRewrite(From op, mlir::PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<To>(op, op->getResultTypes(), op->getOperands());
+    return mlir::success();
+  }
+};
+
+/// `ocannl-gpu-math`: the math ops NVPTX computes in one instruction (`fma`,
+/// `sqrt`, `absf`, `floor`, `ceil`, `trunc`, `roundeven`, `copysign`)
+/// become LLVM intrinsics before `convert-gpu-to-nvvm`, which would
+/// otherwise call libdevice's `__nv_fmaf` and kin: PTX that `ptxas`
+/// refuses without libdevice linked ("Unresolved extern function").
+struct GpuMathPass : public mlir::PassWrapper<GpuMathPass, mlir::OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(GpuMathPass)
+
+  llvm::StringRef getArgument() const override { return "ocannl-gpu-math"; }
+  llvm::StringRef getDescription() const override {
+    return "fma, sqrt, absf, floor, ceil, trunc, roundeven and copysign to LLVM intrinsics "
+           "(native NVPTX instructions instead of libdevice calls)";
+  }
+  void getDependentDialects(mlir::DialectRegistry &registry) const override {
+    registry.insert<mlir::LLVM::LLVMDialect>();
+  }
+  void runOnOperation() override {
+    mlir::RewritePatternSet patterns(&getContext());
+    patterns.add<ToIntrinsic<mlir::math::FmaOp, mlir::LLVM::FMAOp>,
+                 ToIntrinsic<mlir::math::SqrtOp, mlir::LLVM::SqrtOp>,
+                 ToIntrinsic<mlir::math::AbsFOp, mlir::LLVM::FAbsOp>,
+                 ToIntrinsic<mlir::math::FloorOp, mlir::LLVM::FFloorOp>,
+                 ToIntrinsic<mlir::math::CeilOp, mlir::LLVM::FCeilOp>,
+                 ToIntrinsic<mlir::math::TruncOp, mlir::LLVM::FTruncOp>,
+                 ToIntrinsic<mlir::math::RoundEvenOp, mlir::LLVM::RoundEvenOp>,
+                 ToIntrinsic<mlir::math::CopySignOp, mlir::LLVM::CopySignOp>>(&getContext());
+    if (mlir::failed(mlir::applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
 } // namespace
 
 extern "C" {
 
-/// Registers the C++ passes of the shim (`ocannl-math-approximation`).
+/// Registers the C++ passes of the shim (`ocannl-math-approximation`,
+/// `ocannl-gpu-math`).
 void ocannlRegisterShimPasses() {
   mlir::registerPass([]() -> std::unique_ptr<mlir::Pass> {
     return std::make_unique<MathApproximationPass>();
+  });
+  mlir::registerPass([]() -> std::unique_ptr<mlir::Pass> {
+    return std::make_unique<GpuMathPass>();
   });
 }
 
@@ -225,17 +272,53 @@ void ocannlRegisterPass(const char *argument, const char *description, const cha
 /// passes are the textual pipeline `passes` (without an anchor op), e.g.
 /// `ocannl-infer-shapes,lower-affine`. It takes no options.
 void ocannlRegisterPipeline(const char *argument, const char *description,
-                            const char *passes) {
+                            const char *passes, const char *optionSpec) {
   std::string text = passes;
+  // `optionSpec`: `name=default` entries separated by ';'. The pipeline's
+  // options (`name=value`, separated by spaces) replace `$(name)` in the
+  // text; absent ones take their default.
+  std::vector<std::pair<std::string, std::string>> defaults;
+  llvm::SmallVector<llvm::StringRef> entries;
+  llvm::StringRef(optionSpec).split(entries, ';', -1, false);
+  for (llvm::StringRef e : entries) {
+    auto [name, value] = e.split('=');
+    defaults.emplace_back(name.str(), value.str());
+  }
   mlir::registerPassPipeline(
       argument, description,
-      [text](mlir::OpPassManager &pm, llvm::StringRef options,
-             llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler) {
-        if (!options.empty())
-          return errorHandler("this pipeline takes no options");
+      [text, defaults](mlir::OpPassManager &pm, llvm::StringRef options,
+                       llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler) {
+        auto values = defaults;
+        llvm::SmallVector<llvm::StringRef> given;
+        options.split(given, ' ', -1, false);
+        for (llvm::StringRef g : given) {
+          auto [name, value] = g.trim().split('=');
+          if (name.empty())
+            continue;
+          auto it = std::find_if(values.begin(), values.end(),
+                                 [&](const auto &v) { return v.first == name; });
+          if (it == values.end()) {
+            std::string known;
+            for (const auto &v : values)
+              known += (known.empty() ? "" : ", ") + v.first;
+            return errorHandler("unknown option '" + name + "'" +
+                                (known.empty() ? llvm::Twine(" (this pipeline takes no options)")
+                                               : llvm::Twine(" (options: ") + known + ")"));
+          }
+          if (value.empty() || value.find_first_of("{},$ \t") != llvm::StringRef::npos)
+            return errorHandler("option '" + name + "' needs a value without spaces, commas or braces");
+          it->second = value.str();
+        }
+        std::string expanded = text;
+        for (const auto &[name, value] : values) {
+          std::string key = "$(" + name + ")";
+          for (size_t at = expanded.find(key); at != std::string::npos;
+               at = expanded.find(key, at + value.size()))
+            expanded.replace(at, key.size(), value);
+        }
         std::string message;
         llvm::raw_string_ostream os(message);
-        if (mlir::failed(mlir::parsePassPipeline(text, pm, os)))
+        if (mlir::failed(mlir::parsePassPipeline(expanded, pm, os)))
           return errorHandler(message);
         return mlir::success();
       },
@@ -255,6 +338,9 @@ MlirPass ocannlCreateRegisteredPass(const char *argument) {
 void ocannlRegisterAllUpstream(MlirDialectRegistry registry) {
   mlir::registerAllDialects(*unwrap(registry));
   mlir::registerAllExtensions(*unwrap(registry));
+  // What `gpu-module-to-binary` translates (the kernels' LLVM and NVVM
+  // dialects, the GPU dialect's modules), as mlir-opt registers them.
+  mlir::registerAllToLLVMIRTranslations(*unwrap(registry));
   mlir::registerAllPasses();
 }
 
@@ -282,6 +368,7 @@ int ocannlOptMain(int argc, char **argv, const char *toolName) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
   registry.addExtension(
       +[](mlir::MLIRContext *ctx, mlir::func::FuncDialect *) { ocannlDialectHook(wrap(ctx)); });
   registry.addExtension(

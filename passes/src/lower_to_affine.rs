@@ -63,6 +63,7 @@ mod checks;
 mod compute;
 mod emit;
 mod fusion;
+mod gpu;
 mod kernel;
 mod lanes;
 mod loops;

@@ -10,8 +10,11 @@ pub struct PipelineDef {
     pub argument: &'static str,
     /// One line for `--help`.
     pub description: &'static str,
-    /// The passes, in MLIR's textual pipeline syntax without an anchor.
+    /// The passes, in MLIR's textual pipeline syntax without an anchor;
+    /// `$(name)` stands for the value of option `name`.
     pub passes: &'static str,
+    /// The options (`name`, default value).
+    pub options: &'static [(&'static str, &'static str)],
 }
 
 macro_rules! inferred_to_affine {
@@ -42,6 +45,7 @@ pub const TO_AFFINE: PipelineDef = PipelineDef {
     argument: "ocannl-to-affine",
     description: "ocannl ops to affine loop nests: verify, infer shapes and projections, lower to affine",
     passes: ocannl_to_affine!(),
+    options: &[],
 };
 
 /// The upstream part of [`TO_LLVM`]: affine, memref, math, arith and func to
@@ -102,7 +106,48 @@ pub const TO_LLVM: PipelineDef = PipelineDef {
     argument: "ocannl-to-llvm",
     description: "ocannl ops to the LLVM dialect: ocannl-to-affine, then the upstream lowering (bare-pointer calling convention)",
     passes: concat!(ocannl_to_affine!(), ",", affine_to_llvm!()),
+    options: &[],
+};
+
+/// The GPU kernels of a module in the GPU dialect, from each nest's grid
+/// (`ocannl-lower-to-affine{target=gpu}`) to NVVM and a `gpu.binary`:
+/// upstream maps the blocks' and threads' `affine.parallel` loops to
+/// `gpu.launch` (`gpu-map-parallel-loops`, `convert-parallel-loops-to-gpu`),
+/// outlines the kernels, approximates `exp`, `tanh` and kin on `f32` by
+/// polynomials (no libdevice needed), lowers the kernels to NVVM with
+/// bare-pointer arguments and serialises them (`format`: `isa` is PTX and
+/// needs nothing; `bin` and `fatbin` need `ptxas`). The host side stays in
+/// `func`, `memref` and `gpu.launch_func` with static sizes: `ocannl-run
+/// --target cuda` runs it through the CUDA driver (upstream's host lowering
+/// would call the `mgpu*` wrappers of `libmlir_cuda_runtime`, which Debian
+/// does not ship).
+macro_rules! affine_to_nvvm {
+    () => {
+        "ocannl-math-approximation,lower-affine,func.func(gpu-map-parallel-loops),convert-parallel-loops-to-gpu,\
+gpu-launch-sink-index-computations,gpu-kernel-outlining,canonicalize,cse,\
+nvvm-attach-target{chip=$(chip) features=$(features) O=$(opt-level)},\
+gpu.module(ocannl-gpu-math,convert-scf-to-cf,convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},canonicalize,cse,reconcile-unrealized-casts),\
+gpu-module-to-binary{format=$(format)}"
+    };
+}
+
+/// From ocannl ops to GPU kernels for NVIDIA GPUs: verify, infer shapes
+/// and projections, one grid per nest, then [`affine_to_nvvm`]'s upstream
+/// passes.
+pub const TO_NVVM: PipelineDef = PipelineDef {
+    argument: "ocannl-to-nvvm",
+    description: "ocannl ops to NVVM kernels in a gpu.binary (PTX with format=isa) and a host function of gpu.launch_func with static sizes; options chip, features, format (isa|bin|fatbin), opt-level",
+    passes: concat!(
+        "ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{target=gpu},",
+        affine_to_nvvm!()
+    ),
+    options: &[
+        ("chip", "sm_80"),
+        ("features", "+ptx80"),
+        ("format", "isa"),
+        ("opt-level", "3"),
+    ],
 };
 
 /// Every named pipeline.
-pub static PIPELINES: &[PipelineDef] = &[TO_AFFINE, TO_LLVM];
+pub static PIPELINES: &[PipelineDef] = &[TO_AFFINE, TO_LLVM, TO_NVVM];

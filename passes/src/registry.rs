@@ -22,7 +22,8 @@ pub fn register_all() {
     ONCE.call_once(|| {
         ffi::pass::register_shim_passes();
         for p in crate::pipelines::PIPELINES {
-            ffi::pass::register_pipeline(p.argument, p.description, p.passes);
+            let options: Vec<String> = p.options.iter().map(|(n, d)| format!("{n}={d}")).collect();
+            ffi::pass::register_pipeline(p.argument, p.description, p.passes, &options.join(";"));
         }
         for def in PASSES {
             ffi::pass::register_pass(def);

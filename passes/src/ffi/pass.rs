@@ -46,13 +46,21 @@ pub(crate) fn register_pass(def: &'static PassDef) {
     }
 }
 
-/// Registers a named pipeline (a registry name for a textual pass list).
-pub(crate) fn register_pipeline(argument: &str, description: &str, passes: &str) {
+/// Registers a named pipeline (a registry name for a textual pass list
+/// whose `$(name)` placeholders take the pipeline's options; `options`:
+/// `name=default` entries separated by `;`).
+pub(crate) fn register_pipeline(argument: &str, description: &str, passes: &str, options: &str) {
     let c = |s: &str| CString::new(s).expect("pipeline strings have no NUL");
-    let (argument, description, passes) = (c(argument), c(description), c(passes));
+    let (argument, description) = (c(argument), c(description));
+    let (passes, options) = (c(passes), c(options));
     // SAFETY: NUL-terminated strings alive for the call; the shim copies them.
     unsafe {
-        shim::ocannlRegisterPipeline(argument.as_ptr(), description.as_ptr(), passes.as_ptr())
+        shim::ocannlRegisterPipeline(
+            argument.as_ptr(),
+            description.as_ptr(),
+            passes.as_ptr(),
+            options.as_ptr(),
+        )
     };
 }
 

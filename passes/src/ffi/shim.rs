@@ -37,6 +37,7 @@ unsafe extern "C" {
         argument: *const c_char,
         description: *const c_char,
         passes: *const c_char,
+        option_spec: *const c_char,
     );
     pub(super) fn ocannlDiagnosticsCreate(context: MlirContext) -> *mut c_void;
     pub(super) fn ocannlDiagnosticsDestroy(diagnostics: *mut c_void);

@@ -139,6 +139,9 @@ impl<'c> Emitter<'c> {
         sizes: &[u64],
         loc: Location<'c>,
     ) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
+        if let Some(block) = self.target.gpu_block {
+            return self.grid(at, sizes, block, loc);
+        }
         let index = Type::index(self.ctx);
         let mut ivs = Vec::with_capacity(sizes.len());
         let mut zero = None;

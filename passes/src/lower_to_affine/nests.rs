@@ -19,7 +19,7 @@ use super::{
     compute::{Accum, Compute},
     emit::{At, Emitter},
     fusion::Step,
-    kernel, schedule,
+    gpu, kernel, schedule,
 };
 use crate::{
     infer_projections::projections,
@@ -182,6 +182,20 @@ impl<'c> Emitter<'c> {
                 packed: [None; 2],
             };
             return self.lower_planned(at, &plan, &op).map(|()| true);
+        }
+        if let Some(block) = self.target.gpu_block {
+            let op = gpu::GpuOp {
+                p: &p,
+                operands,
+                init,
+                compute: &compute,
+                accum,
+                neutral: accum_kind,
+                epilogue,
+                buf,
+                loc,
+            };
+            return self.lower_gpu(at, &op, block).map(|()| true);
         }
         let (inner, ivs) = self.nest(at, &p.product_space, loc);
         let mut args = Vec::new();

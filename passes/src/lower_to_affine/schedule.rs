@@ -67,6 +67,18 @@ pub(super) const OPTIONS: &[PassOptionDef] = &[
         kind: OptionKind::String,
         default: c"0",
     },
+    PassOptionDef {
+        name: c"target",
+        description: c"cpu: scheduled nests for the host; gpu: each nest a grid of threads (nested affine.parallel: blocks, then threads; one result cell per thread, reductions in registers) for gpu-map-parallel-loops",
+        kind: OptionKind::String,
+        default: c"cpu",
+    },
+    PassOptionDef {
+        name: c"block-size",
+        description: c"GPU threads per block (target=gpu; a multiple of 32, at most 1024)",
+        kind: OptionKind::String,
+        default: c"256",
+    },
 ];
 
 /// The machine the schedule is for, and the pass options that override it.
@@ -82,6 +94,9 @@ pub(super) struct Target {
     pub l2: u64,
     /// Emit `affine.parallel` for the outermost parallel loop of each nest.
     pub parallel: bool,
+    /// Each nest a grid of GPU threads ([`super::gpu`]), with this many
+    /// threads per block; `None`: the CPU schedule.
+    pub gpu_block: Option<u64>,
 }
 
 impl Default for Target {
@@ -92,6 +107,7 @@ impl Default for Target {
             l1: cache_size(1).unwrap_or(32 << 10),
             l2: cache_size(2).unwrap_or(512 << 10),
             parallel: false,
+            gpu_block: None,
         }
     }
 }
@@ -128,6 +144,24 @@ impl Target {
         }
         if let Some(v) = number("l2-bytes", 1 << 12, 1 << 34)? {
             t.l2 = v;
+        }
+        match options.get_str("target") {
+            None | Some("cpu") => {}
+            Some("gpu") => {
+                let block = number("block-size", 32, 1024)?.unwrap_or(256);
+                if block % 32 != 0 {
+                    return Err(format!(
+                        "ocannl-lower-to-affine: option 'block-size' must be a multiple of 32 (got {block})"
+                    ));
+                }
+                t.gpu_block = Some(block);
+                t.enabled = false;
+            }
+            Some(other) => {
+                return Err(format!(
+                    "ocannl-lower-to-affine: option 'target' must be 'cpu' or 'gpu' (got '{other}')"
+                ));
+            }
         }
         Ok(t)
     }

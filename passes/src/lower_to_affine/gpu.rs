@@ -1,0 +1,204 @@
+//! Nests for GPUs (`ocannl-lower-to-affine{target=gpu}`): every loop nest
+//! of the lowering becomes a grid of threads, one result cell per thread:
+//! an `affine.parallel` over blocks holding an `affine.parallel` over the
+//! block's threads, the cell's linear index guarded against the grid's
+//! overhang, and its position delinearised with the last axis fastest, so
+//! that the threads of a warp touch adjacent cells (coalesced). An op's
+//! reductions run inside its thread as `affine.for` loops carrying the
+//! accumulator (`iter_args`, a register), with one store per cell.
+//!
+//! Upstream maps the two parallel loops to blocks and threads
+//! (`gpu-map-parallel-loops`, `convert-parallel-loops-to-gpu`), outlines
+//! the kernels and lowers them to NVVM (`ocannl-to-nvvm`,
+//! [`crate::pipelines`]).
+
+use melior::ir::{AffineExpr, AffineMap, Block, Location, Region, RegionLike, Type, Value};
+use ocannl_dialect::ir;
+use ocannl_shape::projection::{AxisIndex, Projections};
+
+use super::{
+    buffers::element_of,
+    compute::{Accum, Compute},
+    emit::{At, Emitter},
+    fusion::Step,
+};
+
+/// What one op's GPU nest computes.
+pub(super) struct GpuOp<'o, 'c, 'a> {
+    pub p: &'o Projections,
+    pub operands: &'o [Value<'c, 'a>],
+    /// The operand the result starts from (already copied in): not read.
+    pub init: Option<usize>,
+    pub compute: &'o Compute,
+    /// How values reach the result: accumulated into it, or stored.
+    pub accum: Option<Accum>,
+    /// The neutral element of the op's accumulation (padding reads).
+    pub neutral: Accum,
+    pub epilogue: &'o [Step<'c, 'a>],
+    pub buf: Value<'c, 'a>,
+    pub loc: Location<'c>,
+}
+
+impl<'c> Emitter<'c> {
+    /// A grid of `block`-thread blocks over the cells of `sizes`
+    /// (row-major): the insertion point inside the guard, and each cell's
+    /// position (a constant 0 on size-1 axes).
+    pub(super) fn grid<'a>(
+        &self,
+        at: At<'c, 'a>,
+        sizes: &[u64],
+        block: u64,
+        loc: Location<'c>,
+    ) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
+        let total: u64 = sizes.iter().product();
+        let threads = block.min(total.div_ceil(32).max(1) * 32);
+        let blocks = total.div_ceil(threads);
+        let outer = self.for_loop(at, self.range(0, blocks), 1, &[], true, loc);
+        let inner = self.for_loop(outer.body, self.range(0, threads), 1, &[], true, loc);
+        let d = |i| AffineExpr::dim(self.ctx, i);
+        let c = |v: u64| AffineExpr::constant(self.ctx, v as i64);
+        let index = Type::index(self.ctx);
+        let apply = |at: At<'c, 'a>, e: AffineExpr<'c>, operands: &[Value<'c, 'a>]| {
+            let map = AffineMap::new(self.ctx, operands.len(), 0, &[e]);
+            self.value(
+                at,
+                "affine.apply",
+                operands,
+                index,
+                &[("map", ir::affine_map_attr(map))],
+                loc,
+            )
+        };
+        let mut body = inner.body;
+        let linear = apply(body, d(0) * c(threads) + d(1), &[outer.iv, inner.iv]);
+        if blocks * threads > total {
+            // The last block's overhang: total - 1 - linear >= 0.
+            let e = c(total - 1) + d(0) * AffineExpr::constant(self.ctx, -1);
+            let condition = ir::integer_set_attr(self.ctx, 1, &[e]).expect("one constraint");
+            let then = Region::new();
+            let block = then.append_block(Block::new(&[]));
+            let y = self.emit(At::end(block), "affine.yield", &[], &[], &[], loc);
+            self.emit_with_regions(
+                body,
+                "affine.if",
+                &[linear],
+                &[],
+                &[("condition", condition)],
+                vec![then, Region::new()],
+                loc,
+            );
+            body = At {
+                block,
+                before: Some(y),
+            };
+        }
+        let zero = self.index_constant(body, 0, loc);
+        let mut stride = total;
+        let positions = sizes
+            .iter()
+            .map(|&n| {
+                stride /= n.max(1);
+                if n <= 1 {
+                    return zero;
+                }
+                let e = AffineExpr::floor_div(d(0), c(stride));
+                let e = if stride * n == total {
+                    e
+                } else {
+                    AffineExpr::modulo(e, c(n))
+                };
+                apply(body, e, &[linear])
+            })
+            .collect();
+        (body, positions)
+    }
+
+    /// One op as a grid over its result's iterators, the reductions
+    /// inside each thread with the accumulator in a register; the result
+    /// already holds the neutral element or the initial operand where
+    /// `op.accum` accumulates.
+    pub(super) fn lower_gpu<'a>(
+        &self,
+        at: At<'c, 'a>,
+        op: &GpuOp<'_, 'c, 'a>,
+        block: u64,
+    ) -> Result<(), String> {
+        let loc = op.loc;
+        let p = op.p;
+        let space = &p.product_space;
+        let elem = element_of(op.buf);
+        // The result's iterators, in its axis order (the last fastest).
+        let mut cells: Vec<usize> = vec![];
+        for a in &p.result {
+            match a {
+                AxisIndex::Iter(i) if !cells.contains(i) => cells.push(*i),
+                AxisIndex::Iter(_) | AxisIndex::Fixed(_) => {}
+                _ => {
+                    return Err(
+                        "strided or convolution indices of the result are not lowered".into(),
+                    );
+                }
+            }
+        }
+        let sizes: Vec<u64> = cells.iter().map(|&i| space[i]).collect();
+        let (body, positions) = self.grid(at, &sizes, block, loc);
+        let zero = self.index_constant(body, 0, loc);
+        let mut ivs = vec![zero; space.len()];
+        for (&i, v) in cells.iter().zip(positions) {
+            ivs[i] = v;
+        }
+        let n = space.len();
+        let result_map = self.map(n, &p.result);
+        let start = op
+            .accum
+            .map(|_| self.load(body, op.buf, result_map, &ivs, loc));
+        // The cell's position (the reductions' ivs exist inside their loops
+        // only).
+        let cell_ivs = ivs.clone();
+        // The reductions, each an `affine.for` carrying the accumulator.
+        let mut loops = vec![];
+        let mut inner = body;
+        let mut acc = start;
+        for r in (0..n).filter(|r| !cells.contains(r) && space[*r] > 1) {
+            let inits: Vec<Value<'c, 'a>> = acc.into_iter().collect();
+            let l = self.for_loop(inner, self.range(0, space[r]), 1, &inits, false, loc);
+            ivs[r] = l.iv;
+            acc = l.args.first().copied();
+            inner = l.body;
+            loops.push(l);
+        }
+        let mut args = Vec::new();
+        for (k, o) in op.operands.iter().enumerate() {
+            if Some(k) == op.init {
+                continue;
+            }
+            let pad = self.scalar_attr(element_of(*o), op.neutral.neutral());
+            args.push(self.operand_load(inner, *o, &p.operands[k], space, &ivs, pad, None, loc));
+        }
+        let mut value = self.compute(inner, op.compute, elem, &args, loc)?;
+        if let (Some(a), Some(old)) = (op.accum, acc) {
+            value = if *op.compute == Compute::Binary("mul".into()) && a.function() == "add" {
+                self.value(inner, "math.fma", &[args[0], args[1], old], elem, &[], loc)
+            } else {
+                self.binary(inner, a.function(), elem, old, value, loc)?
+            };
+        }
+        // Close the reductions from the inside out.
+        for l in loops.iter().rev() {
+            self.emit(l.body, "affine.yield", &[value], &[], &[], loc);
+            value = l.results[0];
+        }
+        let value = self.epilogue(
+            body,
+            op.epilogue,
+            &p.result,
+            space,
+            &cell_ivs,
+            value,
+            elem,
+            loc,
+        )?;
+        self.store(body, value, op.buf, result_map, &cell_ivs, loc);
+        Ok(())
+    }
+}
