@@ -189,42 +189,55 @@ struct MathApproximationPass
   }
 };
 
-/// A math op with an LLVM intrinsic of the same operands and result.
-template <typename From, typename To>
+/// A math op on an `f32`/`f64` scalar as a call of the LLVM intrinsic
+/// `llvm.<name>.f32` (or `.f64`). `llvm.call_intrinsic` is left alone by
+/// `convert-gpu-to-nvvm`, which turns `llvm.intr.floor` and kin into
+/// libdevice calls; NVPTX has an instruction for each of these.
+template <typename From>
 struct ToIntrinsic : public mlir::OpRewritePattern<From> {
-  using mlir::OpRewritePattern<From>::OpRewritePattern;
+  ToIntrinsic(mlir::MLIRContext *ctx, const char *name)
+      : mlir::OpRewritePattern<From>(ctx), name(name) {}
   mlir::LogicalResult matchAndRewrite(From op, mlir::PatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<To>(op, op->getResultTypes(), op->getOperands());
+    mlir::Type ty = op->getResult(0).getType();
+    const char *suffix = ty.isF32() ? "f32" : ty.isF64() ? "f64" : nullptr;
+    if (!suffix)
+      return mlir::failure();
+    std::string intrinsic = std::string("llvm.") + name + "." + suffix;
+    rewriter.replaceOpWithNewOp<mlir::LLVM::CallIntrinsicOp>(
+        op, ty, rewriter.getStringAttr(intrinsic), op->getOperands());
     return mlir::success();
   }
+  const char *name;
 };
 
 /// `ocannl-gpu-math`: the math ops NVPTX computes in one instruction (`fma`,
-/// `sqrt`, `absf`, `floor`, `ceil`, `trunc`, `roundeven`, `copysign`)
-/// become LLVM intrinsics before `convert-gpu-to-nvvm`, which would
-/// otherwise call libdevice's `__nv_fmaf` and kin: PTX that `ptxas`
-/// refuses without libdevice linked ("Unresolved extern function").
+/// `sqrt`, `absf`, `floor`, `ceil`, `trunc`, `roundeven`, `copysign`) on
+/// `f32`/`f64` become calls of their LLVM intrinsics before
+/// `convert-gpu-to-nvvm`, which would otherwise call libdevice's
+/// `__nv_fmaf` and kin: PTX that `ptxas` refuses without libdevice linked
+/// ("Unresolved extern function").
 struct GpuMathPass : public mlir::PassWrapper<GpuMathPass, mlir::OperationPass<>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(GpuMathPass)
 
   llvm::StringRef getArgument() const override { return "ocannl-gpu-math"; }
   llvm::StringRef getDescription() const override {
-    return "fma, sqrt, absf, floor, ceil, trunc, roundeven and copysign to LLVM intrinsics "
-           "(native NVPTX instructions instead of libdevice calls)";
+    return "fma, sqrt, absf, floor, ceil, trunc, roundeven and copysign on f32/f64 to LLVM "
+           "intrinsic calls (native NVPTX instructions instead of libdevice calls)";
   }
   void getDependentDialects(mlir::DialectRegistry &registry) const override {
     registry.insert<mlir::LLVM::LLVMDialect>();
   }
   void runOnOperation() override {
-    mlir::RewritePatternSet patterns(&getContext());
-    patterns.add<ToIntrinsic<mlir::math::FmaOp, mlir::LLVM::FMAOp>,
-                 ToIntrinsic<mlir::math::SqrtOp, mlir::LLVM::SqrtOp>,
-                 ToIntrinsic<mlir::math::AbsFOp, mlir::LLVM::FAbsOp>,
-                 ToIntrinsic<mlir::math::FloorOp, mlir::LLVM::FFloorOp>,
-                 ToIntrinsic<mlir::math::CeilOp, mlir::LLVM::FCeilOp>,
-                 ToIntrinsic<mlir::math::TruncOp, mlir::LLVM::FTruncOp>,
-                 ToIntrinsic<mlir::math::RoundEvenOp, mlir::LLVM::RoundEvenOp>,
-                 ToIntrinsic<mlir::math::CopySignOp, mlir::LLVM::CopySignOp>>(&getContext());
+    mlir::MLIRContext *ctx = &getContext();
+    mlir::RewritePatternSet patterns(ctx);
+    patterns.add<ToIntrinsic<mlir::math::FmaOp>>(ctx, "fma");
+    patterns.add<ToIntrinsic<mlir::math::SqrtOp>>(ctx, "sqrt");
+    patterns.add<ToIntrinsic<mlir::math::AbsFOp>>(ctx, "fabs");
+    patterns.add<ToIntrinsic<mlir::math::FloorOp>>(ctx, "floor");
+    patterns.add<ToIntrinsic<mlir::math::CeilOp>>(ctx, "ceil");
+    patterns.add<ToIntrinsic<mlir::math::TruncOp>>(ctx, "trunc");
+    patterns.add<ToIntrinsic<mlir::math::RoundEvenOp>>(ctx, "roundeven");
+    patterns.add<ToIntrinsic<mlir::math::CopySignOp>>(ctx, "copysign");
     if (mlir::failed(mlir::applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

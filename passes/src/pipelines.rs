@@ -132,7 +132,7 @@ gpu-module-to-binary{format=$(format)}"
 }
 
 /// From ocannl ops to GPU kernels for NVIDIA GPUs: verify, infer shapes
-/// and projections, one grid per nest, then [`affine_to_nvvm`]'s upstream
+/// and projections, one grid per nest, then the upstream
 /// passes.
 pub const TO_NVVM: PipelineDef = PipelineDef {
     argument: "ocannl-to-nvvm",

@@ -184,6 +184,17 @@ fn openmp_runtime() -> Result<std::path::PathBuf, Error> {
     }
 }
 
+/// Which nests a program is lowered to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lowering {
+    /// The CPU schedule (vectorised, tiled; parallel with threads).
+    Cpu,
+    /// The GPU target's grids (`ocannl-lower-to-affine{target=gpu}`: one
+    /// thread per result cell, reductions in registers), run one thread
+    /// after another on the CPU: the GPU lowering checked without a GPU.
+    GridOnCpu,
+}
+
 impl<'c> Program<'c> {
     /// Parses `path` and compiles the function `entry` (the only function
     /// when `None`). `inputs`, the dimensions of the data each argument will
@@ -220,6 +231,22 @@ impl<'c> Program<'c> {
         entry: Option<&str>,
         inputs: Option<&[InputShape]>,
         threads: usize,
+    ) -> Result<Self, Error> {
+        Self::compile_lowered(context, path, entry, inputs, threads, Lowering::Cpu)
+    }
+
+    /// [`Program::compile_for`] with the nests of `lowering`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Program::compile`].
+    pub fn compile_lowered(
+        context: &'c Context,
+        path: &Path,
+        entry: Option<&str>,
+        inputs: Option<&[InputShape]>,
+        threads: usize,
+        lowering: Lowering,
     ) -> Result<Self, Error> {
         std::fs::File::open(path)
             .map_err(|e| Error::new(format!("cannot read '{}': {e}", path.display())))?;
@@ -259,13 +286,21 @@ impl<'c> Program<'c> {
         )?;
         let signature = signature(&module, &entry)?;
         let threads = threads.max(1);
-        let (to_affine, to_llvm) = if threads > 1 {
-            (
+        let (to_affine, to_llvm) = match lowering {
+            Lowering::GridOnCpu => (
+                "ocannl-infer-projections,ocannl-lower-to-affine{target=gpu}",
+                AFFINE_TO_LLVM.to_owned(),
+            ),
+            Lowering::Cpu if threads > 1 => (
                 INFERRED_TO_AFFINE_PARALLEL,
                 pipelines::affine_to_llvm_threads(threads),
-            )
+            ),
+            Lowering::Cpu => (INFERRED_TO_AFFINE, AFFINE_TO_LLVM.to_owned()),
+        };
+        let threads = if lowering == Lowering::GridOnCpu {
+            1
         } else {
-            (INFERRED_TO_AFFINE, AFFINE_TO_LLVM.to_owned())
+            threads
         };
         run_pipeline(context, &mut module, to_affine, "lowering failed")?;
         let intermediate_bytes = intermediate_bytes(&module);

@@ -195,7 +195,8 @@ fn run_python_check(script: &str, extra: &[&str]) {
 #[test]
 fn differential_against_numpy() {
     // Every core (ocannl-run's default: OpenMP), then one thread (no
-    // OpenMP): the scheduled code must agree with NumPy both ways.
+    // OpenMP): the scheduled code must agree with NumPy both ways; then
+    // the GPU target's nests.
     run_python_check("differential.py", &["--seed", "0", "--cases", "6"]);
     run_python_check(
         "differential.py",
@@ -206,6 +207,20 @@ fn differential_against_numpy() {
             "4",
             "--threads",
             "1",
+            "--no-bad-inputs",
+        ],
+    );
+    // The GPU lowering's grids (one thread per cell, reductions in
+    // registers), run one thread after another on the CPU.
+    run_python_check(
+        "differential.py",
+        &[
+            "--seed",
+            "2",
+            "--cases",
+            "3",
+            "--target",
+            "grid-on-cpu",
             "--no-bad-inputs",
         ],
     );

@@ -17,7 +17,7 @@ use ocannl_dialect::ir;
 use ocannl_shape::projection::{AxisIndex, Projections};
 
 use super::{
-    buffers::element_of,
+    buffers::{Scalar, element_of, scalar},
     compute::{Accum, Compute},
     emit::{At, Emitter},
     fusion::Step,
@@ -34,6 +34,10 @@ pub(super) struct GpuOp<'o, 'c, 'a> {
     pub accum: Option<Accum>,
     /// The neutral element of the op's accumulation (padding reads).
     pub neutral: Accum,
+    /// Every cell has its thread and the result starts empty: the
+    /// accumulator starts at the neutral element (the result was not
+    /// filled).
+    pub fresh: bool,
     pub epilogue: &'o [Step<'c, 'a>],
     pub buf: Value<'c, 'a>,
     pub loc: Location<'c>,
@@ -149,9 +153,13 @@ impl<'c> Emitter<'c> {
         }
         let n = space.len();
         let result_map = self.map(n, &p.result);
-        let start = op
-            .accum
-            .map(|_| self.load(body, op.buf, result_map, &ivs, loc));
+        let start = op.accum.map(|a| {
+            if op.fresh {
+                self.constant(body, self.scalar_attr(elem, a.neutral()), loc)
+            } else {
+                self.load(body, op.buf, result_map, &ivs, loc)
+            }
+        });
         // The cell's position (the reductions' ivs exist inside their loops
         // only).
         let cell_ivs = ivs.clone();
@@ -177,11 +185,13 @@ impl<'c> Emitter<'c> {
         }
         let mut value = self.compute(inner, op.compute, elem, &args, loc)?;
         if let (Some(a), Some(old)) = (op.accum, acc) {
-            value = if *op.compute == Compute::Binary("mul".into()) && a.function() == "add" {
-                self.value(inner, "math.fma", &[args[0], args[1], old], elem, &[], loc)
-            } else {
-                self.binary(inner, a.function(), elem, old, value, loc)?
-            };
+            let float = scalar(elem) == Ok(Scalar::Float);
+            value =
+                if float && *op.compute == Compute::Binary("mul".into()) && a.function() == "add" {
+                    self.value(inner, "math.fma", &[args[0], args[1], old], elem, &[], loc)
+                } else {
+                    self.binary(inner, a.function(), elem, old, value, loc)?
+                };
         }
         // Close the reductions from the inside out.
         for l in loops.iter().rev() {

@@ -154,7 +154,9 @@ impl<'c> Emitter<'c> {
                 loc,
             );
             self.store(inner, v, buf, self.map(parallel, &p.result), &ivs, loc);
-        } else if !(injective && surjective) {
+        } else if !surjective || (!injective && self.target.gpu_block.is_none()) {
+            // (A GPU thread owns its cell: where every cell has one, it
+            // starts from the neutral element in a register instead.)
             self.fill(
                 at,
                 buf,
@@ -191,6 +193,7 @@ impl<'c> Emitter<'c> {
                 compute: &compute,
                 accum,
                 neutral: accum_kind,
+                fresh: surjective && init.is_none(),
                 epilogue,
                 buf,
                 loc,

@@ -17,7 +17,7 @@ use std::{
 
 use clap::{Parser, ValueEnum};
 use ocannl_runtime::{
-    Emit, Error, InputShape, Program,
+    Emit, Error, InputShape, Lowering, Program,
     array::{Array, SplitMix64},
 };
 
@@ -83,6 +83,9 @@ enum Target {
     Cpu,
     /// An NVIDIA GPU.
     Cuda,
+    /// The GPU's kernels as grids run one thread after another on the
+    /// host CPU: a check of the GPU lowering that needs no GPU.
+    GridOnCpu,
 }
 
 fn main() -> ExitCode {
@@ -121,7 +124,7 @@ macro_rules! say {
 fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
     if cli.target == Target::Cuda || matches!(cli.emit, Some(EmitKind::Ptx)) {
         return Err(Error::new(
-            "the CUDA target and PTX emission are not available in this version (CPU only)",
+            "running on CUDA and --emit ptx are not available in ocannl-run yet: the kernels come from `ocannl-opt FILE -p 'builtin.module(ocannl-to-nvvm)'` (PTX in each gpu.binary), and `--target grid-on-cpu` runs the same grids on the CPU",
         ));
     }
     if cli.output.is_some() && cli.emit.is_none() {
@@ -157,12 +160,17 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
     };
     let context = ocannl_runtime::context()?;
     let started = std::time::Instant::now();
-    let program = Program::compile_for(
+    let lowering = match cli.target {
+        Target::GridOnCpu => Lowering::GridOnCpu,
+        _ => Lowering::Cpu,
+    };
+    let program = Program::compile_lowered(
         &context,
         &cli.file,
         cli.entry.as_deref(),
         (!cli.inputs.is_empty()).then_some(shapes.as_slice()),
         threads,
+        lowering,
     )?;
     if let (Some(kind), Some(file)) = (cli.emit, &cli.output) {
         let what = match kind {

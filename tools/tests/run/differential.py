@@ -1297,12 +1297,15 @@ def write_case(d, mlir, inputs):
 
 
 THREADS = None  # --threads for ocannl-run (None: its default, every core)
+TARGET = None   # --target for ocannl-run (None: its default, the CPU)
 
 
 def runner_cmd(tool, path, ins, outs, entry="f"):
     cmd = [tool, path, "--entry", entry]
     if THREADS is not None:
         cmd += ["--threads", str(THREADS)]
+    if TARGET is not None:
+        cmd += ["--target", TARGET]
     if ins:
         cmd += ["--inputs"] + ins
     if outs:
@@ -1552,9 +1555,12 @@ def main():
     ap.add_argument("--list", action="store_true", help="list the kinds and exit")
     ap.add_argument("--threads", type=int,
                     help="ocannl-run --threads (default: its own, every core)")
+    ap.add_argument("--target",
+                    help="ocannl-run --target (grid-on-cpu: the GPU lowering's grids run on the CPU)")
     args = ap.parse_args()
-    global THREADS
+    global THREADS, TARGET
     THREADS = args.threads
+    TARGET = args.target
 
     if args.list:
         for k, _ in KINDS:

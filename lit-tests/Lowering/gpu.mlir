@@ -1,0 +1,115 @@
+// The GPU target: `ocannl-lower-to-affine{target=gpu}` makes every nest a
+// grid (an affine.parallel over blocks holding one over threads, one result
+// cell per thread, the last axis fastest so a warp's threads touch adjacent
+// cells), reductions in a register (iter_args, one store per cell); the
+// `ocannl-to-nvvm` pipeline maps the grids to gpu.launch_func with static
+// sizes and serialises the kernels (PTX with format=isa: no CUDA needed).
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{target=gpu})' | FileCheck %s --check-prefix=GRID
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-to-nvvm)' | FileCheck %s --check-prefix=NVVM
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-to-nvvm{chip=sm_90 features=+ptx80 opt-level=2})' | FileCheck %s --check-prefix=SM90
+// RUN: not ocannl-opt %s -p 'builtin.module(ocannl-to-nvvm{chips=sm_90})' 2>&1 | FileCheck %s --check-prefix=BADOPT
+// RUN: not ocannl-opt %s -p 'builtin.module(ocannl-infer-shapes,ocannl-lower-to-affine{target=tpu})' 2>&1 | FileCheck %s --check-prefix=BADTARGET
+
+// A matmul: 70 x 20 cells on 6 blocks of 256 threads (the last block's
+// overhang guarded); the reduction over 300 in a register, one store.
+// GRID-LABEL: func.func @matmul(
+// GRID-NOT: affine.store
+// GRID: affine.parallel (%[[B:.*]]) = (0) to (6) {
+// GRID-NEXT: affine.parallel (%[[T:.*]]) = (0) to (256) {
+// GRID-NEXT: %[[L:.*]] = affine.apply #{{.*}}(%[[B]], %[[T]])
+// GRID-NEXT: affine.if #{{.*}}(%[[L]]) {
+// GRID: %[[I:.*]] = affine.apply #{{.*}}(%[[L]])
+// GRID-NEXT: %[[J:.*]] = affine.apply #{{.*}}(%[[L]])
+// GRID: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// GRID-NEXT: %[[S:.*]] = affine.for %[[K:.*]] = 0 to 300 iter_args(%[[ACC:.*]] = %[[Z]]) -> (f32) {
+// GRID: math.fma %{{.*}}, %{{.*}}, %[[ACC]] : f32
+// GRID-NEXT: affine.yield
+// GRID-NEXT: }
+// GRID-NEXT: affine.store %[[S]], %arg2[%[[I]], %[[J]]] : memref<70x20xf32>
+// NVVM-LABEL: func.func @matmul(
+// NVVM: gpu.launch_func @matmul_kernel::@matmul_kernel blocks in (%c6, %c1, %c1) threads in (%c256, %c1, %c1) args(%arg0 : memref<20x300xf32>, %arg1 : memref<70x300xf32>, %arg2 : memref<70x20xf32>)
+// Its kernel as PTX: an entry with bare pointer parameters, the loop of
+// FMAs in registers, one store after the loop.
+// NVVM: gpu.binary @matmul_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
+// NVVM-SAME: .target sm_80
+// NVVM-SAME: .visible .entry matmul_kernel(
+// NVVM-SAME: .param .u64 .ptr .align 1 matmul_kernel_param_2
+// NVVM-SAME: fma.rn.f32
+// NVVM-SAME: bra
+// NVVM-SAME: st.global.b32
+// SM90-LABEL: func.func @matmul(
+// SM90: gpu.binary @matmul_kernel [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">, properties = {{.*}} O = 2 : i32}
+// SM90-SAME: .target sm_90
+func.func @matmul(%w: !ocannl.tensor<f32, "300->20">, %x: !ocannl.tensor<f32, "70|300">) -> !ocannl.tensor<f32, "...|...->..."> {
+  %0 = "ocannl.matmul"(%w, %x) : (!ocannl.tensor<f32, "300->20">, !ocannl.tensor<f32, "70|300">) -> !ocannl.tensor<f32, "...|...->...">
+  return %0 : !ocannl.tensor<f32, "...|...->...">
+}
+
+// A broadcast add with its relu fused: one kernel, no intermediate.
+// GRID-LABEL: func.func @bias_relu(
+// GRID-SAME: ocannl.intermediate_bytes = 0
+// GRID: affine.parallel
+// GRID: %[[X:.*]] = affine.load %arg0
+// GRID-NEXT: %[[B:.*]] = affine.load %arg1
+// GRID-NEXT: %[[S:.*]] = arith.addf %[[X]], %[[B]] : f32
+// GRID: %[[R:.*]] = arith.maximumf %[[S]]
+// GRID-NEXT: affine.store %[[R]], %arg2
+// GRID-NOT: affine.parallel
+// GRID: return
+// NVVM-LABEL: func.func @bias_relu(
+// NVVM: gpu.launch_func @bias_relu_kernel::@bias_relu_kernel blocks in (%c8, %c1, %c1) threads in (%c256, %c1, %c1)
+// NVVM-NOT: gpu.launch_func
+// NVVM: return
+// NVVM: gpu.binary @bias_relu_kernel
+// NVVM-SAME: .visible .entry bias_relu_kernel(
+// NVVM-SAME: max.NaN.f32
+func.func @bias_relu(%x: !ocannl.tensor<f32, "50,40">, %b: !ocannl.tensor<f32, "40">) -> !ocannl.tensor<f32, "...|...->..."> {
+  %s = "ocannl.add"(%x, %b) : (!ocannl.tensor<f32, "50,40">, !ocannl.tensor<f32, "40">) -> !ocannl.tensor<f32, "...|...->...">
+  %r = "ocannl.relu"(%s) : (!ocannl.tensor<f32, "...|...->...">) -> !ocannl.tensor<f32, "...|...->...">
+  return %r : !ocannl.tensor<f32, "...|...->...">
+}
+
+// A padded convolution: three reductions carry the accumulator; reads
+// outside the input are guarded (the padding reads 0).
+// GRID-LABEL: func.func @conv(
+// GRID: affine.for {{.*}} = 0 to 3 iter_args
+// GRID-NEXT: affine.for {{.*}} = 0 to 3 iter_args
+// GRID-NEXT: affine.for {{.*}} = 0 to 3 iter_args
+// GRID: affine.if {{.*}} -> f32 {
+// GRID: math.fma
+// NVVM-LABEL: func.func @conv(
+// NVVM: gpu.launch_func @conv_kernel::@conv_kernel blocks in (%c1, %c1, %c1) threads in (%c256, %c1, %c1)
+func.func @conv(%x: !ocannl.tensor<f32, "8,8,3">, %k: !ocannl.tensor<f32, "3,3,3->4">) -> !ocannl.tensor<f32, "...|...->..."> {
+  %y = "ocannl.einsum"(%x, %k) {spec = "oh=+kh,ow=+kw,ci; kh,kw,ci->co => oh,ow,co"} : (!ocannl.tensor<f32, "8,8,3">, !ocannl.tensor<f32, "3,3,3->4">) -> !ocannl.tensor<f32, "...|...->...">
+  return %y : !ocannl.tensor<f32, "...|...->...">
+}
+
+// A row max, then exp fused after the reduction (its f32 polynomial: no
+// libdevice call). 33 rows: one block of 64 threads.
+// GRID-LABEL: func.func @row_max(
+// GRID: %[[NEG:.*]] = arith.constant 0xFF800000 : f32
+// GRID-NEXT: affine.for {{.*}} = 0 to 64 iter_args(%[[M:.*]] = %[[NEG]]) -> (f32) {
+// GRID: arith.maximumf %[[M]]
+// GRID: math.exp
+// NVVM-LABEL: func.func @row_max(
+// NVVM: threads in (%c64, %c1, %c1)
+// NVVM: gpu.binary @row_max_kernel
+// NVVM-SAME: .visible .entry row_max_kernel(
+// NVVM-NOT: __nv_
+func.func @row_max(%x: !ocannl.tensor<f32, "33,64">) -> !ocannl.tensor<f32, "...|...->..."> {
+  %m = "ocannl.einsum"(%x) {spec = "r,c => r", accum = "max"} : (!ocannl.tensor<f32, "33,64">) -> !ocannl.tensor<f32, "...|...->...">
+  %e = "ocannl.exp"(%m) : (!ocannl.tensor<f32, "...|...->...">) -> !ocannl.tensor<f32, "...|...->...">
+  return %e : !ocannl.tensor<f32, "...|...->...">
+}
+
+// A concatenation: one kernel per block, each writing its part.
+// NVVM-LABEL: func.func @concat(
+// NVVM: gpu.launch_func @concat_kernel::@concat_kernel blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%arg0 : memref<2x5xf32>, %arg2 : memref<5x5xf32>)
+// NVVM-NEXT: gpu.launch_func @concat_kernel_0::@concat_kernel blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%arg1 : memref<3x5xf32>, %arg2 : memref<5x5xf32>)
+func.func @concat(%a: !ocannl.tensor<f32, "2,5">, %b: !ocannl.tensor<f32, "3,5">) -> !ocannl.tensor<f32, "...|...->..."> {
+  %c = "ocannl.concat"(%a, %b) {spec = "a,c; b,c => a^b,c"} : (!ocannl.tensor<f32, "2,5">, !ocannl.tensor<f32, "3,5">) -> !ocannl.tensor<f32, "...|...->...">
+  return %c : !ocannl.tensor<f32, "...|...->...">
+}
+
+// BADOPT: unknown option 'chips' (options: chip, features, format, opt-level)
+// BADTARGET: option 'target' must be 'cpu' or 'gpu' (got 'tpu')
