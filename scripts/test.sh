@@ -4,8 +4,8 @@
 # differential tests (all through `cargo test`) against the debug binaries
 # AND the release binaries users run (release builds turn undefined
 # behaviour that debug builds survive into crashes), a short fuzz run of
-# both, the FFI-confinement check, the demo (quick start 1), and the fmt,
-# clippy and doc checks.
+# both, ptxas on the generated PTX, the FFI-confinement check, the demo
+# (quick start 1), and the fmt, clippy and doc checks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -16,6 +16,14 @@ cargo test --release -p ocannl-tools
 # debug and release: no crash, hang, panic or unlocated rejection.
 cargo run -q -p ocannl-fuzz -- --bin-dir target/debug --programs 300 --run-programs 50 --seed 1
 cargo run -q --release -p ocannl-fuzz -- --bin-dir target/release --programs 300 --run-programs 50 --seed 2
+# The PTX of every lit and differential program assembled by ptxas for
+# sm_80 and sm_90 (PyPI's nvidia-cuda-nvcc-cu12 in .ptx-venv; skipped with
+# the reason when it cannot be installed).
+if [ ! -x .ptx-venv/bin/python ] || ! .ptx-venv/bin/python -c 'import nvidia.cuda_nvcc' 2>/dev/null; then
+  /usr/bin/python3 -m venv .ptx-venv && .ptx-venv/bin/pip install -q nvidia-cuda-nvcc-cu12 \
+    || echo "test.sh: could not install ptxas (nvidia-cuda-nvcc-cu12); the PTX check will skip"
+fi
+/usr/bin/python3 tools/tests/gpu/ptx_check.py --bin-dir target/debug
 scripts/unsafe-report.sh
 # Quick start 1 stays true: the main job end to end (output discarded).
 scripts/demo.sh > /dev/null

@@ -26,6 +26,8 @@ pub const DEFAULT_PIPELINES: &[&str] = &[
     "ocannl-lower-to-affine",
     "ocannl-to-affine",
     "ocannl-to-llvm",
+    "ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{target=gpu}",
+    "ocannl-to-nvvm",
 ];
 
 /// The pipeline every program goes through.

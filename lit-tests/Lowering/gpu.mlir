@@ -111,5 +111,5 @@ func.func @concat(%a: !ocannl.tensor<f32, "2,5">, %b: !ocannl.tensor<f32, "3,5">
   return %c : !ocannl.tensor<f32, "...|...->...">
 }
 
-// BADOPT: unknown option 'chips' (options: chip, features, format, opt-level)
+// BADOPT: unknown option 'chips' (options: chip, features, format, opt-level, toolkit)
 // BADTARGET: option 'target' must be 'cpu' or 'gpu' (got 'tpu')

@@ -114,9 +114,14 @@ pub const TO_LLVM: PipelineDef = PipelineDef {
 /// upstream maps the blocks' and threads' `affine.parallel` loops to
 /// `gpu.launch` (`gpu-map-parallel-loops`, `convert-parallel-loops-to-gpu`),
 /// outlines the kernels, approximates `exp`, `tanh` and kin on `f32` by
-/// polynomials (no libdevice needed), lowers the kernels to NVVM with
+/// polynomials, keeps the math NVPTX has instructions for native
+/// (`ocannl-gpu-math`), lowers the kernels to NVVM with
 /// bare-pointer arguments and serialises them (`format`: `isa` is PTX and
-/// needs nothing; `bin` and `fatbin` need `ptxas`). The host side stays in
+/// needs nothing; `bin` and `fatbin` need `ptxas`). Functions NVPTX has no
+/// instruction for (`sin`, `cos`, `pow`, `f64` `exp`, ...) call libdevice:
+/// `toolkit` (a CUDA toolkit, or the `nvidia/cuda_nvcc` directory of PyPI's
+/// `nvidia-cuda-nvcc-cu12`) links its `nvvm/libdevice/libdevice.10.bc`;
+/// without it the PTX declares them `.extern`. The host side stays in
 /// `func`, `memref` and `gpu.launch_func` with static sizes: `ocannl-run
 /// --target cuda` runs it through the CUDA driver (upstream's host lowering
 /// would call the `mgpu*` wrappers of `libmlir_cuda_runtime`, which Debian
@@ -127,7 +132,7 @@ macro_rules! affine_to_nvvm {
 gpu-launch-sink-index-computations,gpu-kernel-outlining,canonicalize,cse,\
 nvvm-attach-target{chip=$(chip) features=$(features) O=$(opt-level)},\
 gpu.module(ocannl-gpu-math,convert-scf-to-cf,convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},canonicalize,cse,reconcile-unrealized-casts),\
-gpu-module-to-binary{format=$(format)}"
+gpu-module-to-binary{format=$(format) toolkit=$(toolkit)}"
     };
 }
 
@@ -136,7 +141,7 @@ gpu-module-to-binary{format=$(format)}"
 /// passes.
 pub const TO_NVVM: PipelineDef = PipelineDef {
     argument: "ocannl-to-nvvm",
-    description: "ocannl ops to NVVM kernels in a gpu.binary (PTX with format=isa) and a host function of gpu.launch_func with static sizes; options chip, features, format (isa|bin|fatbin), opt-level",
+    description: "ocannl ops to NVVM kernels in a gpu.binary (PTX with format=isa) and a host function of gpu.launch_func with static sizes; options chip, features, format (isa|bin|fatbin), opt-level, toolkit (links libdevice)",
     passes: concat!(
         "ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{target=gpu},",
         affine_to_nvvm!()
@@ -146,6 +151,7 @@ pub const TO_NVVM: PipelineDef = PipelineDef {
         ("features", "+ptx80"),
         ("format", "isa"),
         ("opt-level", "3"),
+        ("toolkit", ""),
     ],
 };
 

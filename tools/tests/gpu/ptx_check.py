@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Assemble the PTX of every lit and differential program with ptxas.
+
+Each program is lowered by `ocannl-opt -p 'builtin.module(ocannl-to-nvvm)'`
+(PTX in every `gpu.binary`), and each kernel's PTX is assembled by `ptxas`
+for sm_80 and sm_90. The programs: every `.mlir` under lit-tests/ that
+lowers (files testing errors do not, and are skipped), and the modules the
+differential generators write (tools/tests/run/differential.py --keep).
+
+    tools/tests/gpu/ptx_check.py --bin-dir target/debug [--ptxas PATH]
+
+ptxas comes from --ptxas, $OCANNL_PTXAS, the PATH, or .ptx-venv (PyPI's
+nvidia-cuda-nvcc-cu12, which scripts/test.sh installs there). Without one
+the check prints why it skips and exits 0. Exit 1 when a kernel does not
+assemble or a program that lowers for the CPU does not lower for the GPU.
+"""
+
+import argparse
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+ARCHES = ("sm_80", "sm_90")
+
+
+def find_ptxas(given):
+    candidates = [given, os.environ.get("OCANNL_PTXAS"), shutil.which("ptxas")]
+    candidates += glob.glob(os.path.join(ROOT, ".ptx-venv", "lib", "python3*", "site-packages",
+                                         "nvidia", "cuda_nvcc", "bin", "ptxas"))
+    for c in candidates:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    return None
+
+
+def kernels(text):
+    """(name, PTX) of every gpu.binary in `text`."""
+    out = []
+    for m in re.finditer(r'gpu\.binary @(\w+)\s*\[.*?assembly = "((?:[^"\\]|\\.)*)"', text):
+        ptx = re.sub(r"\\([0-9A-Fa-f]{2})", lambda x: chr(int(x.group(1), 16)), m.group(2))
+        ptx = ptx.replace('\\"', '"').replace("\\\\", "\\")
+        out.append((m.group(1), ptx))
+    return out
+
+
+def toolkit_of(ptxas):
+    """The toolkit directory holding ptxas (bin/ptxas) when it has
+    libdevice (nvvm/libdevice/libdevice.10.bc)."""
+    root = os.path.dirname(os.path.dirname(os.path.realpath(ptxas)))
+    lib = os.path.join(root, "nvvm", "libdevice", "libdevice.10.bc")
+    return root if os.path.isfile(lib) else None
+
+
+def lower(opt, path, pipeline):
+    return subprocess.run([opt, path, "-p", f"builtin.module({pipeline})"],
+                          capture_output=True, text=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bin-dir", required=True)
+    ap.add_argument("--ptxas")
+    ap.add_argument("--cases", type=int, default=2, help="differential cases per kind")
+    args = ap.parse_args()
+    ptxas = find_ptxas(args.ptxas)
+    if ptxas is None:
+        print("ptx_check: skipped: no ptxas (give --ptxas, set OCANNL_PTXAS, or let "
+              "scripts/test.sh install PyPI's nvidia-cuda-nvcc-cu12 into .ptx-venv)")
+        return 0
+    opt = os.path.join(args.bin_dir, "ocannl-opt")
+    toolkit = toolkit_of(ptxas)
+    nvvm = f"ocannl-to-nvvm{{toolkit={toolkit}}}" if toolkit else "ocannl-to-nvvm"
+    with tempfile.TemporaryDirectory(prefix="ocannl-ptx-") as tmp:
+        keep = os.path.join(tmp, "differential")
+        gen = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "tests", "run",
+                                                           "differential.py"),
+                              "--bin-dir", args.bin_dir, "--infer-only", "--no-bad-inputs",
+                              "--cases", str(args.cases), "--keep", keep],
+                             capture_output=True, text=True)
+        if gen.returncode != 0:
+            print(gen.stdout[-3000:], gen.stderr[-3000:])
+            print("ptx_check: the differential generators failed")
+            return 1
+        programs = sorted(glob.glob(os.path.join(ROOT, "lit-tests", "**", "*.mlir"),
+                                    recursive=True))
+        programs += sorted(glob.glob(os.path.join(keep, "**", "*.mlir"), recursive=True))
+        lowered = skipped = assembled = 0
+        failures = []
+        for path in programs:
+            p = lower(opt, path, nvvm)
+            if p.returncode != 0:
+                # Programs the CPU pipeline does not lower either test
+                # errors (or need their data's shapes): skipped.
+                if lower(opt, path, "ocannl-to-llvm").returncode == 0:
+                    failures.append(f"{path}: lowers for the CPU but not for the GPU:\n"
+                                    f"{p.stderr[-2000:]}")
+                skipped += 1
+                continue
+            lowered += 1
+            for name, ptx in kernels(p.stdout):
+                ptx_path = os.path.join(tmp, "k.ptx")
+                with open(ptx_path, "w") as f:
+                    f.write(ptx)
+                for arch in ARCHES:
+                    a = subprocess.run([ptxas, f"-arch={arch}", ptx_path, "-o", os.devnull],
+                                       capture_output=True, text=True)
+                    if a.returncode != 0:
+                        failures.append(f"{path}: kernel @{name} for {arch}:\n{a.stderr[-2000:]}")
+                    else:
+                        assembled += 1
+        for f in failures:
+            print(f"FAIL {f}")
+        print(f"ptx_check: {lowered} programs lowered ({skipped} skipped: they do not lower "
+              f"for the CPU either), {assembled} kernel assemblies for {', '.join(ARCHES)} "
+              f"passed, {len(failures)} failed ({ptxas}; libdevice: {toolkit or 'none'})")
+        return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
