@@ -157,3 +157,38 @@ pub const TO_NVVM: PipelineDef = PipelineDef {
 
 /// Every named pipeline.
 pub static PIPELINES: &[PipelineDef] = &[TO_AFFINE, TO_LLVM, TO_NVVM];
+
+/// The part of [`TO_NVVM`] after shape inference with its options' values
+/// (`(name, value)`; absent ones take their default), for tools that read
+/// the inferred signature in between (`ocannl-run --target cuda`).
+///
+/// # Errors
+///
+/// An unknown option, or a value with spaces, commas or braces.
+pub fn inferred_to_nvvm(options: &[(&str, &str)]) -> Result<String, String> {
+    let mut text = TO_NVVM
+        .passes
+        .trim_start_matches("ocannl-verify,ocannl-infer-shapes,")
+        .to_owned();
+    for (name, default) in TO_NVVM.options {
+        let value = match options.iter().find(|(n, _)| n == name) {
+            Some((_, v)) => {
+                if v.is_empty() || v.contains([' ', ',', '{', '}', '$', '\t']) {
+                    return Err(format!(
+                        "option '{name}' needs a value without spaces, commas or braces"
+                    ));
+                }
+                *v
+            }
+            None => default,
+        };
+        text = text.replace(&format!("$({name})"), value);
+    }
+    if let Some((n, _)) = options
+        .iter()
+        .find(|(n, _)| !TO_NVVM.options.iter().any(|(o, _)| o == n))
+    {
+        return Err(format!("unknown option '{n}'"));
+    }
+    Ok(text)
+}

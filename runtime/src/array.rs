@@ -163,6 +163,34 @@ impl Array {
         }
     }
 
+    /// The cells' bytes (native byte order, row-major), for device copies.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        match &self.data {
+            Data::F32(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+            Data::F64(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+            Data::I32(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+            Data::I64(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+        }
+    }
+
+    /// Sets the cells from `bytes` (as [`Array::to_bytes`] writes them;
+    /// extra or missing bytes leave cells unchanged).
+    pub fn set_bytes(&mut self, bytes: &[u8]) {
+        fn fill<T, const N: usize>(v: &mut [T], bytes: &[u8], from: fn([u8; N]) -> T) {
+            for (x, c) in v.iter_mut().zip(bytes.chunks_exact(N)) {
+                let mut a = [0u8; N];
+                a.copy_from_slice(c);
+                *x = from(a);
+            }
+        }
+        match &mut self.data {
+            Data::F32(v) => fill(v, bytes, f32::from_ne_bytes),
+            Data::F64(v) => fill(v, bytes, f64::from_ne_bytes),
+            Data::I32(v) => fill(v, bytes, i32::from_ne_bytes),
+            Data::I64(v) => fill(v, bytes, i64::from_ne_bytes),
+        }
+    }
+
     /// A pointer to the first cell, for compiled code.
     pub fn as_mut_ptr(&mut self) -> *mut u8 {
         match &mut self.data {

@@ -1,10 +1,16 @@
 //! The crate's FFI layer: MLIR's execution engine, the translation of a
 //! module to LLVM IR for inkwell, and the LLVM translations' registration.
-//! Every `unsafe` block of `ocannl-runtime` is here.
+//! Every `unsafe` block of `ocannl-runtime` is here, and in [`cuda`] (the
+//! CUDA driver through cudarc).
 
-use melior::{Context, ir::Module};
+use melior::{
+    Context,
+    ir::{Module, attribute::AttributeLike},
+};
 
 use std::ffi::c_void;
+
+pub mod cuda;
 
 use crate::Error;
 
@@ -261,4 +267,59 @@ pub(crate) fn replace_symbol_uses(module: &Module<'_>, old: &str, new: &str) -> 
         )
     };
     result.value != 0
+}
+
+/// The format (`gpu::CompilationTarget`: 2 assembly, 3 binary, 4 fatbin)
+/// and the content of a `#gpu.object` attribute (`None` for any other
+/// attribute).
+pub(crate) fn gpu_object(attr: melior::ir::Attribute<'_>) -> Option<(u32, Vec<u8>)> {
+    // SAFETY: `attr` is a live attribute; the kind is checked before the
+    // getters, and the object's bytes are copied while the attribute (owned
+    // by its context) lives.
+    unsafe {
+        let raw = attr.to_raw();
+        if !mlir_sys::mlirAttributeIsAGPUObjectAttr(raw) {
+            return None;
+        }
+        let format = mlir_sys::mlirGPUObjectAttrGetFormat(raw);
+        let object = mlir_sys::mlirGPUObjectAttrGetObject(raw);
+        let bytes = if object.data.is_null() || object.length == 0 {
+            vec![]
+        } else {
+            std::slice::from_raw_parts(object.data.cast::<u8>(), object.length).to_vec()
+        };
+        Some((format, bytes))
+    }
+}
+
+/// The bytes of a dense elements attribute of `count` elements of
+/// `elem_bytes` bytes each, in row-major order (a splat repeated); `None`
+/// for any other attribute.
+pub(crate) fn dense_bytes(
+    attr: melior::ir::Attribute<'_>,
+    count: usize,
+    elem_bytes: usize,
+) -> Option<Vec<u8>> {
+    let total = count.checked_mul(elem_bytes)?;
+    // SAFETY: `attr` is a live attribute; the kind is checked first. A
+    // dense attribute's raw data holds one element when it is a splat and
+    // every element otherwise (`elem_bytes` each for the byte-sized
+    // element types the callers pass); the bytes are copied while the
+    // attribute lives.
+    unsafe {
+        let raw = attr.to_raw();
+        if !mlir_sys::mlirAttributeIsADenseElements(raw) {
+            return None;
+        }
+        let data = mlir_sys::mlirDenseElementsAttrGetRawData(raw).cast::<u8>();
+        if data.is_null() {
+            return None;
+        }
+        if mlir_sys::mlirDenseElementsAttrIsSplat(raw) {
+            let one = std::slice::from_raw_parts(data, elem_bytes);
+            Some(one.iter().copied().cycle().take(total).collect())
+        } else {
+            Some(std::slice::from_raw_parts(data, total).to_vec())
+        }
+    }
 }

@@ -20,6 +20,8 @@
 
 pub mod array;
 mod ffi;
+pub use ffi::cuda;
+pub mod gpu;
 mod memory;
 
 use std::{
@@ -165,6 +167,7 @@ pub struct Program<'c> {
     intermediate_bytes: u64,
     /// OpenMP threads the parallel loops run on (1: no OpenMP).
     threads: usize,
+    lowering: Lowering,
     _diagnostics: SourceDiagnostics<'c>,
 }
 
@@ -185,7 +188,7 @@ fn openmp_runtime() -> Result<std::path::PathBuf, Error> {
 }
 
 /// Which nests a program is lowered to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Lowering {
     /// The CPU schedule (vectorised, tiled; parallel with threads).
     Cpu,
@@ -193,6 +196,10 @@ pub enum Lowering {
     /// thread per result cell, reductions in registers), run one thread
     /// after another on the CPU: the GPU lowering checked without a GPU.
     GridOnCpu,
+    /// Kernels for NVIDIA GPUs and a host program of launches
+    /// ([`gpu::Plan`]): `passes` is the rest of `ocannl-to-nvvm` after shape
+    /// inference with its options ([`pipelines::inferred_to_nvvm`]).
+    Cuda { passes: String },
 }
 
 impl<'c> Program<'c> {
@@ -286,10 +293,17 @@ impl<'c> Program<'c> {
         )?;
         let signature = signature(&module, &entry)?;
         let threads = threads.max(1);
-        let (to_affine, to_llvm) = match lowering {
-            Lowering::GridOnCpu => (
-                "ocannl-infer-projections,ocannl-lower-to-affine{target=gpu}",
-                AFFINE_TO_LLVM.to_owned(),
+        const GRID: &str = "ocannl-infer-projections,ocannl-lower-to-affine{target=gpu}";
+        let (to_affine, to_llvm) = match &lowering {
+            Lowering::GridOnCpu => (GRID, AFFINE_TO_LLVM.to_owned()),
+            Lowering::Cuda { passes } => (
+                GRID,
+                passes
+                    .strip_prefix(GRID)
+                    .map(|rest| rest.trim_start_matches(',').to_owned())
+                    .ok_or_else(|| {
+                        Error::new("the CUDA pipeline does not start with the GPU lowering")
+                    })?,
             ),
             Lowering::Cpu if threads > 1 => (
                 INFERRED_TO_AFFINE_PARALLEL,
@@ -297,10 +311,10 @@ impl<'c> Program<'c> {
             ),
             Lowering::Cpu => (INFERRED_TO_AFFINE, AFFINE_TO_LLVM.to_owned()),
         };
-        let threads = if lowering == Lowering::GridOnCpu {
-            1
-        } else {
+        let threads = if lowering == Lowering::Cpu {
             threads
+        } else {
+            1
         };
         run_pipeline(context, &mut module, to_affine, "lowering failed")?;
         let intermediate_bytes = intermediate_bytes(&module);
@@ -312,8 +326,31 @@ impl<'c> Program<'c> {
             signature,
             intermediate_bytes,
             threads,
+            lowering,
             _diagnostics: diagnostics,
         })
+    }
+
+    /// An error unless the program was lowered to host code.
+    fn host_code(&self) -> Result<(), Error> {
+        match self.lowering {
+            Lowering::Cuda { .. } => Err(Error::new(
+                "the program was lowered for CUDA: it has kernels, not host code",
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The host program and kernels of a program lowered for CUDA.
+    ///
+    /// # Errors
+    ///
+    /// Another lowering, or a host program the runner does not execute.
+    pub fn gpu_plan(&self) -> Result<gpu::Plan, Error> {
+        if !matches!(self.lowering, Lowering::Cuda { .. }) {
+            return Err(Error::new("the program was not lowered for CUDA"));
+        }
+        gpu::Plan::read(&self.module, &self.entry)
     }
 
     /// The entry function's inferred signature.
@@ -373,6 +410,7 @@ impl<'c> Program<'c> {
     ///
     /// The execution engine cannot be created.
     pub fn jit(&self) -> Result<Jit<'_, 'c>, Error> {
+        self.host_code()?;
         let module = ffi::clone_module(&self.module);
         let entry = rename_functions(self.context, &module, &self.entry)?;
         Ok(Jit {
@@ -392,6 +430,7 @@ impl<'c> Program<'c> {
     ///
     /// Translation to LLVM IR, target selection or writing fails.
     pub fn emit(&self, what: Emit, out: &Path) -> Result<(), Error> {
+        self.host_code()?;
         Target::initialize_native(&InitializationConfig::default())
             .map_err(|e| Error::new(format!("cannot initialise the host target: {e}")))?;
         let llvm = inkwell::context::Context::create();
@@ -511,7 +550,7 @@ impl Jit<'_, '_> {
 }
 
 /// Checks the inputs' count, element types and shapes.
-fn check_inputs(signature: &Signature, inputs: &[Array]) -> Result<(), Error> {
+pub(crate) fn check_inputs(signature: &Signature, inputs: &[Array]) -> Result<(), Error> {
     if inputs.len() != signature.inputs.len() {
         return Err(Error::new(format!(
             "the entry function takes {} argument(s) but {} input(s) were given",

@@ -367,7 +367,7 @@ fn run_bad_inputs_are_errors_with_exit_code_1() {
             &["--inputs", "/nonexistent.npy"],
             "cannot read '/nonexistent.npy'",
         ),
-        (&["--target", "cuda"], "not available"),
+        (&["--device", "1"], "--device selects a CUDA device"),
         (&["--bench", "0"], "--bench needs at least 1 run"),
         (&["--threads", "0"], "--threads needs at least 1 thread"),
         (
@@ -380,6 +380,7 @@ fn run_bad_inputs_are_errors_with_exit_code_1() {
         all.extend_from_slice(args);
         assert_user_error(&run_tool(&all), needle);
     }
+    cuda_target(&m, &path(&good), &dir);
     // Multi-threaded code without the OpenMP runtime: a user error naming
     // what to install (one thread needs none).
     let no_omp = Command::new(OCANNL_RUN)
@@ -702,4 +703,40 @@ func.func @f() -> !ocannl.tensor<f32, "3"> {
         stdout.contains("cells [0.000000, 1.000000, 2.000000]"),
         "{stdout}"
     );
+}
+
+/// The CUDA target: the kernels as PTX (no GPU needed), and a run that
+/// either works (a GPU) or says why not (no driver, no device: exit 1).
+fn cuda_target(module: &str, input: &str, dir: &Path) {
+    let ptx = dir.join("k.ptx");
+    let ptx_s = ptx.display().to_string();
+    let stdout = run_ok(&[module, "--emit", "ptx", "-o", &ptx_s, "--chip", "sm_90"]);
+    assert!(stdout.contains("wrote"), "{stdout}");
+    let text = std::fs::read_to_string(&ptx).expect("the PTX was written");
+    assert!(
+        text.contains(".target sm_90") && text.contains(".visible .entry f_kernel("),
+        "{text}"
+    );
+    assert_user_error(
+        &run_tool(&[module, "--emit", "ptx", "-o", &ptx_s, "--chip", "sm 90"]),
+        "needs a value without spaces",
+    );
+    let run = run_tool(&[module, "--target", "cuda", "--inputs", input]);
+    if run.status.success() {
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        assert!(
+            stdout.contains(
+                "cells [-0.000000, -1.000000, -2.000000, -3.000000, -4.000000, -5.000000]"
+            ),
+            "{stdout}"
+        );
+    } else {
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(
+            stderr.contains("no CUDA driver") || stderr.contains("no CUDA device"),
+            "{stderr}"
+        );
+        assert_user_error(&run, "CUDA");
+        eprintln!("cli: --target cuda skipped its run: {}", stderr.trim());
+    }
 }

@@ -63,9 +63,21 @@ struct Cli {
     /// Where to run.
     #[arg(long, value_enum, default_value_t = Target::Cpu)]
     target: Target,
+    /// The GPU architecture the kernels are compiled for (--target cuda,
+    /// --emit ptx|cubin).
+    #[arg(long, default_value = "sm_80")]
+    chip: String,
+    /// The CUDA device to run on (--target cuda; default 0).
+    #[arg(long, value_name = "K")]
+    device: Option<usize>,
+    /// A CUDA toolkit (or PyPI's nvidia-cuda-nvcc-cu12 `nvidia/cuda_nvcc`):
+    /// its libdevice is linked for sin, cos, pow and f64 exp; `--emit
+    /// cubin` needs its ptxas (else ptxas from the PATH).
+    #[arg(long, value_name = "DIR")]
+    cuda_toolkit: Option<PathBuf>,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum EmitKind {
     /// LLVM IR text.
     Llvm,
@@ -73,8 +85,11 @@ enum EmitKind {
     Asm,
     /// Host object file.
     Obj,
-    /// PTX text (NVPTX).
+    /// PTX text (NVPTX): one file per kernel module (a directory when
+    /// there are several).
     Ptx,
+    /// cubin (needs ptxas): one file per kernel module, as for PTX.
+    Cubin,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -122,9 +137,16 @@ macro_rules! say {
 }
 
 fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
-    if cli.target == Target::Cuda || matches!(cli.emit, Some(EmitKind::Ptx)) {
+    let gpu_emit = matches!(cli.emit, Some(EmitKind::Ptx | EmitKind::Cubin));
+    if cli.target == Target::Cuda && cli.emit.is_none() && !ocannl_runtime::cuda::driver_present() {
+        // Before compiling: the answer does not depend on the program.
         return Err(Error::new(
-            "running on CUDA and --emit ptx are not available in ocannl-run yet: the kernels come from `ocannl-opt FILE -p 'builtin.module(ocannl-to-nvvm)'` (PTX in each gpu.binary), and `--target grid-on-cpu` runs the same grids on the CPU",
+            "--target cuda: no CUDA driver: libcuda.so was not found (install the NVIDIA driver, or run on the CPU; --emit ptx|cubin works without one)",
+        ));
+    }
+    if cli.device.is_some() && cli.target != Target::Cuda {
+        return Err(Error::new(
+            "--device selects a CUDA device: give --target cuda too",
         ));
     }
     if cli.output.is_some() && cli.emit.is_none() {
@@ -160,9 +182,25 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
     };
     let context = ocannl_runtime::context()?;
     let started = std::time::Instant::now();
-    let lowering = match cli.target {
-        Target::GridOnCpu => Lowering::GridOnCpu,
-        _ => Lowering::Cpu,
+    let lowering = if gpu_emit || cli.target == Target::Cuda {
+        let format = if cli.emit == Some(EmitKind::Cubin) {
+            "bin"
+        } else {
+            "isa"
+        };
+        let toolkit = cli.cuda_toolkit.as_ref().map(|p| p.display().to_string());
+        let mut options = vec![("chip", cli.chip.as_str()), ("format", format)];
+        if let Some(t) = &toolkit {
+            options.push(("toolkit", t.as_str()));
+        }
+        let passes = ocannl_passes::pipelines::inferred_to_nvvm(&options)
+            .map_err(|e| Error::new(format!("--chip/--cuda-toolkit: {e}")))?;
+        Lowering::Cuda { passes }
+    } else {
+        match cli.target {
+            Target::GridOnCpu => Lowering::GridOnCpu,
+            _ => Lowering::Cpu,
+        }
     };
     let program = Program::compile_lowered(
         &context,
@@ -177,7 +215,13 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
             EmitKind::Llvm => Emit::Llvm,
             EmitKind::Asm => Emit::Asm,
             EmitKind::Obj => Emit::Obj,
-            EmitKind::Ptx => unreachable!("rejected above"),
+            EmitKind::Ptx | EmitKind::Cubin => {
+                let plan = program.gpu_plan()?;
+                for written in write_kernels(&plan, file)? {
+                    say!(out, "wrote {}", written.display());
+                }
+                return Ok(());
+            }
         };
         program.emit(what, file)?;
         say!(out, "wrote {}", file.display());
@@ -203,6 +247,9 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
     } else {
         data
     };
+    if cli.target == Target::Cuda {
+        return run_cuda(cli, out, &program, &inputs, started.elapsed());
+    }
     let jit = program.jit()?;
     let compile_time = started.elapsed();
     let outputs = jit.run(&mut inputs)?;
@@ -234,6 +281,50 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
     Ok(())
 }
 
+/// `--target cuda`: runs on the device, prints and writes the results as
+/// on the CPU; `--bench N` times N runs with CUDA events (the kernels, and
+/// end to end with the copies).
+fn run_cuda(
+    cli: &Cli,
+    out: &mut impl Write,
+    program: &Program<'_>,
+    inputs: &[Array],
+    compile_time: std::time::Duration,
+) -> Result<(), Error> {
+    let times = match cli.bench {
+        Some(0) => return Err(Error::new("--bench needs at least 1 run")),
+        Some(n) => n,
+        None => 0,
+    };
+    let device = cli.device.unwrap_or(0);
+    let (outputs, timings, name) = ocannl_runtime::gpu::run(program, device, inputs, times)?;
+    let signature = program.signature();
+    for (i, (result, sig)) in outputs.iter().zip(&signature.outputs).enumerate() {
+        say!(out, "result #{i}: {sig}");
+        say!(out, "  {}", summary(result));
+        if let Some(path) = cli.outputs.get(i) {
+            result.write_npy(path)?;
+            say!(out, "  written to {}", path.display());
+        }
+    }
+    if !timings.is_empty() {
+        let median = |f: fn(&ocannl_runtime::gpu::Timing) -> f32| {
+            let mut v: Vec<f32> = timings.iter().map(f).collect();
+            v.sort_by(f32::total_cmp);
+            (v[v.len() / 2], v[0], v[v.len() - 1])
+        };
+        let (k, kmin, kmax) = median(|t| t.kernels_ms);
+        let (e, _, _) = median(|t| t.end_to_end_ms);
+        say!(
+            out,
+            "bench: {times} runs of '@{}' on CUDA device {device} ({name}), kernels median {k:.3} ms (min {kmin:.3} ms, max {kmax:.3} ms), end to end with copies median {e:.3} ms; compiled in {:.1} ms",
+            program.entry(),
+            compile_time.as_secs_f64() * 1e3
+        );
+    }
+    Ok(())
+}
+
 /// `min .. max, mean, first cells`.
 fn summary(a: &Array) -> String {
     let v = a.to_f64();
@@ -249,4 +340,50 @@ fn summary(a: &Array) -> String {
         "min {min:.6} max {max:.6} mean {mean:.6} cells [{}{more}]",
         first.join(", ")
     )
+}
+
+/// Writes each kernel module of `plan` (PTX text or a cubin): to `path`
+/// when there is one, else into the directory `path` as `<module>.ptx` or
+/// `<module>.cubin`. Returns the files written.
+fn write_kernels(
+    plan: &ocannl_runtime::gpu::Plan,
+    path: &std::path::Path,
+) -> Result<Vec<PathBuf>, Error> {
+    use ocannl_runtime::gpu::Image;
+    let write = |file: &std::path::Path, image: &Image| {
+        let bytes: &[u8] = match image {
+            Image::Ptx(text) => text.as_bytes(),
+            Image::Binary(b) => b,
+        };
+        std::fs::write(file, bytes)
+            .map_err(|e| Error::new(format!("cannot write '{}': {e}", file.display())))
+    };
+    match plan.modules.as_slice() {
+        [] => Err(Error::new("the function has no kernels to write")),
+        [(_, image)] => {
+            write(path, image)?;
+            Ok(vec![path.to_owned()])
+        }
+        modules => {
+            std::fs::create_dir_all(path).map_err(|e| {
+                Error::new(format!(
+                    "{} kernel modules go into a directory, and '{}' cannot be one: {e}",
+                    modules.len(),
+                    path.display()
+                ))
+            })?;
+            modules
+                .iter()
+                .map(|(name, image)| {
+                    let ext = if matches!(image, Image::Ptx(_)) {
+                        "ptx"
+                    } else {
+                        "cubin"
+                    };
+                    let file = path.join(format!("{name}.{ext}"));
+                    write(&file, image).map(|()| file)
+                })
+                .collect()
+        }
+    }
 }
