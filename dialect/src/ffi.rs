@@ -502,6 +502,13 @@ pub fn erase_op(op: OperationRef<'_, '_>) {
     unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) }
 }
 
+/// An owned copy of `op` (with its regions), detached from any block.
+pub fn clone_op<'c>(op: OperationRef<'c, '_>) -> melior::ir::Operation<'c> {
+    // SAFETY: a live op; `mlirOperationClone` returns a new, unlinked op
+    // that the returned `Operation` owns (and destroys when dropped).
+    unsafe { melior::ir::Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw())) }
+}
+
 /// `(inputs) -> results` in the context of `op` (melior's
 /// `FunctionType::new` needs a `&Context`).
 pub fn function_type<'c>(

@@ -28,11 +28,11 @@ pub mod types;
 /// ocannl crates use these instead of raw `mlir_sys` calls.
 pub mod ir {
     pub use crate::ffi::{
-        Elements, Select, affine_map_attr, affine_map_value, bit_width, collect_ops, elements,
-        erase_op, float_value, function_type, integer_set_attr, integer_value, is_dense_elements,
-        is_signless_integer, op_name, ranked_tensor_type, reshape_dense, set_attribute,
-        set_discardable_attribute, shaped_dims, shaped_element, str_of, string_attr, string_value,
-        symbol_ref_value,
+        Elements, Select, affine_map_attr, affine_map_value, bit_width, clone_op, collect_ops,
+        elements, erase_op, float_value, function_type, integer_set_attr, integer_value,
+        is_dense_elements, is_signless_integer, op_name, ranked_tensor_type, reshape_dense,
+        set_attribute, set_discardable_attribute, shaped_dims, shaped_element, str_of, string_attr,
+        string_value, symbol_ref_value,
     };
 }
 

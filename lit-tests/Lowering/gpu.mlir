@@ -4,7 +4,8 @@
 // cells), reductions in a register (iter_args, one store per cell); the
 // `ocannl-to-nvvm` pipeline maps the grids to gpu.launch_func with static
 // sizes and serialises the kernels (PTX with format=isa: no CUDA needed).
-// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{target=gpu})' | FileCheck %s --check-prefix=GRID
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{target=gpu shared-tiles=false})' | FileCheck %s --check-prefix=GRID
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{target=gpu})' | FileCheck %s --check-prefix=TILED
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-to-nvvm)' | FileCheck %s --check-prefix=NVVM
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-to-nvvm{chip=sm_90 features=+ptx80 opt-level=2})' | FileCheck %s --check-prefix=SM90
 // RUN: not ocannl-opt %s -p 'builtin.module(ocannl-to-nvvm{chips=sm_90})' 2>&1 | FileCheck %s --check-prefix=BADOPT
@@ -26,19 +27,45 @@
 // GRID-NEXT: affine.yield
 // GRID-NEXT: }
 // GRID-NEXT: affine.store %[[S]], %arg2[%[[I]], %[[J]]] : memref<70x20xf32>
+// With shared tiles (the default), the matrix product is a tiled kernel
+// instead: 16 x 16 threads per block, a 16 x 16 tile of A (x, read along
+// its contiguous k by threadIdx.x) and of B (OCANNL's w, [20, 300]: also
+// read along k) in workgroup memory per step of 16 along k, barriers
+// around the products, one accumulator per thread.
+// TILED-LABEL: func.func @matmul(
+// TILED-NEXT: call @[[K:__ocannl_tiled[_0-9]*]](%arg1, %arg0, %arg2)
+// TILED-LABEL: func.func private @__ocannl_tiled(
+// TILED: gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %c5, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c16, {{.*}} = %c16, {{.*}} = %c1{{.*}}) workgroup(%[[AS:.*]] : memref<16x16xf32, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<16x16xf32, #gpu.address_space<workgroup>>)
+// TILED: scf.for {{.*}} = %c0 to %c300 step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32) {
+// TILED: memref.load %arg0
+// TILED: memref.store %{{.*}}, %[[AS]][%{{.*}}, %{{.*}}]
+// TILED: memref.load %arg1
+// TILED: memref.store %{{.*}}, %[[BS]][%{{.*}}, %{{.*}}]
+// TILED-NEXT: gpu.barrier
+// TILED-NEXT: scf.for {{.*}} iter_args(%[[S:.*]] = %[[ACC]]) -> (f32) {
+// TILED-NEXT: memref.load %[[AS]]
+// TILED-NEXT: memref.load %[[BS]]
+// TILED-NEXT: math.fma %{{.*}}, %{{.*}}, %[[S]] : f32
+// TILED: gpu.barrier
+// TILED: scf.if
+// TILED-NEXT: memref.store %{{.*}}, %arg2
+// TILED-NEXT: }
+// TILED-NEXT: gpu.terminator
 // NVVM-LABEL: func.func @matmul(
-// NVVM: gpu.launch_func @matmul_kernel::@matmul_kernel blocks in (%c6, %c1, %c1) threads in (%c256, %c1, %c1) args(%arg0 : memref<20x300xf32>, %arg1 : memref<70x300xf32>, %arg2 : memref<70x20xf32>)
-// Its kernel as PTX: an entry with bare pointer parameters, the loop of
-// FMAs in registers, one store after the loop.
-// NVVM: gpu.binary @matmul_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
+// NVVM: call @__ocannl_tiled
+// NVVM-LABEL: func.func private @__ocannl_tiled(
+// NVVM: gpu.launch_func @__ocannl_tiled_kernel::@__ocannl_tiled_kernel blocks in (%c2, %c5, %c1) threads in (%c16, %c16, %c1) args(%arg0 : memref<70x300xf32>, %arg1 : memref<20x300xf32>, %arg2 : memref<70x20xf32>)
+// Its kernel as PTX: two shared tiles, barriers, the products as FMAs.
+// NVVM: gpu.binary @__ocannl_tiled_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
 // NVVM-SAME: .target sm_80
-// NVVM-SAME: .visible .entry matmul_kernel(
-// NVVM-SAME: .param .u64 .ptr .align 1 matmul_kernel_param_2
+// NVVM-SAME: .visible .entry __ocannl_tiled_kernel(
+// NVVM-SAME: .shared .align 4 .b8 __wg___ocannl_tiled_kernel_0[1024]
+// NVVM-SAME: bar.sync
 // NVVM-SAME: fma.rn.f32
-// NVVM-SAME: bra
+// NVVM-SAME: bar.sync
 // NVVM-SAME: st.global.b32
 // SM90-LABEL: func.func @matmul(
-// SM90: gpu.binary @matmul_kernel [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">, properties = {{.*}} O = 2 : i32}
+// SM90: gpu.binary @__ocannl_tiled_kernel [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">, properties = {{.*}} O = 2 : i32}
 // SM90-SAME: .target sm_90
 func.func @matmul(%w: !ocannl.tensor<f32, "300->20">, %x: !ocannl.tensor<f32, "70|300">) -> !ocannl.tensor<f32, "...|...->..."> {
   %0 = "ocannl.matmul"(%w, %x) : (!ocannl.tensor<f32, "300->20">, !ocannl.tensor<f32, "70|300">) -> !ocannl.tensor<f32, "...|...->...">

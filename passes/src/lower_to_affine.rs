@@ -64,6 +64,7 @@ mod compute;
 mod emit;
 mod fusion;
 mod gpu;
+mod gpu_tiled;
 mod kernel;
 mod lanes;
 mod loops;

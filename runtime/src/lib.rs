@@ -295,7 +295,12 @@ impl<'c> Program<'c> {
         let threads = threads.max(1);
         const GRID: &str = "ocannl-infer-projections,ocannl-lower-to-affine{target=gpu}";
         let (to_affine, to_llvm) = match &lowering {
-            Lowering::GridOnCpu => (GRID, AFFINE_TO_LLVM.to_owned()),
+            // The grids only: a tiled kernel (workgroup memory, barriers)
+            // runs on a GPU alone.
+            Lowering::GridOnCpu => (
+                "ocannl-infer-projections,ocannl-lower-to-affine{target=gpu shared-tiles=false}",
+                AFFINE_TO_LLVM.to_owned(),
+            ),
             Lowering::Cuda { passes } => (
                 GRID,
                 passes

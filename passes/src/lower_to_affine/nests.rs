@@ -19,7 +19,7 @@ use super::{
     compute::{Accum, Compute},
     emit::{At, Emitter},
     fusion::Step,
-    gpu, kernel, schedule,
+    gpu, gpu_tiled, kernel, schedule,
 };
 use crate::{
     infer_projections::projections,
@@ -186,6 +186,16 @@ impl<'c> Emitter<'c> {
             return self.lower_planned(at, &plan, &op).map(|()| true);
         }
         if let Some(block) = self.target.gpu_block {
+            if self.target.shared_tiles
+                && let Some(t) = gpu_tiled::tiled(&p, init, &compute, accum, elem)
+            {
+                // The result holds its addend, or the neutral element where
+                // not every cell is written; else the sums start at zero.
+                // The epilogue then runs in place (a grid).
+                let start_from_c = init.is_some() || !surjective;
+                self.lower_tiled(module, at, &t, operands, buf, start_from_c, loc)?;
+                return Ok(false);
+            }
             let op = gpu::GpuOp {
                 p: &p,
                 operands,

@@ -74,6 +74,12 @@ pub(super) const OPTIONS: &[PassOptionDef] = &[
         default: c"cpu",
     },
     PassOptionDef {
+        name: c"shared-tiles",
+        description: c"target=gpu: matrix products as tiled kernels with workgroup memory (an explicit gpu.launch; false: grids like every other op)",
+        kind: OptionKind::Bool,
+        default: c"true",
+    },
+    PassOptionDef {
         name: c"block-size",
         description: c"GPU threads per block (target=gpu; a multiple of 32, at most 1024)",
         kind: OptionKind::String,
@@ -97,6 +103,9 @@ pub(super) struct Target {
     /// Each nest a grid of GPU threads ([`super::gpu`]), with this many
     /// threads per block; `None`: the CPU schedule.
     pub gpu_block: Option<u64>,
+    /// Matrix products as tiled kernels in workgroup memory
+    /// ([`super::gpu_tiled`]; with `gpu_block`).
+    pub shared_tiles: bool,
 }
 
 impl Default for Target {
@@ -108,6 +117,7 @@ impl Default for Target {
             l2: cache_size(2).unwrap_or(512 << 10),
             parallel: false,
             gpu_block: None,
+            shared_tiles: true,
         }
     }
 }
@@ -156,6 +166,7 @@ impl Target {
                 }
                 t.gpu_block = Some(block);
                 t.enabled = false;
+                t.shared_tiles = options.get_str("shared-tiles").is_none_or(|v| v == "true");
             }
             Some(other) => {
                 return Err(format!(
