@@ -6,6 +6,7 @@
 // sizes and serialises the kernels (PTX with format=isa: no CUDA needed).
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{target=gpu shared-tiles=false})' | FileCheck %s --check-prefix=GRID
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{target=gpu})' | FileCheck %s --check-prefix=TILED
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{target=gpu shared-tiles=emulate})' | FileCheck %s --check-prefix=EMU
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-to-nvvm)' | FileCheck %s --check-prefix=NVVM
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-to-nvvm{chip=sm_90 features=+ptx80 opt-level=2})' | FileCheck %s --check-prefix=SM90
 // RUN: not ocannl-opt %s -p 'builtin.module(ocannl-to-nvvm{chips=sm_90})' 2>&1 | FileCheck %s --check-prefix=BADOPT
@@ -51,6 +52,16 @@
 // TILED-NEXT: memref.store %{{.*}}, %arg2
 // TILED-NEXT: }
 // TILED-NEXT: gpu.terminator
+// The same kernel's steps as CPU loops (`ocannl-run --target grid-on-cpu`
+// runs them: the differential tests check its indices and guards): the
+// threads of a block looped between the barriers' places, tiles and
+// accumulators in block-sized buffers.
+// EMU-LABEL: func.func private @__ocannl_tiled(
+// EMU-NOT: gpu.
+// EMU: memref.alloca() : memref<16x16xf32>
+// EMU: scf.for %{{.*}} = %c0{{.*}} to %c300 step %c16{{.*}} {
+// EMU-NOT: gpu.
+// EMU: return
 // NVVM-LABEL: func.func @matmul(
 // NVVM: call @__ocannl_tiled
 // NVVM-LABEL: func.func private @__ocannl_tiled(

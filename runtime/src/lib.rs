@@ -295,10 +295,10 @@ impl<'c> Program<'c> {
         let threads = threads.max(1);
         const GRID: &str = "ocannl-infer-projections,ocannl-lower-to-affine{target=gpu}";
         let (to_affine, to_llvm) = match &lowering {
-            // The grids only: a tiled kernel (workgroup memory, barriers)
-            // runs on a GPU alone.
+            // The tiled kernels (workgroup memory, barriers) as the same
+            // steps in CPU loops.
             Lowering::GridOnCpu => (
-                "ocannl-infer-projections,ocannl-lower-to-affine{target=gpu shared-tiles=false}",
+                "ocannl-infer-projections,ocannl-lower-to-affine{target=gpu shared-tiles=emulate}",
                 AFFINE_TO_LLVM.to_owned(),
             ),
             Lowering::Cuda { passes } => (

@@ -169,67 +169,21 @@ fn memref(v: Value<'_, '_>) -> String {
     v.r#type().to_string()
 }
 
-/// The text of the helper function `name` holding the tiled kernel.
-fn kernel_text(
-    t: &Tiled,
-    name: &str,
-    ta: &str,
-    tb: &str,
-    tc: &str,
-    elem: &str,
-    start_from_c: bool,
-) -> String {
-    let gz: u64 = t.batch.iter().product::<u64>().max(1);
-    let (gx, gy) = (t.n.div_ceil(T), t.m.div_ceil(T));
-    let mut s = String::new();
-    let w = &mut s;
-    let _ = writeln!(
-        w,
-        "func.func private @{name}(%A: {ta}, %B: {tb}, %C: {tc}) {{"
-    );
-    let _ = writeln!(
-        w,
-        "  %c1 = arith.constant 1 : index\n  %cT = arith.constant {T} : index\n  %gx = arith.constant {gx} : index\n  %gy = arith.constant {gy} : index\n  %gz = arith.constant {gz} : index"
-    );
-    let shared = format!("memref<{T}x{T}x{elem}, #gpu.address_space<workgroup>>");
-    let _ = writeln!(
-        w,
-        "  gpu.launch blocks(%bx, %by, %bz) in (%sgx = %gx, %sgy = %gy, %sgz = %gz) threads(%tx, %ty, %tz) in (%sbx = %cT, %sby = %cT, %sbz = %c1) workgroup(%As : {shared}, %Bs : {shared}) {{"
-    );
-    let _ = writeln!(
-        w,
-        "    %z = arith.constant 0 : index\n    %one = arith.constant 1 : index\n    %T = arith.constant {T} : index\n    %M = arith.constant {} : index\n    %N = arith.constant {} : index\n    %K = arith.constant {} : index\n    %zero = arith.constant 0.0 : {elem}",
-        t.m, t.n, t.k
-    );
-    let _ = writeln!(
-        w,
-        "    %by16 = arith.muli %by, %T : index\n    %i = arith.addi %by16, %ty : index\n    %bx16 = arith.muli %bx, %T : index\n    %j = arith.addi %bx16, %tx : index"
-    );
-    // The batch positions: the block's z index delinearised.
-    let mut stride = 1u64;
-    for (n, &size) in t.batch.iter().enumerate().rev() {
-        let _ = writeln!(
-            w,
-            "    %bs{n} = arith.constant {stride} : index\n    %bn{n} = arith.constant {size} : index\n    %bq{n} = arith.divui %bz, %bs{n} : index\n    %b{n} = arith.remui %bq{n}, %bn{n} : index"
-        );
-        stride *= size;
-    }
-    let fixed = |w: &mut String, v: u64| -> String {
-        let name = format!("%f{v}");
-        if !w.contains(&format!("{name} = ")) {
-            let _ = writeln!(w, "    {name} = arith.constant {v} : index");
-        }
-        name
-    };
-    // The constants the indices use, declared before the loops.
-    for r in t.roles_a.iter().chain(&t.roles_b).chain(&t.roles_c) {
-        if let Role::Fixed(v) = r {
-            fixed(w, *v);
-        }
-    }
-    // An operand's indices with the row, column and reduction positions
-    // named.
-    let index = |roles: &[Role], row: &str, col: &str, red: &str| -> String {
+/// The MLIR types and names a kernel's text uses.
+struct Text<'t> {
+    t: &'t Tiled,
+    ta: &'t str,
+    tb: &'t str,
+    tc: &'t str,
+    elem: &'t str,
+    /// The tiles' type.
+    shared: String,
+}
+
+impl Text<'_> {
+    /// An operand's indices with the row, column and reduction positions
+    /// named.
+    fn index(roles: &[Role], row: &str, col: &str, red: &str) -> String {
         roles
             .iter()
             .map(|r| match r {
@@ -241,67 +195,200 @@ fn kernel_text(
             })
             .collect::<Vec<_>>()
             .join(", ")
+    }
+
+    /// The constants (`%z`, `%one`, `%T`, `%M`, `%N`, `%K`, `%zero`, the
+    /// fixed indices).
+    fn constants(&self) -> String {
+        let (t, elem) = (self.t, self.elem);
+        let mut w = format!(
+            "%z = arith.constant 0 : index\n%one = arith.constant 1 : index\n%T = arith.constant {T} : index\n%M = arith.constant {} : index\n%N = arith.constant {} : index\n%K = arith.constant {} : index\n%zero = arith.constant 0.0 : {elem}\n",
+            t.m, t.n, t.k
+        );
+        let mut fixed: Vec<u64> = vec![];
+        for r in t.roles_a.iter().chain(&t.roles_b).chain(&t.roles_c) {
+            if let Role::Fixed(v) = r
+                && !fixed.contains(v)
+            {
+                fixed.push(*v);
+                let _ = writeln!(w, "%f{v} = arith.constant {v} : index");
+            }
+        }
+        w
+    }
+
+    /// A thread's position: `%i`, `%j` (its cell of C), the batch
+    /// positions `%b<n>`, whether its cell exists (`%in`), from `%bx`,
+    /// `%by`, `%bz`, `%tx`, `%ty`.
+    fn position(&self) -> String {
+        let mut w = String::from(
+            "%by16 = arith.muli %by, %T : index\n%i = arith.addi %by16, %ty : index\n%bx16 = arith.muli %bx, %T : index\n%j = arith.addi %bx16, %tx : index\n",
+        );
+        let mut stride = 1u64;
+        for (n, &size) in self.t.batch.iter().enumerate().rev() {
+            let _ = writeln!(
+                w,
+                "%bs{n} = arith.constant {stride} : index\n%bn{n} = arith.constant {size} : index\n%bq{n} = arith.divui %bz, %bs{n} : index\n%b{n} = arith.remui %bq{n}, %bn{n} : index"
+            );
+            stride *= size;
+        }
+        w.push_str("%in_i = arith.cmpi ult, %i, %M : index\n%in_j = arith.cmpi ult, %j, %N : index\n%in = arith.andi %in_i, %in_j : i1\n");
+        w
+    }
+
+    /// The sums' start in `%acc0`: the cell of C, or zero.
+    fn start(&self, from_c: bool) -> String {
+        let (elem, tc) = (self.elem, self.tc);
+        if from_c {
+            format!(
+                "%acc0 = scf.if %in -> ({elem}) {{\n%c = memref.load %C[{}] : {tc}\nscf.yield %c : {elem}\n}} else {{\nscf.yield %zero : {elem}\n}}\n",
+                Self::index(&self.t.roles_c, "%i", "%j", "%z")
+            )
+        } else {
+            format!("%acc0 = arith.addf %zero, %zero : {elem}\n")
+        }
+    }
+
+    /// The thread's cell of each tile for reduction step `%kt`, each tile
+    /// read with threadIdx.x along the operand's contiguous (last) axis: a
+    /// warp reads adjacent cells (coalesced), whichever of the tile's two
+    /// axes that is (OCANNL's `"K->N"` weight is `[N, K]`); zero outside.
+    fn load(&self) -> String {
+        let (t, elem, shared) = (self.t, self.elem, &self.shared);
+        let last = |roles: &[Role]| {
+            roles
+                .iter()
+                .rev()
+                .find(|r| !matches!(r, Role::Fixed(_) | Role::Batch(_)))
+                .copied()
+        };
+        // A's tile: row r (a row of C), column c (a step of the reduction).
+        let (ar, ak) = if last(&t.roles_a) == Some(Role::Row) {
+            ("%tx", "%ty")
+        } else {
+            ("%ty", "%tx")
+        };
+        // B's tile: row r (a step of the reduction), column c (of C).
+        let (bk, bc) = if last(&t.roles_b) == Some(Role::Red) {
+            ("%tx", "%ty")
+        } else {
+            ("%ty", "%tx")
+        };
+        format!(
+            "%ar = arith.addi %by16, {ar} : index\n%ak = arith.addi %kt, {ak} : index\n%ar_in = arith.cmpi ult, %ar, %M : index\n%ak_in = arith.cmpi ult, %ak, %K : index\n%oka = arith.andi %ar_in, %ak_in : i1\n%va = scf.if %oka -> ({elem}) {{\n%x = memref.load %A[{}] : {ta}\nscf.yield %x : {elem}\n}} else {{\nscf.yield %zero : {elem}\n}}\nmemref.store %va, %As[{ar}, {ak}] : {shared}\n\
+%bk = arith.addi %kt, {bk} : index\n%bc = arith.addi %bx16, {bc} : index\n%bk_in = arith.cmpi ult, %bk, %K : index\n%bc_in = arith.cmpi ult, %bc, %N : index\n%okb = arith.andi %bk_in, %bc_in : i1\n%vb = scf.if %okb -> ({elem}) {{\n%y = memref.load %B[{}] : {tb}\nscf.yield %y : {elem}\n}} else {{\nscf.yield %zero : {elem}\n}}\nmemref.store %vb, %Bs[{bk}, {bc}] : {shared}\n",
+            Self::index(&t.roles_a, "%ar", "%j", "%ak"),
+            Self::index(&t.roles_b, "%i", "%bc", "%bk"),
+            ta = self.ta,
+            tb = self.tb,
+        )
+    }
+
+    /// `%s`: `acc` plus the products of the thread's row of A's tile and
+    /// column of B's tile.
+    fn products(&self, acc: &str) -> String {
+        let (elem, shared) = (self.elem, &self.shared);
+        format!(
+            "%s = scf.for %kk = %z to %T step %one iter_args(%s0 = {acc}) -> ({elem}) {{\n%p = memref.load %As[%ty, %kk] : {shared}\n%q = memref.load %Bs[%kk, %tx] : {shared}\n%f = math.fma %p, %q, %s0 : {elem}\nscf.yield %f : {elem}\n}}\n"
+        )
+    }
+
+    /// Stores `acc` into the thread's cell of C, if it has one.
+    fn store(&self, acc: &str) -> String {
+        format!(
+            "scf.if %in {{\nmemref.store {acc}, %C[{}] : {}\n}}\n",
+            Self::index(&self.t.roles_c, "%i", "%j", "%z"),
+            self.tc
+        )
+    }
+}
+
+/// The text of the helper function `name` holding the tiled kernel: a
+/// `gpu.launch`, or (`emulate`) the same steps for the CPU, the threads of
+/// a block looped between what would be its barriers and each thread's
+/// accumulator in a block-sized buffer (`--target grid-on-cpu` checks the
+/// kernel's indices and guards that way).
+fn kernel_text(
+    t: &Tiled,
+    name: &str,
+    (ta, tb, tc): (&str, &str, &str),
+    elem: &str,
+    start_from_c: bool,
+    emulate: bool,
+) -> String {
+    let gz: u64 = t.batch.iter().product::<u64>().max(1);
+    let (gx, gy) = (t.n.div_ceil(T), t.m.div_ceil(T));
+    let tile = format!("memref<{T}x{T}x{elem}");
+    let shared = if emulate {
+        format!("{tile}>")
+    } else {
+        format!("{tile}, #gpu.address_space<workgroup>>")
     };
-    let _ = writeln!(
-        w,
-        "    %in_i = arith.cmpi ult, %i, %M : index\n    %in_j = arith.cmpi ult, %j, %N : index\n    %in = arith.andi %in_i, %in_j : i1"
+    let x = Text {
+        t,
+        ta,
+        tb,
+        tc,
+        elem,
+        shared,
+    };
+    let mut w = format!(
+        "func.func private @{name}(%A: {ta}, %B: {tb}, %C: {tc}) {{\n%c1 = arith.constant 1 : index\n%cT = arith.constant {T} : index\n%gx = arith.constant {gx} : index\n%gy = arith.constant {gy} : index\n%gz = arith.constant {gz} : index\n"
     );
-    let start = if start_from_c {
+    if !emulate {
         let _ = writeln!(
             w,
-            "    %acc0 = scf.if %in -> ({elem}) {{\n      %c = memref.load %C[{}] : {tc}\n      scf.yield %c : {elem}\n    }} else {{\n      scf.yield %zero : {elem}\n    }}",
-            index(&t.roles_c, "%i", "%j", "%z")
+            "gpu.launch blocks(%bx, %by, %bz) in (%sgx = %gx, %sgy = %gy, %sgz = %gz) threads(%tx, %ty, %tz) in (%sbx = %cT, %sby = %cT, %sbz = %c1) workgroup(%As : {s}, %Bs : {s}) {{",
+            s = x.shared
         );
-        "%acc0"
-    } else {
-        "%zero"
+        w.push_str(&x.constants());
+        w.push_str(&x.position());
+        w.push_str(&x.start(start_from_c));
+        let _ = writeln!(
+            w,
+            "%acc = scf.for %kt = %z to %K step %T iter_args(%a = %acc0) -> ({elem}) {{"
+        );
+        w.push_str(&x.load());
+        w.push_str("gpu.barrier\n");
+        w.push_str(&x.products("%a"));
+        let _ = writeln!(w, "gpu.barrier\nscf.yield %s : {elem}\n}}");
+        w.push_str(&x.store("%acc"));
+        w.push_str("gpu.terminator\n}\nreturn\n}\n");
+        return w;
+    }
+    w.push_str(&x.constants());
+    let _ = writeln!(
+        w,
+        "%As = memref.alloca() : {s}\n%Bs = memref.alloca() : {s}\n%Acc = memref.alloca() : {s}",
+        s = x.shared
+    );
+    // The block loops, then per phase a loop over the block's threads.
+    w.push_str("scf.for %bz = %z to %gz step %one {\nscf.for %by = %z to %gy step %one {\nscf.for %bx = %z to %gx step %one {\n");
+    let threads = |body: String| {
+        format!(
+            "scf.for %ty = %z to %T step %one {{\nscf.for %tx = %z to %T step %one {{\n{body}}}\n}}\n"
+        )
     };
-    let _ = writeln!(
-        w,
-        "    %acc = scf.for %kt = %z to %K step %T iter_args(%a = {start}) -> ({elem}) {{"
-    );
-    // Each tile is loaded with threadIdx.x along the operand's contiguous
-    // (last) axis: a warp reads adjacent cells (coalesced), whichever of
-    // its two axes that is (OCANNL's `"K->N"` weight is `[N, K]`).
-    let last = |roles: &[Role]| {
-        roles
-            .iter()
-            .rev()
-            .find(|r| !matches!(r, Role::Fixed(_) | Role::Batch(_)))
-            .copied()
-    };
-    // A: tile row r (a row of C), tile column c (a step of the reduction).
-    let (ar, ak) = if last(&t.roles_a) == Some(Role::Row) {
-        ("%tx", "%ty")
-    } else {
-        ("%ty", "%tx")
-    };
-    let _ = writeln!(
-        w,
-        "      %ar = arith.addi %by16, {ar} : index\n      %ak = arith.addi %kt, {ak} : index\n      %ar_in = arith.cmpi ult, %ar, %M : index\n      %ak_in = arith.cmpi ult, %ak, %K : index\n      %oka = arith.andi %ar_in, %ak_in : i1\n      %va = scf.if %oka -> ({elem}) {{\n        %x = memref.load %A[{}] : {ta}\n        scf.yield %x : {elem}\n      }} else {{\n        scf.yield %zero : {elem}\n      }}\n      memref.store %va, %As[{ar}, {ak}] : {shared}",
-        index(&t.roles_a, "%ar", "%j", "%ak")
-    );
-    // B: tile row r (a step of the reduction), tile column c (a column of C).
-    let (bk, bc) = if last(&t.roles_b) == Some(Role::Red) {
-        ("%tx", "%ty")
-    } else {
-        ("%ty", "%tx")
-    };
-    let _ = writeln!(
-        w,
-        "      %bk = arith.addi %kt, {bk} : index\n      %bc = arith.addi %bx16, {bc} : index\n      %bk_in = arith.cmpi ult, %bk, %K : index\n      %bc_in = arith.cmpi ult, %bc, %N : index\n      %okb = arith.andi %bk_in, %bc_in : i1\n      %vb = scf.if %okb -> ({elem}) {{\n        %y = memref.load %B[{}] : {tb}\n        scf.yield %y : {elem}\n      }} else {{\n        scf.yield %zero : {elem}\n      }}\n      memref.store %vb, %Bs[{bk}, {bc}] : {shared}",
-        index(&t.roles_b, "%i", "%bc", "%bk")
-    );
-    let _ = writeln!(
-        w,
-        "      gpu.barrier\n      %s = scf.for %kk = %z to %T step %one iter_args(%s0 = %a) -> ({elem}) {{\n        %p = memref.load %As[%ty, %kk] : {shared}\n        %q = memref.load %Bs[%kk, %tx] : {shared}\n        %f = math.fma %p, %q, %s0 : {elem}\n        scf.yield %f : {elem}\n      }}\n      gpu.barrier\n      scf.yield %s : {elem}\n    }}"
-    );
-    let _ = writeln!(
-        w,
-        "    scf.if %in {{\n      memref.store %acc, %C[{}] : {tc}\n    }}\n    gpu.terminator\n  }}\n  return\n}}",
-        index(&t.roles_c, "%i", "%j", "%z")
-    );
-    s
+    let s = &x.shared;
+    w.push_str(&threads(format!(
+        "{}{}memref.store %acc0, %Acc[%ty, %tx] : {s}\n",
+        x.position(),
+        x.start(start_from_c)
+    )));
+    w.push_str("scf.for %kt = %z to %K step %T {\n");
+    w.push_str(&threads(format!("{}{}", x.position(), x.load())));
+    w.push_str(&threads(format!(
+        "%a = memref.load %Acc[%ty, %tx] : {s}\n{}memref.store %s, %Acc[%ty, %tx] : {s}\n",
+        x.products("%a")
+    )));
+    w.push_str("}\n");
+    w.push_str(&threads(format!(
+        "{}%acc = memref.load %Acc[%ty, %tx] : {s}\n{}",
+        x.position(),
+        x.store("%acc")
+    )));
+    w.push_str("}\n}\n}\nreturn\n}\n");
+    w
 }
 
 impl<'c> Emitter<'c> {
@@ -323,15 +410,9 @@ impl<'c> Emitter<'c> {
         let (a, b) = (operands[t.a], operands[t.b]);
         let elem = element_of(buf).to_string();
         let name = module.fresh_symbol("__ocannl_tiled");
-        let text = kernel_text(
-            t,
-            &name,
-            &memref(a),
-            &memref(b),
-            &memref(buf),
-            &elem,
-            start_from_c,
-        );
+        let (ta, tb, tc) = (memref(a), memref(b), memref(buf));
+        let emulate = self.target.gpu_emulate;
+        let text = kernel_text(t, &name, (&ta, &tb, &tc), &elem, start_from_c, emulate);
         let parsed = melior::ir::Module::parse(self.ctx, &text)
             .ok_or_else(|| format!("the tiled kernel does not parse:\n{text}"))?;
         let func = parsed

@@ -75,8 +75,8 @@ pub(super) const OPTIONS: &[PassOptionDef] = &[
     },
     PassOptionDef {
         name: c"shared-tiles",
-        description: c"target=gpu: matrix products as tiled kernels with workgroup memory (an explicit gpu.launch; false: grids like every other op)",
-        kind: OptionKind::Bool,
+        description: c"target=gpu: matrix products as tiled kernels with workgroup memory (true: an explicit gpu.launch; false: grids like every other op; emulate: the tiled kernel's steps as CPU loops, to check it without a GPU)",
+        kind: OptionKind::String,
         default: c"true",
     },
     PassOptionDef {
@@ -106,6 +106,9 @@ pub(super) struct Target {
     /// Matrix products as tiled kernels in workgroup memory
     /// ([`super::gpu_tiled`]; with `gpu_block`).
     pub shared_tiles: bool,
+    /// The tiled kernels as CPU loops instead of `gpu.launch` (a check of
+    /// their indices without a GPU).
+    pub gpu_emulate: bool,
 }
 
 impl Default for Target {
@@ -118,6 +121,7 @@ impl Default for Target {
             parallel: false,
             gpu_block: None,
             shared_tiles: true,
+            gpu_emulate: false,
         }
     }
 }
@@ -166,7 +170,16 @@ impl Target {
                 }
                 t.gpu_block = Some(block);
                 t.enabled = false;
-                t.shared_tiles = options.get_str("shared-tiles").is_none_or(|v| v == "true");
+                match options.get_str("shared-tiles") {
+                    None | Some("true") => {}
+                    Some("false") => t.shared_tiles = false,
+                    Some("emulate") => t.gpu_emulate = true,
+                    Some(other) => {
+                        return Err(format!(
+                            "ocannl-lower-to-affine: option 'shared-tiles' must be true, false or emulate (got '{other}')"
+                        ));
+                    }
+                }
             }
             Some(other) => {
                 return Err(format!(
