@@ -149,5 +149,53 @@ func.func @concat(%a: !ocannl.tensor<f32, "2,5">, %b: !ocannl.tensor<f32, "3,5">
   return %c : !ocannl.tensor<f32, "...|...->...">
 }
 
+// A batched product: the batch on the grid's z.
+// NVVM-LABEL: func.func private @__ocannl_tiled_{{[0-9]+}}(
+// NVVM: gpu.launch_func @__ocannl_tiled_{{[0-9]+}}_kernel::@__ocannl_tiled_{{[0-9]+}}_kernel blocks in (%c3, %c2, %c3) threads in (%c16, %c16, %c1) args(%arg0 : memref<3x30x20xf32>, %arg1 : memref<3x20x40xf32>, %arg2 : memref<3x30x40xf32>)
+func.func @batched(%a: !ocannl.tensor<f32, "3|20->30">, %b: !ocannl.tensor<f32, "3|40->20">) -> !ocannl.tensor<f32, "...|...->..."> {
+  %0 = "ocannl.matmul"(%a, %b) : (!ocannl.tensor<f32, "3|20->30">, !ocannl.tensor<f32, "3|40->20">) -> !ocannl.tensor<f32, "...|...->...">
+  return %0 : !ocannl.tensor<f32, "...|...->...">
+}
+
+// Terminals: dense data is a host constant copied into the device buffer
+// (the runner uploads it), a range is a kernel.
+// NVVM-LABEL: func.func @terminals(
+// NVVM: %[[G:.*]] = memref.get_global @__ocannl_constant : memref<2x3xf32>
+// NVVM-NEXT: memref.copy %[[G]], %[[V:.*]] : memref<2x3xf32> to memref<2x3xf32>
+// NVVM: gpu.launch_func @terminals_kernel::@terminals_kernel blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%[[R:.*]] : memref<3xf32>)
+// NVVM-NEXT: gpu.launch_func @terminals_kernel_{{[0-9]+}}::@terminals_kernel blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%arg0 : memref<2x3xf32>, %[[V]] : memref<2x3xf32>, %[[R]] : memref<3xf32>, %arg1 : memref<2x3xf32>)
+func.func @terminals(%x: !ocannl.tensor<f32, "2,3">) -> !ocannl.tensor<f32, "...|...->..."> {
+  %c = "ocannl.constant"() {value = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>} : () -> !ocannl.tensor<f32, "2,3">
+  %r = "ocannl.range"() {spec = "3"} : () -> !ocannl.tensor<f32, "...|...->...">
+  %s = "ocannl.add"(%x, %c) : (!ocannl.tensor<f32, "2,3">, !ocannl.tensor<f32, "2,3">) -> !ocannl.tensor<f32, "...|...->...">
+  %t = "ocannl.add"(%s, %r) : (!ocannl.tensor<f32, "...|...->...">, !ocannl.tensor<f32, "...|...->...">) -> !ocannl.tensor<f32, "...|...->...">
+  return %t : !ocannl.tensor<f32, "...|...->...">
+}
+
+// A strided max-pool: the window constant filled by a kernel, then the
+// pool with its max in a register.
+// GRID-LABEL: func.func @pool(
+// GRID: %[[NEG:.*]] = arith.constant 0xFF800000 : f32
+// GRID: affine.for {{.*}} iter_args(%{{.*}} = %[[NEG]])
+// GRID: arith.maximumf
+// NVVM-LABEL: func.func @pool(
+// NVVM: gpu.launch_func @pool_kernel::@pool_kernel blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1)
+// NVVM-NEXT: gpu.launch_func @pool_kernel_{{[0-9]+}}::@pool_kernel blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%arg0 : memref<8x8x4xf32>, %{{.*}} : memref<2x2xf32>, %arg1 : memref<4x4x4xf32>)
+func.func @pool(%x: !ocannl.tensor<f32, "8,8,4">) -> !ocannl.tensor<f32, "...|...->..."> {
+  %w = "ocannl.constant"() {value = 0.0 : f32} : () -> !ocannl.tensor<f32, "2,2">
+  %y = "ocannl.einsum"(%x, %w) {spec = "2*ph<+wh,2*pw<+ww,c; wh,ww => ph,pw,c", accum = "max", combine = "add"} : (!ocannl.tensor<f32, "8,8,4">, !ocannl.tensor<f32, "2,2">) -> !ocannl.tensor<f32, "...|...->...">
+  return %y : !ocannl.tensor<f32, "...|...->...">
+}
+
+// A reshape (a copy kernel) and a transpose.
+// NVVM-LABEL: func.func @reshape(
+// NVVM: gpu.launch_func @reshape_kernel::@reshape_kernel blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%arg0 : memref<4x6xf32>, %[[Y:.*]] : memref<3x8xf32>)
+// NVVM-NEXT: gpu.launch_func @reshape_kernel_{{[0-9]+}}::@reshape_kernel blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%[[Y]] : memref<3x8xf32>, %arg1 : memref<3x8xf32>)
+func.func @reshape(%x: !ocannl.tensor<f32, "4,6">) -> !ocannl.tensor<f32, "...|...->..."> {
+  %y = "ocannl.reshape"(%x) : (!ocannl.tensor<f32, "4,6">) -> !ocannl.tensor<f32, "3,8">
+  %t = "ocannl.transpose"(%y) : (!ocannl.tensor<f32, "3,8">) -> !ocannl.tensor<f32, "...|...->...">
+  return %t : !ocannl.tensor<f32, "...|...->...">
+}
+
 // BADOPT: unknown option 'chips' (options: chip, features, format, opt-level, toolkit)
 // BADTARGET: option 'target' must be 'cpu' or 'gpu' (got 'tpu')
