@@ -29,52 +29,51 @@
 // GRID-NEXT: }
 // GRID-NEXT: affine.store %[[S]], %arg2[%[[I]], %[[J]]] : memref<70x20xf32>
 // With shared tiles (the default), the matrix product is a tiled kernel
-// instead: 16 x 16 threads per block, a 16 x 16 tile of A (x, read along
-// its contiguous k by threadIdx.x) and of B (OCANNL's w, [20, 300]: also
-// read along k) in workgroup memory per step of 16 along k, barriers
-// around the products, one accumulator per thread.
+// instead: 16 x 16 threads per block, each block a 64 x 64 tile of C and
+// each thread 4 x 4 cells of it (16 accumulators); per step of 16 along
+// k, a 64 x 16 tile of A (x, read along its contiguous k by threadIdx.x)
+// and a 16 x 64 tile of B (OCANNL's w, [20, 300]: also read along k) in
+// workgroup memory, barriers around the products.
 // TILED-LABEL: func.func @matmul(
 // TILED-NEXT: call @[[K:__ocannl_tiled[_0-9]*]](%arg1, %arg0, %arg2)
 // TILED-LABEL: func.func private @__ocannl_tiled(
-// TILED: gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %c5, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c16, {{.*}} = %c16, {{.*}} = %c1{{.*}}) workgroup(%[[AS:.*]] : memref<16x16xf32, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<16x16xf32, #gpu.address_space<workgroup>>)
-// TILED: scf.for {{.*}} = %c0 to %c300 step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32) {
+// TILED: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}} = %c2, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c16, {{.*}} = %c16, {{.*}} = %c1{{.*}}) workgroup(%[[AS:.*]] : memref<64x16xf32, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<16x64xf32, #gpu.address_space<workgroup>>)
+// TILED: scf.for {{.*}} = %c0 to %c300 step %{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
 // TILED: memref.load %arg0
 // TILED: memref.store %{{.*}}, %[[AS]][%{{.*}}, %{{.*}}]
 // TILED: memref.load %arg1
 // TILED: memref.store %{{.*}}, %[[BS]][%{{.*}}, %{{.*}}]
-// TILED-NEXT: gpu.barrier
-// TILED-NEXT: scf.for {{.*}} iter_args(%[[S:.*]] = %[[ACC]]) -> (f32) {
-// TILED-NEXT: memref.load %[[AS]]
-// TILED-NEXT: memref.load %[[BS]]
-// TILED-NEXT: math.fma %{{.*}}, %{{.*}}, %[[S]] : f32
 // TILED: gpu.barrier
-// TILED: scf.if
-// TILED-NEXT: memref.store %{{.*}}, %arg2
-// TILED-NEXT: }
-// TILED-NEXT: gpu.terminator
+// TILED-NEXT: scf.for {{.*}} iter_args(%[[S:[^ ]*]] = {{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// TILED-COUNT-4: memref.load %[[AS]]
+// TILED: math.fma %{{.*}}, %{{.*}}, %[[S]] : f32
+// TILED-COUNT-15: math.fma
+// TILED: gpu.barrier
+// TILED-COUNT-16: memref.store %{{.*}}, %arg2
+// TILED: gpu.terminator
+// NVVM-LABEL: func.func @matmul(
+// NVVM: call @__ocannl_tiled
+// NVVM-LABEL: func.func private @__ocannl_tiled(
+// NVVM: gpu.launch_func @__ocannl_tiled_kernel::@__ocannl_tiled_kernel blocks in (%c1, %c2, %c1) threads in (%c16, %c16, %c1) args(%arg0 : memref<70x300xf32>, %arg1 : memref<20x300xf32>, %arg2 : memref<70x20xf32>)
+// Its kernel as PTX: two shared tiles, barriers, the products as FMAs.
+// NVVM: gpu.binary @__ocannl_tiled_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
+// NVVM-SAME: .target sm_80
+// NVVM-SAME: .visible .entry __ocannl_tiled_kernel(
+// NVVM-SAME: .shared .align 4 .b8 __wg___ocannl_tiled_kernel_0[4096]
+// NVVM-SAME: bar.sync
+// NVVM-SAME: fma.rn.f32
+// NVVM-SAME: bar.sync
+// NVVM-SAME: st.global.b32
 // The same kernel's steps as CPU loops (`ocannl-run --target grid-on-cpu`
 // runs them: the differential tests check its indices and guards): the
 // threads of a block looped between the barriers' places, tiles and
 // accumulators in block-sized buffers.
 // EMU-LABEL: func.func private @__ocannl_tiled(
 // EMU-NOT: gpu.
-// EMU: memref.alloca() : memref<16x16xf32>
+// EMU: memref.alloca() : memref<64x16xf32>
 // EMU: scf.for %{{.*}} = %c0{{.*}} to %c300 step %c16{{.*}} {
 // EMU-NOT: gpu.
 // EMU: return
-// NVVM-LABEL: func.func @matmul(
-// NVVM: call @__ocannl_tiled
-// NVVM-LABEL: func.func private @__ocannl_tiled(
-// NVVM: gpu.launch_func @__ocannl_tiled_kernel::@__ocannl_tiled_kernel blocks in (%c2, %c5, %c1) threads in (%c16, %c16, %c1) args(%arg0 : memref<70x300xf32>, %arg1 : memref<20x300xf32>, %arg2 : memref<70x20xf32>)
-// Its kernel as PTX: two shared tiles, barriers, the products as FMAs.
-// NVVM: gpu.binary @__ocannl_tiled_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
-// NVVM-SAME: .target sm_80
-// NVVM-SAME: .visible .entry __ocannl_tiled_kernel(
-// NVVM-SAME: .shared .align 4 .b8 __wg___ocannl_tiled_kernel_0[1024]
-// NVVM-SAME: bar.sync
-// NVVM-SAME: fma.rn.f32
-// NVVM-SAME: bar.sync
-// NVVM-SAME: st.global.b32
 // SM90-LABEL: func.func @matmul(
 // SM90: gpu.binary @__ocannl_tiled_kernel [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">, properties = {{.*}} O = 2 : i32}
 // SM90-SAME: .target sm_90
@@ -151,7 +150,7 @@ func.func @concat(%a: !ocannl.tensor<f32, "2,5">, %b: !ocannl.tensor<f32, "3,5">
 
 // A batched product: the batch on the grid's z.
 // NVVM-LABEL: func.func private @__ocannl_tiled_{{[0-9]+}}(
-// NVVM: gpu.launch_func @__ocannl_tiled_{{[0-9]+}}_kernel::@__ocannl_tiled_{{[0-9]+}}_kernel blocks in (%c3, %c2, %c3) threads in (%c16, %c16, %c1) args(%arg0 : memref<3x30x20xf32>, %arg1 : memref<3x20x40xf32>, %arg2 : memref<3x30x40xf32>)
+// NVVM: gpu.launch_func @__ocannl_tiled_{{[0-9]+}}_kernel::@__ocannl_tiled_{{[0-9]+}}_kernel blocks in (%c1, %c1, %c3) threads in (%c16, %c16, %c1) args(%arg0 : memref<3x30x20xf32>, %arg1 : memref<3x20x40xf32>, %arg2 : memref<3x30x40xf32>)
 func.func @batched(%a: !ocannl.tensor<f32, "3|20->30">, %b: !ocannl.tensor<f32, "3|40->20">) -> !ocannl.tensor<f32, "...|...->..."> {
   %0 = "ocannl.matmul"(%a, %b) : (!ocannl.tensor<f32, "3|20->30">, !ocannl.tensor<f32, "3|40->20">) -> !ocannl.tensor<f32, "...|...->...">
   return %0 : !ocannl.tensor<f32, "...|...->...">

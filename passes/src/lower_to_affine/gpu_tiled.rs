@@ -2,18 +2,22 @@
 //! whose projections are a (batched) matrix product `C[.., i, j] += A[..,
 //! i, k] · B[.., k, j]` (any axis order in each operand, OCANNL's
 //! transposed weights included) becomes an explicit `gpu.launch`. Each
-//! block computes a `T × T` tile of C, one cell per thread; for each step
-//! of `T` along the reduction, the block's threads copy a `T × T` tile of
-//! A and one of B into workgroup memory (each thread one cell of each,
-//! zero outside the operands), synchronise, accumulate `T` products from
-//! there in a register, and synchronise again. Every operand cell is read
-//! from global memory once per tile instead of once per product.
+//! block of 16 × 16 threads computes a 64 × 64 tile of C, each thread a
+//! 4 × 4 block of it (rows `ty + 16a`, columns `tx + 16b`: a warp's stores
+//! are adjacent). For each step of 16 along the reduction, the threads
+//! copy a 64 × 16 tile of A and a 16 × 64 tile of B into workgroup memory
+//! (four cells each, threadIdx.x along each operand's contiguous axis, so
+//! a warp's loads are adjacent; zero outside the operands), synchronise,
+//! accumulate 16 products into each of their 16 registers (4 + 4 loads
+//! from workgroup memory per 16 FMAs), and synchronise again.
 //!
 //! The kernel is written as MLIR text in a private helper function (the
 //! `gpu.launch` with its workgroup buffers and barriers), parsed, and
 //! called from the lowered function; `gpu-kernel-outlining` outlines it
 //! like the grids. Upstream's parallel-loop mapping cannot express
-//! workgroup memory and barriers, hence the explicit launch.
+//! workgroup memory and barriers, hence the explicit launch. The same
+//! text generator writes the kernel's steps as CPU loops
+//! (`shared-tiles=emulate`), which the differential tests run.
 
 use std::fmt::Write;
 
@@ -28,8 +32,12 @@ use super::{
     emit::{At, Emitter},
 };
 
-/// The tile side (threads per block: `T × T`).
+/// Threads per block along x and y; the reduction step.
 const T: u64 = 16;
+/// Cells per thread along rows and columns.
+const R: u64 = 4;
+/// The block's tile of C: `B × B` cells.
+const B: u64 = T * R;
 
 /// What an axis of an operand or of the result is indexed by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,7 +159,7 @@ pub(super) fn tiled(
     };
     // The grid's limits: x up to 2^31 - 1 blocks, y and z up to 65535.
     let gz: u64 = tiled.batch.iter().product();
-    if tiled.n.div_ceil(T) >= 1 << 31 || tiled.m.div_ceil(T) > 65535 || gz > 65535 {
+    if tiled.n.div_ceil(B) >= 1 << 31 || tiled.m.div_ceil(B) > 65535 || gz > 65535 {
         return None;
     }
     // The operands read the row (A), the column (B) and the reduction
@@ -176,8 +184,14 @@ struct Text<'t> {
     tb: &'t str,
     tc: &'t str,
     elem: &'t str,
-    /// The tiles' type.
-    shared: String,
+    /// The type of A's tile (`B × T`) and of B's (`T × B`).
+    tile_a: String,
+    tile_b: String,
+}
+
+/// The cells of a thread's block, `(a, b)` row-major.
+fn cells() -> impl Iterator<Item = (u64, u64)> {
+    (0..R).flat_map(|a| (0..R).map(move |b| (a, b)))
 }
 
 impl Text<'_> {
@@ -197,14 +211,17 @@ impl Text<'_> {
             .join(", ")
     }
 
-    /// The constants (`%z`, `%one`, `%T`, `%M`, `%N`, `%K`, `%zero`, the
-    /// fixed indices).
+    /// The constants: `%z`, `%one`, `%T`, `%bside`, `%M`, `%N`, `%K`,
+    /// `%zero`, the offsets `%o<n>` (`16n`), the fixed indices `%f<v>`.
     fn constants(&self) -> String {
         let (t, elem) = (self.t, self.elem);
         let mut w = format!(
-            "%z = arith.constant 0 : index\n%one = arith.constant 1 : index\n%T = arith.constant {T} : index\n%M = arith.constant {} : index\n%N = arith.constant {} : index\n%K = arith.constant {} : index\n%zero = arith.constant 0.0 : {elem}\n",
+            "%z = arith.constant 0 : index\n%one = arith.constant 1 : index\n%T = arith.constant {T} : index\n%bside = arith.constant {B} : index\n%M = arith.constant {} : index\n%N = arith.constant {} : index\n%K = arith.constant {} : index\n%zero = arith.constant 0.0 : {elem}\n",
             t.m, t.n, t.k
         );
+        for q in 0..R {
+            let _ = writeln!(w, "%o{q} = arith.constant {} : index", q * T);
+        }
         let mut fixed: Vec<u64> = vec![];
         for r in t.roles_a.iter().chain(&t.roles_b).chain(&t.roles_c) {
             if let Role::Fixed(v) = r
@@ -217,13 +234,20 @@ impl Text<'_> {
         w
     }
 
-    /// A thread's position: `%i`, `%j` (its cell of C), the batch
-    /// positions `%b<n>`, whether its cell exists (`%in`), from `%bx`,
-    /// `%by`, `%bz`, `%tx`, `%ty`.
+    /// A thread's position from `%bx`, `%by`, `%bz`, `%tx`, `%ty`: its rows
+    /// `%i<a>` and columns `%j<b>` of C, their offsets in the block's tile
+    /// (`%ty<a>`, `%tx<b>`), whether they exist (`%in_i<a>`, `%in_j<b>`),
+    /// the batch positions `%b<n>`.
     fn position(&self) -> String {
         let mut w = String::from(
-            "%by16 = arith.muli %by, %T : index\n%i = arith.addi %by16, %ty : index\n%bx16 = arith.muli %bx, %T : index\n%j = arith.addi %bx16, %tx : index\n",
+            "%byB = arith.muli %by, %bside : index\n%bxB = arith.muli %bx, %bside : index\n",
         );
+        for q in 0..R {
+            let _ = writeln!(
+                w,
+                "%ty{q} = arith.addi %ty, %o{q} : index\n%i{q} = arith.addi %byB, %ty{q} : index\n%in_i{q} = arith.cmpi ult, %i{q}, %M : index\n%tx{q} = arith.addi %tx, %o{q} : index\n%j{q} = arith.addi %bxB, %tx{q} : index\n%in_j{q} = arith.cmpi ult, %j{q}, %N : index"
+            );
+        }
         let mut stride = 1u64;
         for (n, &size) in self.t.batch.iter().enumerate().rev() {
             let _ = writeln!(
@@ -232,29 +256,32 @@ impl Text<'_> {
             );
             stride *= size;
         }
-        w.push_str("%in_i = arith.cmpi ult, %i, %M : index\n%in_j = arith.cmpi ult, %j, %N : index\n%in = arith.andi %in_i, %in_j : i1\n");
         w
     }
 
-    /// The sums' start in `%acc0`: the cell of C, or zero.
+    /// The sums' starts `%s0_<a>_<b>`: the cells of C, or zero.
     fn start(&self, from_c: bool) -> String {
         let (elem, tc) = (self.elem, self.tc);
-        if from_c {
-            format!(
-                "%acc0 = scf.if %in -> ({elem}) {{\n%c = memref.load %C[{}] : {tc}\nscf.yield %c : {elem}\n}} else {{\nscf.yield %zero : {elem}\n}}\n",
-                Self::index(&self.t.roles_c, "%i", "%j", "%z")
-            )
-        } else {
-            format!("%acc0 = arith.addf %zero, %zero : {elem}\n")
+        let mut w = String::new();
+        for (a, b) in cells() {
+            if from_c {
+                let _ = writeln!(
+                    w,
+                    "%in{a}_{b} = arith.andi %in_i{a}, %in_j{b} : i1\n%s0_{a}_{b} = scf.if %in{a}_{b} -> ({elem}) {{\n%c{a}_{b} = memref.load %C[{}] : {tc}\nscf.yield %c{a}_{b} : {elem}\n}} else {{\nscf.yield %zero : {elem}\n}}",
+                    Self::index(&self.t.roles_c, &format!("%i{a}"), &format!("%j{b}"), "%z")
+                );
+            } else {
+                let _ = writeln!(w, "%s0_{a}_{b} = arith.addf %zero, %zero : {elem}");
+            }
         }
+        w
     }
 
-    /// The thread's cell of each tile for reduction step `%kt`, each tile
-    /// read with threadIdx.x along the operand's contiguous (last) axis: a
-    /// warp reads adjacent cells (coalesced), whichever of the tile's two
-    /// axes that is (OCANNL's `"K->N"` weight is `[N, K]`); zero outside.
+    /// The thread's four cells of each tile for reduction step `%kt`,
+    /// threadIdx.x along each operand's contiguous (last) axis (OCANNL's
+    /// `"K->N"` weight is `[N, K]`); zero outside the operands.
     fn load(&self) -> String {
-        let (t, elem, shared) = (self.t, self.elem, &self.shared);
+        let (t, elem) = (self.t, self.elem);
         let last = |roles: &[Role]| {
             roles
                 .iter()
@@ -262,51 +289,86 @@ impl Text<'_> {
                 .find(|r| !matches!(r, Role::Fixed(_) | Role::Batch(_)))
                 .copied()
         };
-        // A's tile: row r (a row of C), column c (a step of the reduction).
-        let (ar, ak) = if last(&t.roles_a) == Some(Role::Row) {
-            ("%tx", "%ty")
-        } else {
-            ("%ty", "%tx")
-        };
-        // B's tile: row r (a step of the reduction), column c (of C).
-        let (bk, bc) = if last(&t.roles_b) == Some(Role::Red) {
-            ("%tx", "%ty")
-        } else {
-            ("%ty", "%tx")
-        };
-        format!(
-            "%ar = arith.addi %by16, {ar} : index\n%ak = arith.addi %kt, {ak} : index\n%ar_in = arith.cmpi ult, %ar, %M : index\n%ak_in = arith.cmpi ult, %ak, %K : index\n%oka = arith.andi %ar_in, %ak_in : i1\n%va = scf.if %oka -> ({elem}) {{\n%x = memref.load %A[{}] : {ta}\nscf.yield %x : {elem}\n}} else {{\nscf.yield %zero : {elem}\n}}\nmemref.store %va, %As[{ar}, {ak}] : {shared}\n\
-%bk = arith.addi %kt, {bk} : index\n%bc = arith.addi %bx16, {bc} : index\n%bk_in = arith.cmpi ult, %bk, %K : index\n%bc_in = arith.cmpi ult, %bc, %N : index\n%okb = arith.andi %bk_in, %bc_in : i1\n%vb = scf.if %okb -> ({elem}) {{\n%y = memref.load %B[{}] : {tb}\nscf.yield %y : {elem}\n}} else {{\nscf.yield %zero : {elem}\n}}\nmemref.store %vb, %Bs[{bk}, {bc}] : {shared}\n",
-            Self::index(&t.roles_a, "%ar", "%j", "%ak"),
-            Self::index(&t.roles_b, "%i", "%bc", "%bk"),
-            ta = self.ta,
-            tb = self.tb,
-        )
+        let a_rows_fast = last(&t.roles_a) == Some(Role::Row);
+        let b_red_fast = last(&t.roles_b) == Some(Role::Red);
+        let mut w = String::new();
+        for q in 0..R {
+            // A's tile: row r (of the block's 64), column kk (of the 16).
+            let (r, kk) = if a_rows_fast {
+                (format!("%tx{q}"), "%ty")
+            } else {
+                (format!("%ty{q}"), "%tx")
+            };
+            let _ = writeln!(
+                w,
+                "%ar{q} = arith.addi %byB, {r} : index\n%ak{q} = arith.addi %kt, {kk} : index\n%ar_in{q} = arith.cmpi ult, %ar{q}, %M : index\n%ak_in{q} = arith.cmpi ult, %ak{q}, %K : index\n%oka{q} = arith.andi %ar_in{q}, %ak_in{q} : i1\n%va{q} = scf.if %oka{q} -> ({elem}) {{\n%x{q} = memref.load %A[{}] : {ta}\nscf.yield %x{q} : {elem}\n}} else {{\nscf.yield %zero : {elem}\n}}\nmemref.store %va{q}, %As[{r}, {kk}] : {tile_a}",
+                Self::index(&t.roles_a, &format!("%ar{q}"), "%z", &format!("%ak{q}")),
+                ta = self.ta,
+                tile_a = self.tile_a,
+            );
+            // B's tile: row kk (of the 16), column c (of the block's 64).
+            let (kk, c) = if b_red_fast {
+                ("%tx", format!("%ty{q}"))
+            } else {
+                ("%ty", format!("%tx{q}"))
+            };
+            let _ = writeln!(
+                w,
+                "%bk{q} = arith.addi %kt, {kk} : index\n%bc{q} = arith.addi %bxB, {c} : index\n%bk_in{q} = arith.cmpi ult, %bk{q}, %K : index\n%bc_in{q} = arith.cmpi ult, %bc{q}, %N : index\n%okb{q} = arith.andi %bk_in{q}, %bc_in{q} : i1\n%vb{q} = scf.if %okb{q} -> ({elem}) {{\n%y{q} = memref.load %B[{}] : {tb}\nscf.yield %y{q} : {elem}\n}} else {{\nscf.yield %zero : {elem}\n}}\nmemref.store %vb{q}, %Bs[{kk}, {c}] : {tile_b}",
+                Self::index(&t.roles_b, "%z", &format!("%bc{q}"), &format!("%bk{q}")),
+                tb = self.tb,
+                tile_b = self.tile_b,
+            );
+        }
+        w
     }
 
-    /// `%s`: `acc` plus the products of the thread's row of A's tile and
-    /// column of B's tile.
-    fn products(&self, acc: &str) -> String {
-        let (elem, shared) = (self.elem, &self.shared);
-        format!(
-            "%s = scf.for %kk = %z to %T step %one iter_args(%s0 = {acc}) -> ({elem}) {{\n%p = memref.load %As[%ty, %kk] : {shared}\n%q = memref.load %Bs[%kk, %tx] : {shared}\n%f = math.fma %p, %q, %s0 : {elem}\nscf.yield %f : {elem}\n}}\n"
-        )
+    /// `%p:16`: the 16 sums `acc` (names `{acc}<n>` or a result `{acc}#n`)
+    /// plus 16 products each from the tiles.
+    fn products(&self, acc: &dyn Fn(u64) -> String) -> String {
+        let (elem, ta, tb) = (self.elem, &self.tile_a, &self.tile_b);
+        let n = R * R;
+        let inits: Vec<String> = (0..n).map(|c| format!("%r{c} = {}", acc(c))).collect();
+        let types = vec![elem; n as usize].join(", ");
+        let mut w = format!(
+            "%p:{n} = scf.for %kk = %z to %T step %one iter_args({}) -> ({types}) {{\n",
+            inits.join(", ")
+        );
+        for q in 0..R {
+            let _ = writeln!(
+                w,
+                "%pa{q} = memref.load %As[%ty{q}, %kk] : {ta}\n%pb{q} = memref.load %Bs[%kk, %tx{q}] : {tb}"
+            );
+        }
+        let mut outs = vec![];
+        for (c, (a, b)) in cells().enumerate() {
+            let _ = writeln!(w, "%f{a}_{b} = math.fma %pa{a}, %pb{b}, %r{c} : {elem}");
+            outs.push(format!("%f{a}_{b}"));
+        }
+        let _ = writeln!(w, "scf.yield {} : {types}\n}}", outs.join(", "));
+        w
     }
 
-    /// Stores `acc` into the thread's cell of C, if it has one.
-    fn store(&self, acc: &str) -> String {
-        format!(
-            "scf.if %in {{\nmemref.store {acc}, %C[{}] : {}\n}}\n",
-            Self::index(&self.t.roles_c, "%i", "%j", "%z"),
-            self.tc
-        )
+    /// Stores the 16 sums `acc(n)` into the thread's cells of C that exist.
+    fn store(&self, acc: &dyn Fn(u64) -> String) -> String {
+        let mut w = String::new();
+        for (c, (a, b)) in cells().enumerate() {
+            let _ = writeln!(
+                w,
+                "%out{a}_{b} = arith.andi %in_i{a}, %in_j{b} : i1\nscf.if %out{a}_{b} {{\nmemref.store {}, %C[{}] : {}\n}}",
+                acc(c as u64),
+                Self::index(&self.t.roles_c, &format!("%i{a}"), &format!("%j{b}"), "%z"),
+                self.tc
+            );
+        }
+        w
     }
 }
 
 /// The text of the helper function `name` holding the tiled kernel: a
 /// `gpu.launch`, or (`emulate`) the same steps for the CPU, the threads of
 /// a block looped between what would be its barriers and each thread's
-/// accumulator in a block-sized buffer (`--target grid-on-cpu` checks the
+/// accumulators in a block-sized buffer (`--target grid-on-cpu` checks the
 /// kernel's indices and guards that way).
 fn kernel_text(
     t: &Tiled,
@@ -317,12 +379,11 @@ fn kernel_text(
     emulate: bool,
 ) -> String {
     let gz: u64 = t.batch.iter().product::<u64>().max(1);
-    let (gx, gy) = (t.n.div_ceil(T), t.m.div_ceil(T));
-    let tile = format!("memref<{T}x{T}x{elem}");
-    let shared = if emulate {
-        format!("{tile}>")
+    let (gx, gy) = (t.n.div_ceil(B), t.m.div_ceil(B));
+    let space = if emulate {
+        String::new()
     } else {
-        format!("{tile}, #gpu.address_space<workgroup>>")
+        ", #gpu.address_space<workgroup>".to_owned()
     };
     let x = Text {
         t,
@@ -330,38 +391,55 @@ fn kernel_text(
         tb,
         tc,
         elem,
-        shared,
+        tile_a: format!("memref<{B}x{T}x{elem}{space}>"),
+        tile_b: format!("memref<{T}x{B}x{elem}{space}>"),
     };
+    let n = R * R;
+    let types = vec![elem; n as usize].join(", ");
     let mut w = format!(
         "func.func private @{name}(%A: {ta}, %B: {tb}, %C: {tc}) {{\n%c1 = arith.constant 1 : index\n%cT = arith.constant {T} : index\n%gx = arith.constant {gx} : index\n%gy = arith.constant {gy} : index\n%gz = arith.constant {gz} : index\n"
     );
     if !emulate {
         let _ = writeln!(
             w,
-            "gpu.launch blocks(%bx, %by, %bz) in (%sgx = %gx, %sgy = %gy, %sgz = %gz) threads(%tx, %ty, %tz) in (%sbx = %cT, %sby = %cT, %sbz = %c1) workgroup(%As : {s}, %Bs : {s}) {{",
-            s = x.shared
+            "gpu.launch blocks(%bx, %by, %bz) in (%sgx = %gx, %sgy = %gy, %sgz = %gz) threads(%tx, %ty, %tz) in (%sbx = %cT, %sby = %cT, %sbz = %c1) workgroup(%As : {}, %Bs : {}) {{",
+            x.tile_a, x.tile_b
         );
         w.push_str(&x.constants());
         w.push_str(&x.position());
         w.push_str(&x.start(start_from_c));
+        let inits: Vec<String> = cells()
+            .enumerate()
+            .map(|(c, (a, b))| format!("%a{c} = %s0_{a}_{b}"))
+            .collect();
         let _ = writeln!(
             w,
-            "%acc = scf.for %kt = %z to %K step %T iter_args(%a = %acc0) -> ({elem}) {{"
+            "%acc:{n} = scf.for %kt = %z to %K step %T iter_args({}) -> ({types}) {{",
+            inits.join(", ")
         );
         w.push_str(&x.load());
         w.push_str("gpu.barrier\n");
-        w.push_str(&x.products("%a"));
-        let _ = writeln!(w, "gpu.barrier\nscf.yield %s : {elem}\n}}");
-        w.push_str(&x.store("%acc"));
+        w.push_str(&x.products(&|c| format!("%a{c}")));
+        let outs: Vec<String> = (0..n).map(|c| format!("%p#{c}")).collect();
+        let _ = writeln!(
+            w,
+            "gpu.barrier\nscf.yield {} : {types}\n}}",
+            outs.join(", ")
+        );
+        w.push_str(&x.store(&|c| format!("%acc#{c}")));
         w.push_str("gpu.terminator\n}\nreturn\n}\n");
         return w;
     }
     w.push_str(&x.constants());
+    let acc_ty = format!("memref<{T}x{T}x{n}x{elem}>");
     let _ = writeln!(
         w,
-        "%As = memref.alloca() : {s}\n%Bs = memref.alloca() : {s}\n%Acc = memref.alloca() : {s}",
-        s = x.shared
+        "%As = memref.alloca() : {}\n%Bs = memref.alloca() : {}\n%Acc = memref.alloca() : {acc_ty}",
+        x.tile_a, x.tile_b
     );
+    for c in 0..n {
+        let _ = writeln!(w, "%e{c} = arith.constant {c} : index");
+    }
     // The block loops, then per phase a loop over the block's threads.
     w.push_str("scf.for %bz = %z to %gz step %one {\nscf.for %by = %z to %gy step %one {\nscf.for %bx = %z to %gx step %one {\n");
     let threads = |body: String| {
@@ -369,23 +447,39 @@ fn kernel_text(
             "scf.for %ty = %z to %T step %one {{\nscf.for %tx = %z to %T step %one {{\n{body}}}\n}}\n"
         )
     };
-    let s = &x.shared;
+    let saves = |name: &dyn Fn(u64, u64, u64) -> String| -> String {
+        cells()
+            .enumerate()
+            .map(|(c, (a, b))| {
+                format!(
+                    "memref.store {}, %Acc[%ty, %tx, %e{c}] : {acc_ty}\n",
+                    name(c as u64, a, b)
+                )
+            })
+            .collect()
+    };
+    let loads: String = (0..n)
+        .map(|c| format!("%l{c} = memref.load %Acc[%ty, %tx, %e{c}] : {acc_ty}\n"))
+        .collect();
     w.push_str(&threads(format!(
-        "{}{}memref.store %acc0, %Acc[%ty, %tx] : {s}\n",
+        "{}{}{}",
         x.position(),
-        x.start(start_from_c)
+        x.start(start_from_c),
+        saves(&|_, a, b| format!("%s0_{a}_{b}"))
     )));
     w.push_str("scf.for %kt = %z to %K step %T {\n");
     w.push_str(&threads(format!("{}{}", x.position(), x.load())));
     w.push_str(&threads(format!(
-        "%a = memref.load %Acc[%ty, %tx] : {s}\n{}memref.store %s, %Acc[%ty, %tx] : {s}\n",
-        x.products("%a")
+        "{}{loads}{}{}",
+        x.position(),
+        x.products(&|c| format!("%l{c}")),
+        saves(&|c, _, _| format!("%p#{c}"))
     )));
     w.push_str("}\n");
     w.push_str(&threads(format!(
-        "{}%acc = memref.load %Acc[%ty, %tx] : {s}\n{}",
+        "{}{loads}{}",
         x.position(),
-        x.store("%acc")
+        x.store(&|c| format!("%l{c}"))
     )));
     w.push_str("}\n}\n}\nreturn\n}\n");
     w
