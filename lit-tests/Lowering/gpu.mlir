@@ -114,8 +114,20 @@ func.func @bias_relu(%x: !ocannl.tensor<f32, "50,40">, %b: !ocannl.tensor<f32, "
 // GRID-NEXT: affine.for {{.*}} = 0 to 3 iter_args
 // GRID: affine.if {{.*}} -> f32 {
 // GRID: math.fma
+// With shared tiles it is an implicit GEMM: rows (oh, ow) = 64, columns
+// co = 4, reduction (kh, kw, ci) = 27, the input read through the padded
+// window with its bounds checked.
+// TILED-LABEL: func.func @conv(
+// TILED-NEXT: call @__ocannl_tiled_{{[0-9]+}}(%arg0, %arg1, %arg2)
+// TILED-LABEL: func.func private @__ocannl_tiled_{{[0-9]+}}(
+// TILED: gpu.launch
+// TILED: scf.for {{.*}} to %c27
+// TILED: arith.cmpi sge
+// TILED: arith.cmpi slt
+// TILED: memref.load %arg0
 // NVVM-LABEL: func.func @conv(
-// NVVM: gpu.launch_func @conv_kernel::@conv_kernel blocks in (%c1, %c1, %c1) threads in (%c256, %c1, %c1)
+// NVVM: call @__ocannl_tiled_{{[0-9]+}}(%arg0, %arg1, %arg2)
+// NVVM: gpu.launch_func @__ocannl_tiled_{{[0-9]+}}_kernel::@__ocannl_tiled_{{[0-9]+}}_kernel blocks in (%c1, %c1, %c1) threads in (%c16, %c16, %c1)
 func.func @conv(%x: !ocannl.tensor<f32, "8,8,3">, %k: !ocannl.tensor<f32, "3,3,3->4">) -> !ocannl.tensor<f32, "...|...->..."> {
   %y = "ocannl.einsum"(%x, %k) {spec = "oh=+kh,ow=+kw,ci; kh,kw,ci->co => oh,ow,co"} : (!ocannl.tensor<f32, "8,8,3">, !ocannl.tensor<f32, "3,3,3->4">) -> !ocannl.tensor<f32, "...|...->...">
   return %y : !ocannl.tensor<f32, "...|...->...">

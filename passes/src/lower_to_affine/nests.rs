@@ -187,7 +187,7 @@ impl<'c> Emitter<'c> {
         }
         if let Some(block) = self.target.gpu_block {
             if self.target.shared_tiles
-                && let Some(t) = gpu_tiled::tiled(&p, init, &compute, accum, elem)
+                && let Some(t) = gpu_tiled::tiled(&p, &operand_dims, init, &compute, accum, elem)
             {
                 // The result holds its addend, or the neutral element where
                 // not every cell is written; else the sums start at zero.

@@ -1,0 +1,488 @@
+//! The MLIR text of a tiled kernel ([`super`]): the `gpu.launch`, or the
+//! same steps as CPU loops (the threads of a block looped between what
+//! would be its barriers, each thread's accumulators in a block-sized
+//! buffer), from one generator, so that running the second checks the
+//! first's indices and guards.
+
+use std::{
+    cell::RefCell,
+    collections::{BTreeSet, HashMap},
+    fmt::Write,
+};
+
+use ocannl_shape::projection::AxisIndex;
+
+use super::{B, R, T, Tiled};
+
+/// The generator: the kernel's types and the index constants it uses.
+struct Gen<'t> {
+    t: &'t Tiled,
+    ta: &'t str,
+    tb: &'t str,
+    tc: &'t str,
+    elem: &'t str,
+    /// The type of A's tile (`B × T`) and of B's (`T × B`).
+    tile_a: String,
+    tile_b: String,
+    consts: RefCell<BTreeSet<i64>>,
+}
+
+/// The cells of a thread's block, `(a, b)` row-major.
+fn cells() -> impl Iterator<Item = (u64, u64)> {
+    (0..R).flat_map(|a| (0..R).map(move |b| (a, b)))
+}
+
+/// Iterator → the SSA name of its position.
+type Env = HashMap<usize, String>;
+
+impl Gen<'_> {
+    /// The `index` constant `v` (declared by [`Gen::constants`]).
+    fn c(&self, v: i64) -> String {
+        self.consts.borrow_mut().insert(v);
+        if v < 0 {
+            format!("%km{}", v.unsigned_abs())
+        } else {
+            format!("%k{v}")
+        }
+    }
+
+    /// Declarations of the constants used so far, and of `%zero`.
+    fn constants(&self) -> String {
+        let mut w = format!("%zero = arith.constant 0.0 : {}\n", self.elem);
+        for &v in self.consts.borrow().iter() {
+            let name = if v < 0 {
+                format!("%km{}", v.unsigned_abs())
+            } else {
+                format!("%k{v}")
+            };
+            let _ = writeln!(w, "{name} = arith.constant {v} : index");
+        }
+        w
+    }
+
+    /// `lin` (a linear position over `its`, the last fastest) split into
+    /// one position per iterator, named `%<prefix>_<iterator>`.
+    fn delinearize(
+        &self,
+        w: &mut String,
+        prefix: &str,
+        lin: &str,
+        its: &[(usize, u64)],
+        env: &mut Env,
+    ) {
+        if let [(i, _)] = its {
+            env.insert(*i, lin.to_owned());
+            return;
+        }
+        let mut stride: u64 = its.iter().map(|(_, e)| *e).product();
+        for (n, &(i, e)) in its.iter().enumerate() {
+            stride /= e;
+            let name = format!("%{prefix}_{i}");
+            let q = if stride == 1 {
+                lin.to_owned()
+            } else {
+                let q = format!("%{prefix}_q{i}");
+                let _ = writeln!(
+                    w,
+                    "{q} = arith.divui {lin}, {} : index",
+                    self.c(stride as i64)
+                );
+                q
+            };
+            if n == 0 {
+                let _ = writeln!(w, "{name} = arith.addi {q}, {} : index", self.c(0));
+            } else {
+                let _ = writeln!(w, "{name} = arith.remui {q}, {} : index", self.c(e as i64));
+            }
+            env.insert(i, name);
+        }
+    }
+
+    /// The indices `idx` at the positions `env` (iterators not in it have
+    /// extent 1), joined for a load or store, and an `i1` that holds when
+    /// every strided or padded index is inside `dims` (`None`: always).
+    fn index(
+        &self,
+        w: &mut String,
+        prefix: &str,
+        idx: &[AxisIndex],
+        dims: &[u64],
+        env: &Env,
+    ) -> (String, Option<String>) {
+        let at = |i: &usize| env.get(i).cloned().unwrap_or_else(|| self.c(0));
+        let mut names = vec![];
+        let mut guard: Option<String> = None;
+        for (ax, a) in idx.iter().enumerate() {
+            let v = match a {
+                AxisIndex::Iter(i) => at(i),
+                AxisIndex::Fixed(v) => self.c(*v as i64),
+                AxisIndex::Affine(x) => {
+                    let mut terms = vec![];
+                    for (part, term) in [("o", x.over), ("k", x.kernel)] {
+                        if let Some((i, s)) = term {
+                            let name = format!("%{prefix}_{part}{ax}");
+                            let _ = writeln!(
+                                w,
+                                "{name} = arith.muli {}, {} : index",
+                                at(&i),
+                                self.c(s as i64)
+                            );
+                            terms.push(name);
+                        }
+                    }
+                    let mut v = self.c(x.offset);
+                    for (n, term) in terms.iter().enumerate() {
+                        let name = format!("%{prefix}_s{ax}_{n}");
+                        let _ = writeln!(w, "{name} = arith.addi {v}, {term} : index");
+                        v = name;
+                    }
+                    v
+                }
+                AxisIndex::Concat(_) => self.c(0),
+            };
+            // Any index may leave its axis (a padded window collapsed to
+            // an iterator, a diagonal): those reads are padding.
+            if let Some(&dim) = dims.get(ax) {
+                let (lo, hi) = a.range(&self.t.space);
+                let dim = dim as i64;
+                if lo < 0 || hi > dim - 1 {
+                    let ok = format!("%{prefix}_in{ax}");
+                    let _ = writeln!(
+                        w,
+                        "{ok}_lo = arith.cmpi sge, {v}, {} : index\n{ok}_hi = arith.cmpi slt, {v}, {} : index\n{ok} = arith.andi {ok}_lo, {ok}_hi : i1",
+                        self.c(0),
+                        self.c(dim)
+                    );
+                    guard = Some(match guard {
+                        None => ok,
+                        Some(g) => {
+                            let both = format!("{ok}_and");
+                            let _ = writeln!(w, "{both} = arith.andi {g}, {ok} : i1");
+                            both
+                        }
+                    });
+                }
+            }
+            names.push(v);
+        }
+        (names.join(", "), guard)
+    }
+
+    /// The batch positions `%b<n>` from the block's z index.
+    fn batch(&self, w: &mut String, env: &mut Env) {
+        let its = &self.t.batch;
+        if its.is_empty() {
+            return;
+        }
+        self.delinearize(w, "bat", "%bz", its, env);
+    }
+
+    /// A thread's position from `%bx`, `%by`, `%bz`, `%tx`, `%ty`: its
+    /// rows `%i<a>` and columns `%j<b>` of C (linear positions), their
+    /// offsets in the block's tile (`%ty<a>`, `%tx<b>`), whether they exist
+    /// (`%in_i<a>`, `%in_j<b>`); and the environments of each row (the row
+    /// iterators' positions) and of the batch.
+    fn position(&self, w: &mut String) -> (Vec<Env>, Env) {
+        let _ = writeln!(
+            w,
+            "%byB = arith.muli %by, {b} : index\n%bxB = arith.muli %bx, {b} : index",
+            b = self.c(B as i64)
+        );
+        let mut batch = Env::new();
+        self.batch(w, &mut batch);
+        let mut rows = vec![];
+        for q in 0..R {
+            let o = self.c((q * T) as i64);
+            let _ = writeln!(
+                w,
+                "%ty{q} = arith.addi %ty, {o} : index\n%i{q} = arith.addi %byB, %ty{q} : index\n%in_i{q} = arith.cmpi ult, %i{q}, {m} : index\n%tx{q} = arith.addi %tx, {o} : index\n%j{q} = arith.addi %bxB, %tx{q} : index\n%in_j{q} = arith.cmpi ult, %j{q}, {n} : index",
+                m = self.c(self.t.m as i64),
+                n = self.c(self.t.n as i64)
+            );
+            let mut env = batch.clone();
+            self.delinearize(
+                w,
+                &format!("ri{q}"),
+                &format!("%i{q}"),
+                &self.t.rows,
+                &mut env,
+            );
+            rows.push(env);
+        }
+        (rows, batch)
+    }
+
+    /// The index of C's cell `(a, b)` of the thread.
+    fn c_index(&self, w: &mut String, rows: &[Env], a: u64, b: u64) -> String {
+        let mut env = rows[a as usize].clone();
+        env.insert(self.t.col.0, format!("%j{b}"));
+        self.index(w, &format!("ci{a}_{b}"), &self.t.idx_c, &[], &env)
+            .0
+    }
+
+    /// The sums' starts `%s0_<a>_<b>`: the cells of C, or zero.
+    fn start(&self, w: &mut String, rows: &[Env], from_c: bool) {
+        let (elem, tc) = (self.elem, self.tc);
+        for (a, b) in cells() {
+            if from_c {
+                let index = self.c_index(w, rows, a, b);
+                let _ = writeln!(
+                    w,
+                    "%in{a}_{b} = arith.andi %in_i{a}, %in_j{b} : i1\n%s0_{a}_{b} = scf.if %in{a}_{b} -> ({elem}) {{\n%c{a}_{b} = memref.load %C[{index}] : {tc}\nscf.yield %c{a}_{b} : {elem}\n}} else {{\nscf.yield %zero : {elem}\n}}"
+                );
+            } else {
+                let _ = writeln!(w, "%s0_{a}_{b} = arith.addf %zero, %zero : {elem}");
+            }
+        }
+    }
+
+    /// Whether the last axis of `idx` reads one of `its` (threadIdx.x then
+    /// walks them: adjacent cells for a warp).
+    fn fast(idx: &[AxisIndex], its: &[(usize, u64)]) -> bool {
+        idx.iter()
+            .rev()
+            .find(|a| !matches!(a, AxisIndex::Fixed(_)))
+            .is_some_and(|a| {
+                super::iterators(a)
+                    .iter()
+                    .any(|i| its.iter().any(|(r, _)| r == i))
+            })
+    }
+
+    /// The thread's four cells of each tile for reduction step `%kt`
+    /// (threadIdx.x along each operand's contiguous axis: OCANNL's
+    /// `"K->N"` weight is `[N, K]`); zero outside the operands and in the
+    /// padding.
+    fn load(&self, w: &mut String, batch: &Env) {
+        let (t, elem) = (self.t, self.elem);
+        let rows_fast = Self::fast(&t.idx_a, &t.rows);
+        let cols_fast = Self::fast(&t.idx_b, std::slice::from_ref(&t.col));
+        let (m, n, k) = (self.c(t.m as i64), self.c(t.n as i64), self.c(t.k as i64));
+        for q in 0..R {
+            // A's tile: row r (of the block's 64), column kk (of the 16).
+            let (r, kk) = if rows_fast {
+                (format!("%tx{q}"), "%ty")
+            } else {
+                (format!("%ty{q}"), "%tx")
+            };
+            let _ = writeln!(
+                w,
+                "%ar{q} = arith.addi %byB, {r} : index\n%ak{q} = arith.addi %kt, {kk} : index\n%ar_in{q} = arith.cmpi ult, %ar{q}, {m} : index\n%ak_in{q} = arith.cmpi ult, %ak{q}, {k} : index\n%oka{q} = arith.andi %ar_in{q}, %ak_in{q} : i1"
+            );
+            let mut env = batch.clone();
+            self.delinearize(w, &format!("ra{q}"), &format!("%ar{q}"), &t.rows, &mut env);
+            self.delinearize(w, &format!("ka{q}"), &format!("%ak{q}"), &t.reds, &mut env);
+            let (index, guard) = self.index(w, &format!("xa{q}"), &t.idx_a, &t.dims_a, &env);
+            let ok = match guard {
+                Some(g) => {
+                    let _ = writeln!(w, "%okpa{q} = arith.andi %oka{q}, {g} : i1");
+                    format!("%okpa{q}")
+                }
+                None => format!("%oka{q}"),
+            };
+            let _ = writeln!(
+                w,
+                "%va{q} = scf.if {ok} -> ({elem}) {{\n%x{q} = memref.load %A[{index}] : {ta}\nscf.yield %x{q} : {elem}\n}} else {{\nscf.yield %zero : {elem}\n}}\nmemref.store %va{q}, %As[{r}, {kk}] : {tile_a}",
+                ta = self.ta,
+                tile_a = self.tile_a,
+            );
+            // B's tile: row kk (of the 16), column c (of the block's 64).
+            let (kk, c) = if cols_fast {
+                ("%ty", format!("%tx{q}"))
+            } else {
+                ("%tx", format!("%ty{q}"))
+            };
+            let _ = writeln!(
+                w,
+                "%bk{q} = arith.addi %kt, {kk} : index\n%bc{q} = arith.addi %bxB, {c} : index\n%bk_in{q} = arith.cmpi ult, %bk{q}, {k} : index\n%bc_in{q} = arith.cmpi ult, %bc{q}, {n} : index\n%okb{q} = arith.andi %bk_in{q}, %bc_in{q} : i1"
+            );
+            let mut env = batch.clone();
+            env.insert(t.col.0, format!("%bc{q}"));
+            self.delinearize(w, &format!("kb{q}"), &format!("%bk{q}"), &t.reds, &mut env);
+            let (index, guard) = self.index(w, &format!("xb{q}"), &t.idx_b, &t.dims_b, &env);
+            let ok = match guard {
+                Some(g) => {
+                    let _ = writeln!(w, "%okpb{q} = arith.andi %okb{q}, {g} : i1");
+                    format!("%okpb{q}")
+                }
+                None => format!("%okb{q}"),
+            };
+            let _ = writeln!(
+                w,
+                "%vb{q} = scf.if {ok} -> ({elem}) {{\n%y{q} = memref.load %B[{index}] : {tb}\nscf.yield %y{q} : {elem}\n}} else {{\nscf.yield %zero : {elem}\n}}\nmemref.store %vb{q}, %Bs[{kk}, {c}] : {tile_b}",
+                tb = self.tb,
+                tile_b = self.tile_b,
+            );
+        }
+    }
+
+    /// `%p:16`: the 16 sums `acc(n)` plus 16 products each from the tiles.
+    fn products(&self, w: &mut String, acc: &dyn Fn(u64) -> String) {
+        let (elem, ta, tb) = (self.elem, &self.tile_a, &self.tile_b);
+        let n = R * R;
+        let inits: Vec<String> = (0..n).map(|c| format!("%r{c} = {}", acc(c))).collect();
+        let types = vec![elem; n as usize].join(", ");
+        let (zero, one, t) = (self.c(0), self.c(1), self.c(T as i64));
+        let _ = writeln!(
+            w,
+            "%p:{n} = scf.for %kk = {zero} to {t} step {one} iter_args({}) -> ({types}) {{",
+            inits.join(", ")
+        );
+        for q in 0..R {
+            let _ = writeln!(
+                w,
+                "%pa{q} = memref.load %As[%ty{q}, %kk] : {ta}\n%pb{q} = memref.load %Bs[%kk, %tx{q}] : {tb}"
+            );
+        }
+        let mut outs = vec![];
+        for (c, (a, b)) in cells().enumerate() {
+            let _ = writeln!(w, "%f{a}_{b} = math.fma %pa{a}, %pb{b}, %r{c} : {elem}");
+            outs.push(format!("%f{a}_{b}"));
+        }
+        let _ = writeln!(w, "scf.yield {} : {types}\n}}", outs.join(", "));
+    }
+
+    /// Stores the 16 sums `acc(n)` into the thread's cells of C that exist.
+    fn store(&self, w: &mut String, rows: &[Env], acc: &dyn Fn(u64) -> String) {
+        for (c, (a, b)) in cells().enumerate() {
+            let index = self.c_index(w, rows, a, b);
+            let _ = writeln!(
+                w,
+                "%out{a}_{b} = arith.andi %in_i{a}, %in_j{b} : i1\nscf.if %out{a}_{b} {{\nmemref.store {}, %C[{index}] : {}\n}}",
+                acc(c as u64),
+                self.tc
+            );
+        }
+    }
+}
+
+/// The text of the helper function `name` holding the tiled kernel of
+/// `t`: a `gpu.launch`, or (`emulate`) the same steps as CPU loops.
+pub(super) fn kernel(
+    t: &Tiled,
+    name: &str,
+    (ta, tb, tc): (&str, &str, &str),
+    elem: &str,
+    start_from_c: bool,
+    emulate: bool,
+) -> String {
+    let gz: u64 = t.batch.iter().map(|(_, e)| *e).product::<u64>().max(1);
+    let (gx, gy) = (t.n.div_ceil(B), t.m.div_ceil(B));
+    let space = if emulate {
+        ""
+    } else {
+        ", #gpu.address_space<workgroup>"
+    };
+    let g = Gen {
+        t,
+        ta,
+        tb,
+        tc,
+        elem,
+        tile_a: format!("memref<{B}x{T}x{elem}{space}>"),
+        tile_b: format!("memref<{T}x{B}x{elem}{space}>"),
+        consts: RefCell::new(BTreeSet::new()),
+    };
+    let n = R * R;
+    let types = vec![elem; n as usize].join(", ");
+    let head = format!(
+        "func.func private @{name}(%A: {ta}, %B: {tb}, %C: {tc}) {{\n%c1 = arith.constant 1 : index\n%cT = arith.constant {T} : index\n%gx = arith.constant {gx} : index\n%gy = arith.constant {gy} : index\n%gz = arith.constant {gz} : index\n"
+    );
+    let (zero, one, kk) = (g.c(0), g.c(1), g.c(t.k as i64));
+    if !emulate {
+        let mut body = String::new();
+        let (rows, batch) = g.position(&mut body);
+        g.start(&mut body, &rows, start_from_c);
+        let inits: Vec<String> = cells()
+            .enumerate()
+            .map(|(c, (a, b))| format!("%a{c} = %s0_{a}_{b}"))
+            .collect();
+        let _ = writeln!(
+            body,
+            "%acc:{n} = scf.for %kt = {zero} to {kk} step {} iter_args({}) -> ({types}) {{",
+            g.c(T as i64),
+            inits.join(", ")
+        );
+        g.load(&mut body, &batch);
+        body.push_str("gpu.barrier\n");
+        g.products(&mut body, &|c| format!("%a{c}"));
+        let outs: Vec<String> = (0..n).map(|c| format!("%p#{c}")).collect();
+        let _ = writeln!(
+            body,
+            "gpu.barrier\nscf.yield {} : {types}\n}}",
+            outs.join(", ")
+        );
+        g.store(&mut body, &rows, &|c| format!("%acc#{c}"));
+        return format!(
+            "{head}gpu.launch blocks(%bx, %by, %bz) in (%sgx = %gx, %sgy = %gy, %sgz = %gz) threads(%tx, %ty, %tz) in (%sbx = %cT, %sby = %cT, %sbz = %c1) workgroup(%As : {}, %Bs : {}) {{\n{}{body}gpu.terminator\n}}\nreturn\n}}\n",
+            g.tile_a,
+            g.tile_b,
+            g.constants()
+        );
+    }
+    let acc_ty = format!("memref<{T}x{T}x{n}x{elem}>");
+    let threads = |body: String| {
+        format!(
+            "scf.for %ty = {zero} to %cT step {one} {{\nscf.for %tx = {zero} to %cT step {one} {{\n{body}}}\n}}\n"
+        )
+    };
+    let saves = |name: &dyn Fn(u64, u64, u64) -> String| -> String {
+        cells()
+            .enumerate()
+            .map(|(c, (a, b))| {
+                format!(
+                    "memref.store {}, %Acc[%ty, %tx, {}] : {acc_ty}\n",
+                    name(c as u64, a, b),
+                    g.c(c as i64)
+                )
+            })
+            .collect()
+    };
+    let loads = || -> String {
+        (0..n)
+            .map(|c| {
+                format!(
+                    "%l{c} = memref.load %Acc[%ty, %tx, {}] : {acc_ty}\n",
+                    g.c(c as i64)
+                )
+            })
+            .collect()
+    };
+    let mut body = String::new();
+    // Phase: the sums' starts.
+    let mut phase = String::new();
+    let (rows, _) = g.position(&mut phase);
+    g.start(&mut phase, &rows, start_from_c);
+    phase.push_str(&saves(&|_, a, b| format!("%s0_{a}_{b}")));
+    body.push_str(&threads(phase));
+    let _ = writeln!(
+        body,
+        "scf.for %kt = {zero} to {kk} step {} {{",
+        g.c(T as i64)
+    );
+    // Phase: the tiles' loads.
+    let mut phase = String::new();
+    let (_, batch) = g.position(&mut phase);
+    g.load(&mut phase, &batch);
+    body.push_str(&threads(phase));
+    // Phase: the products.
+    let mut phase = String::new();
+    g.position(&mut phase);
+    phase.push_str(&loads());
+    g.products(&mut phase, &|c| format!("%l{c}"));
+    phase.push_str(&saves(&|c, _, _| format!("%p#{c}")));
+    body.push_str(&threads(phase));
+    body.push_str("}\n");
+    // Phase: the stores.
+    let mut phase = String::new();
+    let (rows, _) = g.position(&mut phase);
+    phase.push_str(&loads());
+    g.store(&mut phase, &rows, &|c| format!("%l{c}"));
+    body.push_str(&threads(phase));
+    format!(
+        "{head}{}%As = memref.alloca() : {}\n%Bs = memref.alloca() : {}\n%Acc = memref.alloca() : {acc_ty}\nscf.for %bz = {zero} to %gz step {one} {{\nscf.for %by = {zero} to %gy step {one} {{\nscf.for %bx = {zero} to %gx step {one} {{\n{body}}}\n}}\n}}\nreturn\n}}\n",
+        g.constants(),
+        g.tile_a,
+        g.tile_b
+    )
+}
