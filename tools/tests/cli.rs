@@ -732,12 +732,6 @@ fn cuda_target(module: &str, input: &str, dir: &Path) {
         .map(|e| e.expect("an entry").path())
         .collect();
     assert!(files.len() >= 3, "{stdout}");
-    assert!(
-        files
-            .iter()
-            .any(|f| f.display().to_string().contains("__ocannl_tiled")),
-        "{files:?}"
-    );
     let run = run_tool(&[module, "--target", "cuda", "--inputs", input]);
     if run.status.success() {
         let stdout = String::from_utf8_lossy(&run.stdout);
