@@ -189,7 +189,6 @@ impl Reader<'_, '_, '_> {
                 args.len()
             )));
         }
-        let entry = name;
         let mut bufs: HashMap<usize, Buf> = HashMap::new();
         for (i, b) in args.iter().enumerate() {
             let arg = block
@@ -212,7 +211,7 @@ impl Reader<'_, '_, '_> {
                 let name = ir::op_name(&op);
                 let unsupported = || {
                     Error::new(format!(
-                        "the CUDA runner does not execute '{name}' in the host function '@{entry}'"
+                        "the CUDA runner does not execute '{name}' in the host function '@{name}'"
                     ))
                 };
                 let buf = |v: Value<'_, '_>| {
@@ -307,7 +306,7 @@ impl Reader<'_, '_, '_> {
                 }
             }
         }
-        Err(Error::new(format!("'@{entry}' does not return")))
+        Err(Error::new(format!("'@{name}' does not return")))
     }
 }
 

@@ -35,27 +35,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-
-
-def t(spec):
-    return f'!ocannl.tensor<f32, "{spec}">'
-
-
-OPEN = t("...|...->...")
-
-
-def func(name, args, body, result):
-    params = ", ".join(f"%{a}: {t(s)}" for a, s in args)
-    lines = "\n".join(f"  {b}" for b in body)
-    return (f"func.func @{name}({params}) -> {OPEN} {{\n{lines}\n"
-            f"  return %{result} : {OPEN}\n}}\n")
-
-
-def op(res, name, operands, types, attrs=""):
-    ops = ", ".join(f"%{o}" for o in operands)
-    tys = ", ".join(types)
-    a = f" {{{attrs}}}" if attrs else ""
-    return f'%{res} = "ocannl.{name}"({ops}){a} : ({tys}) -> {OPEN}'
+sys.path.insert(0, HERE)
+from kernels import OPEN, func, op, t  # noqa: E402  (the module writers)
 
 
 def matmul(rng, n=4096):

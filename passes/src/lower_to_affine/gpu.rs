@@ -12,7 +12,7 @@
 //! the kernels and lowers them to NVVM (`ocannl-to-nvvm`,
 //! [`crate::pipelines`]).
 
-use melior::ir::{AffineExpr, AffineMap, Block, Location, Region, RegionLike, Type, Value};
+use melior::ir::{AffineExpr, Block, Location, Region, RegionLike, Value};
 use ocannl_dialect::ir;
 use ocannl_shape::projection::{AxisIndex, Projections};
 
@@ -61,18 +61,7 @@ impl<'c> Emitter<'c> {
         let inner = self.for_loop(outer.body, self.range(0, threads), 1, &[], true, loc);
         let d = |i| AffineExpr::dim(self.ctx, i);
         let c = |v: u64| AffineExpr::constant(self.ctx, v as i64);
-        let index = Type::index(self.ctx);
-        let apply = |at: At<'c, 'a>, e: AffineExpr<'c>, operands: &[Value<'c, 'a>]| {
-            let map = AffineMap::new(self.ctx, operands.len(), 0, &[e]);
-            self.value(
-                at,
-                "affine.apply",
-                operands,
-                index,
-                &[("map", ir::affine_map_attr(map))],
-                loc,
-            )
-        };
+        let apply = |at, e, operands: &[Value<'c, 'a>]| self.apply(at, e, operands, loc);
         let mut body = inner.body;
         let linear = apply(body, d(0) * c(threads) + d(1), &[outer.iv, inner.iv]);
         if blocks * threads > total {

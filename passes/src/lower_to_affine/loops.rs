@@ -178,6 +178,25 @@ impl<'c> Emitter<'c> {
         }
     }
 
+    /// `affine.apply` of the one-result map `e` over dims `operands`.
+    pub(super) fn apply<'a>(
+        &self,
+        at: At<'c, 'a>,
+        e: AffineExpr<'c>,
+        operands: &[Value<'c, 'a>],
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        let map = AffineMap::new(self.ctx, operands.len(), 0, &[e]);
+        self.value(
+            at,
+            "affine.apply",
+            operands,
+            Type::index(self.ctx),
+            &[("map", ir::affine_map_attr(map))],
+            loc,
+        )
+    }
+
     /// `affine.apply (d0) -> (d0 + offset)` of `x` (`x` itself for 0).
     pub(super) fn offset<'a>(
         &self,
@@ -189,20 +208,8 @@ impl<'c> Emitter<'c> {
         if offset == 0 {
             return x;
         }
-        let map = AffineMap::new(
-            self.ctx,
-            1,
-            0,
-            &[AffineExpr::dim(self.ctx, 0) + AffineExpr::constant(self.ctx, offset)],
-        );
-        self.value(
-            at,
-            "affine.apply",
-            &[x],
-            Type::index(self.ctx),
-            &[("map", ir::affine_map_attr(map))],
-            loc,
-        )
+        let e = AffineExpr::dim(self.ctx, 0) + AffineExpr::constant(self.ctx, offset);
+        self.apply(at, e, &[x], loc)
     }
 
     /// `affine.if x >= at_least` without results: the insertion points of

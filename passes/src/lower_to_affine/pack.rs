@@ -188,15 +188,7 @@ impl<'c> Emitter<'c> {
         let d = |i| AffineExpr::dim(self.ctx, i);
         let col = d(0) + d(1) * AffineExpr::constant(self.ctx, -1);
         let nr = AffineExpr::constant(self.ctx, packed.nr as i64);
-        let map = AffineMap::new(self.ctx, 2, 0, &[AffineExpr::floor_div(col, nr)]);
-        self.value(
-            at,
-            "affine.apply",
-            &[j, packed.jt],
-            Type::index(self.ctx),
-            &[("map", ir::affine_map_attr(map))],
-            loc,
-        )
+        self.apply(at, AffineExpr::floor_div(col, nr), &[j, packed.jt], loc)
     }
 
     /// The panel's map `(k, kt, block) -> (block, k - kt, c)` and its

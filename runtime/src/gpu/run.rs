@@ -16,7 +16,8 @@ use crate::{
 pub struct Runner<'g> {
     gpu: &'g Gpu,
     plan: &'g Plan,
-    kernels: HashMap<(String, String), Kernel>,
+    /// The kernel of each step that launches one (by step).
+    kernels: Vec<Option<Kernel>>,
     constants: Vec<Buffer>,
 }
 
@@ -31,18 +32,23 @@ impl<'g> Runner<'g> {
         for (name, image) in &plan.modules {
             modules.insert(name.clone(), gpu.load(image)?);
         }
-        let mut kernels = HashMap::new();
+        // Each step's kernel, looked up once (a kernel launched by several
+        // steps is found once).
+        let mut found: HashMap<(&str, &str), Kernel> = HashMap::new();
+        let mut kernels = Vec::with_capacity(plan.steps.len());
         for step in &plan.steps {
-            if let Step::Launch { module, kernel, .. } = step {
-                let key = (module.clone(), kernel.clone());
-                if kernels.contains_key(&key) {
-                    continue;
-                }
+            let Step::Launch { module, kernel, .. } = step else {
+                kernels.push(None);
+                continue;
+            };
+            let key = (module.as_str(), kernel.as_str());
+            if let std::collections::hash_map::Entry::Vacant(e) = found.entry(key) {
                 let m = modules
                     .get(module)
                     .ok_or_else(|| Error::new(format!("no kernel module '@{module}'")))?;
-                kernels.insert(key, m.kernel(kernel)?);
+                e.insert(m.kernel(kernel)?);
             }
+            kernels.push(found.get(&key).cloned());
         }
         let mut constants = vec![];
         for data in &plan.constants {
@@ -67,7 +73,7 @@ impl<'g> Runner<'g> {
     /// Device memory, a failed copy or launch.
     pub fn run(&self, args: &[Buffer]) -> Result<(), Error> {
         let mut allocs: HashMap<usize, Buffer> = HashMap::new();
-        for step in &self.plan.steps {
+        for (step, loaded) in self.plan.steps.iter().zip(&self.kernels) {
             match step {
                 Step::Alloc { id, bytes } => {
                     let bytes = usize::try_from(*bytes)
@@ -91,12 +97,9 @@ impl<'g> Runner<'g> {
                     block,
                     args: operands,
                 } => {
-                    let k = self
-                        .kernels
-                        .get(&(module.clone(), kernel.clone()))
-                        .ok_or_else(|| {
-                            Error::new(format!("kernel '@{module}::@{kernel}' is not loaded"))
-                        })?;
+                    let k = loaded.as_ref().ok_or_else(|| {
+                        Error::new(format!("kernel '@{module}::@{kernel}' is not loaded"))
+                    })?;
                     let resolved = operands
                         .iter()
                         .map(|b| self.resolve(b, args, &allocs))

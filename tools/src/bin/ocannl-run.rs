@@ -253,14 +253,7 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
     let jit = program.jit()?;
     let compile_time = started.elapsed();
     let outputs = jit.run(&mut inputs)?;
-    for (i, (result, sig)) in outputs.iter().zip(&signature.outputs).enumerate() {
-        say!(out, "result #{i}: {sig}");
-        say!(out, "  {}", summary(result));
-        if let Some(path) = cli.outputs.get(i) {
-            result.write_npy(path)?;
-            say!(out, "  written to {}", path.display());
-        }
-    }
+    print_results(out, &outputs, &signature.outputs, &cli.outputs)?;
     if let Some(n) = cli.bench {
         if n == 0 {
             return Err(Error::new("--bench needs at least 1 run"));
@@ -299,14 +292,7 @@ fn run_cuda(
     let device = cli.device.unwrap_or(0);
     let (outputs, timings, name) = ocannl_runtime::gpu::run(program, device, inputs, times)?;
     let signature = program.signature();
-    for (i, (result, sig)) in outputs.iter().zip(&signature.outputs).enumerate() {
-        say!(out, "result #{i}: {sig}");
-        say!(out, "  {}", summary(result));
-        if let Some(path) = cli.outputs.get(i) {
-            result.write_npy(path)?;
-            say!(out, "  written to {}", path.display());
-        }
-    }
+    print_results(out, &outputs, &signature.outputs, &cli.outputs)?;
     if !timings.is_empty() {
         let median = |f: fn(&ocannl_runtime::gpu::Timing) -> f32| {
             let mut v: Vec<f32> = timings.iter().map(f).collect();
@@ -321,6 +307,25 @@ fn run_cuda(
             program.entry(),
             compile_time.as_secs_f64() * 1e3
         );
+    }
+    Ok(())
+}
+
+/// Prints each result's spec and summary, and writes it where `paths`
+/// says.
+fn print_results(
+    out: &mut impl Write,
+    outputs: &[Array],
+    sigs: &[ocannl_runtime::TensorSig],
+    paths: &[PathBuf],
+) -> Result<(), Error> {
+    for (i, (result, sig)) in outputs.iter().zip(sigs).enumerate() {
+        say!(out, "result #{i}: {sig}");
+        say!(out, "  {}", summary(result));
+        if let Some(path) = paths.get(i) {
+            result.write_npy(path)?;
+            say!(out, "  written to {}", path.display());
+        }
     }
     Ok(())
 }

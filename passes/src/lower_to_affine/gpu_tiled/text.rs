@@ -32,6 +32,15 @@ fn cells() -> impl Iterator<Item = (u64, u64)> {
     (0..R).flat_map(|a| (0..R).map(move |b| (a, b)))
 }
 
+/// The SSA name of the `index` constant `v`.
+fn const_name(v: i64) -> String {
+    if v < 0 {
+        format!("%km{}", v.unsigned_abs())
+    } else {
+        format!("%k{v}")
+    }
+}
+
 /// Iterator → the SSA name of its position.
 type Env = HashMap<usize, String>;
 
@@ -39,23 +48,14 @@ impl Gen<'_> {
     /// The `index` constant `v` (declared by [`Gen::constants`]).
     fn c(&self, v: i64) -> String {
         self.consts.borrow_mut().insert(v);
-        if v < 0 {
-            format!("%km{}", v.unsigned_abs())
-        } else {
-            format!("%k{v}")
-        }
+        const_name(v)
     }
 
     /// Declarations of the constants used so far, and of `%zero`.
     fn constants(&self) -> String {
         let mut w = format!("%zero = arith.constant 0.0 : {}\n", self.elem);
         for &v in self.consts.borrow().iter() {
-            let name = if v < 0 {
-                format!("%km{}", v.unsigned_abs())
-            } else {
-                format!("%k{v}")
-            };
-            let _ = writeln!(w, "{name} = arith.constant {v} : index");
+            let _ = writeln!(w, "{} = arith.constant {v} : index", const_name(v));
         }
         w
     }
@@ -249,12 +249,36 @@ impl Gen<'_> {
             })
     }
 
+    /// Copies the cell `index` of `src` into the cell `at` of `tile` when
+    /// `%ok<name>` (and the padding `guard`) hold, else zero.
+    fn copy_cell(
+        &self,
+        w: &mut String,
+        name: &str,
+        guard: Option<String>,
+        (src, src_ty, index): (&str, &str, &str),
+        (tile, tile_ty, at): (&str, &str, &str),
+    ) {
+        let elem = self.elem;
+        let ok = match guard {
+            Some(g) => {
+                let _ = writeln!(w, "%okp{name} = arith.andi %ok{name}, {g} : i1");
+                format!("%okp{name}")
+            }
+            None => format!("%ok{name}"),
+        };
+        let _ = writeln!(
+            w,
+            "%v{name} = scf.if {ok} -> ({elem}) {{\n%x{name} = memref.load {src}[{index}] : {src_ty}\nscf.yield %x{name} : {elem}\n}} else {{\nscf.yield %zero : {elem}\n}}\nmemref.store %v{name}, {tile}[{at}] : {tile_ty}"
+        );
+    }
+
     /// The thread's four cells of each tile for reduction step `%kt`
     /// (threadIdx.x along each operand's contiguous axis: OCANNL's
     /// `"K->N"` weight is `[N, K]`); zero outside the operands and in the
     /// padding.
     fn load(&self, w: &mut String, batch: &Env) {
-        let (t, elem) = (self.t, self.elem);
+        let t = self.t;
         let rows_fast = Self::fast(&t.idx_a, &t.rows);
         let cols_fast = Self::fast(&t.idx_b, std::slice::from_ref(&t.col));
         let (m, n, k) = (self.c(t.m as i64), self.c(t.n as i64), self.c(t.k as i64));
@@ -273,18 +297,13 @@ impl Gen<'_> {
             self.delinearize(w, &format!("ra{q}"), &format!("%ar{q}"), &t.rows, &mut env);
             self.delinearize(w, &format!("ka{q}"), &format!("%ak{q}"), &t.reds, &mut env);
             let (index, guard) = self.index(w, &format!("xa{q}"), &t.idx_a, &t.dims_a, &env);
-            let ok = match guard {
-                Some(g) => {
-                    let _ = writeln!(w, "%okpa{q} = arith.andi %oka{q}, {g} : i1");
-                    format!("%okpa{q}")
-                }
-                None => format!("%oka{q}"),
-            };
-            let _ = writeln!(
+            let cell = format!("{r}, {kk}");
+            self.copy_cell(
                 w,
-                "%va{q} = scf.if {ok} -> ({elem}) {{\n%x{q} = memref.load %A[{index}] : {ta}\nscf.yield %x{q} : {elem}\n}} else {{\nscf.yield %zero : {elem}\n}}\nmemref.store %va{q}, %As[{r}, {kk}] : {tile_a}",
-                ta = self.ta,
-                tile_a = self.tile_a,
+                &format!("a{q}"),
+                guard,
+                ("%A", self.ta, &index),
+                ("%As", &self.tile_a, &cell),
             );
             // B's tile: row kk (of the 16), column c (of the block's 64).
             let (kk, c) = if cols_fast {
@@ -300,18 +319,13 @@ impl Gen<'_> {
             env.insert(t.col.0, format!("%bc{q}"));
             self.delinearize(w, &format!("kb{q}"), &format!("%bk{q}"), &t.reds, &mut env);
             let (index, guard) = self.index(w, &format!("xb{q}"), &t.idx_b, &t.dims_b, &env);
-            let ok = match guard {
-                Some(g) => {
-                    let _ = writeln!(w, "%okpb{q} = arith.andi %okb{q}, {g} : i1");
-                    format!("%okpb{q}")
-                }
-                None => format!("%okb{q}"),
-            };
-            let _ = writeln!(
+            let cell = format!("{kk}, {c}");
+            self.copy_cell(
                 w,
-                "%vb{q} = scf.if {ok} -> ({elem}) {{\n%y{q} = memref.load %B[{index}] : {tb}\nscf.yield %y{q} : {elem}\n}} else {{\nscf.yield %zero : {elem}\n}}\nmemref.store %vb{q}, %Bs[{kk}, {c}] : {tile_b}",
-                tb = self.tb,
-                tile_b = self.tile_b,
+                &format!("b{q}"),
+                guard,
+                ("%B", self.tb, &index),
+                ("%Bs", &self.tile_b, &cell),
             );
         }
     }
