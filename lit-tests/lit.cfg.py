@@ -19,6 +19,22 @@ config.test_exec_root = os.path.join(root, "target", "lit")
 llvm_bin = os.environ.get("OCANNL_LLVM_BIN", "/usr/lib/llvm-22/bin")
 ocannl_bin = os.environ.get("OCANNL_BIN_DIR", os.path.join(root, "target", "debug"))
 
+# `--param ocannl_plugin=PATH/OcannlMLIRPlugin.so`: the suite runs a second
+# time with every `ocannl-opt` replaced by stock mlir-opt loading the plugin
+# (cmake/; tools/tests/plugin/check.sh). Tests that never run ocannl-opt
+# (only ocannl-run) are `UNSUPPORTED: plugin`.
+plugin = lit_config.params.get("ocannl_plugin")
+if plugin:
+    if not os.path.exists(plugin):
+        lit_config.fatal(f"ocannl_plugin: {plugin} does not exist")
+    config.name = "ocannl-plugin"
+    config.available_features.add("plugin")
+    config.test_exec_root = os.path.join(root, "target", "lit-plugin")
+    stock = os.path.join(llvm_bin, "mlir-opt")
+    config.substitutions.append(
+        (r"\bocannl-opt\b",
+         f"{stock} --load-dialect-plugin={plugin} --load-pass-plugin={plugin}"))
+
 if not os.path.exists(os.path.join(ocannl_bin, "ocannl-opt")):
     lit_config.fatal(f"ocannl-opt not found in {ocannl_bin}: build it or set OCANNL_BIN_DIR")
 

@@ -2,7 +2,9 @@
 //
 // The ocannl dialect is loaded from IRDL, so its tensor type is an
 // `mlir::DynamicType`. The MLIR C API has no access to dynamic types and no
-// way to attach notes to a diagnostic; these few functions provide both.
+// way to attach notes to a diagnostic; these few functions provide both,
+// and the registration of the dialect in a `DialectRegistry` (what
+// `mlir-opt --load-dialect-plugin` and C++ compilers use).
 // Every function is total: a wrong input gives a null/false result, never UB.
 //
 //===----------------------------------------------------------------------===//
@@ -10,13 +12,18 @@
 #include "mlir-c/IR.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
+#include "mlir/Dialect/IRDL/IR/IRDL.h"
+#include "mlir/Dialect/IRDL/IRDLLoading.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/ExtensibleDialect.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/Parser/Parser.h"
 
 #include <string>
 #include <vector>
@@ -187,6 +194,83 @@ bool ocannlRejectCustomSyntax(MlirContext ctx, MlirStringRef name) {
            << "\"(operands) {attributes} : (operand types) -> result type";
   });
   return true;
+}
+
+/// Called once the ocannl dialect's IRDL is loaded into a context (Rust:
+/// patches what IRDL cannot express, `ocannl_dialect::relax_variadic_verifiers`).
+typedef void (*OcannlDialectLoadedFn)(MlirContext ctx);
+
+} // extern "C"
+
+namespace {
+
+/// Loads the ocannl dialect's ops and types from its IRDL text right after
+/// the registry has created the (empty) dynamic dialect `ocannl` in a
+/// context. A registry extension and not the dynamic dialect's population
+/// function: IRDL's loader looks the dialect up in the context, where it is
+/// only stored once its constructor has returned (looking it up from inside
+/// the constructor finds a null entry); extensions run after that.
+class IrdlDialectExtension : public mlir::DialectExtensionBase {
+public:
+  IrdlDialectExtension(llvm::StringRef irdl, OcannlDialectLoadedFn loaded)
+      : mlir::DialectExtensionBase(names()), irdl(irdl), loaded(loaded) {}
+
+  void apply(mlir::MLIRContext *ctx, llvm::MutableArrayRef<mlir::Dialect *> dialects) const override {
+    auto *dialect = llvm::dyn_cast<mlir::ExtensibleDialect>(dialects.front());
+    // Already defined (a second copy of this extension, or an IRDL file
+    // that defined it): defining the ops twice would corrupt the context.
+    if (!dialect || dialect->lookupTypeDefinition("tensor"))
+      return;
+    ctx->getOrLoadDialect<mlir::irdl::IRDLDialect>();
+    mlir::ParserConfig config(ctx);
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceString<mlir::ModuleOp>(irdl, config, "ocannl.irdl.mlir");
+    if (!module || mlir::failed(mlir::irdl::loadDialects(*module))) {
+      // The generated IRDL is tested (dialect crate); this is an internal
+      // error, reported where MLIR reports errors.
+      mlir::emitError(mlir::UnknownLoc::get(ctx))
+          << "internal error: the ocannl dialect's IRDL definition failed to load";
+      return;
+    }
+    if (loaded)
+      loaded(wrap(ctx));
+  }
+
+  std::unique_ptr<mlir::DialectExtensionBase> clone() const override {
+    return std::make_unique<IrdlDialectExtension>(*this);
+  }
+
+private:
+  static llvm::ArrayRef<llvm::StringRef> names() {
+    static const llvm::StringRef ocannl[] = {"ocannl"};
+    return ocannl;
+  }
+  llvm::StringRef irdl;
+  OcannlDialectLoadedFn loaded;
+};
+
+} // namespace
+
+namespace ocannl_mlir {
+/// The extension's identity in registries: registering twice is a no-op.
+/// A named namespace: the TypeID comes from the type's name (MLIR's
+/// fallback resolver), so two copies of this library agree on it.
+struct IrdlDialectExtensionTag {};
+} // namespace ocannl_mlir
+
+extern "C" {
+
+/// Registers the ocannl dialect in `registry`: a dynamic dialect whose ops
+/// and types come from `irdl` (which must outlive every context the
+/// registry is appended to) when a context first loads it, after which
+/// `loaded` patches it. Registering twice (a plugin loaded twice) is a
+/// no-op.
+void ocannlRegisterDialect(MlirDialectRegistry registry, MlirStringRef irdl,
+                           OcannlDialectLoadedFn loaded) {
+  mlir::DialectRegistry &r = *unwrap(registry);
+  r.insertDynamic("ocannl", [](mlir::MLIRContext *, mlir::DynamicDialect *) {});
+  r.addExtension(mlir::TypeID::get<ocannl_mlir::IrdlDialectExtensionTag>(),
+                 std::make_unique<IrdlDialectExtension>(unwrap(irdl), loaded));
 }
 
 } // extern "C"

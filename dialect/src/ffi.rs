@@ -27,7 +27,8 @@ use melior::{
         operation::{OperationLike, OperationRef},
     },
 };
-use mlir_sys::{MlirContext, MlirLocation, MlirStringRef, MlirType};
+use melior::{ContextRef, dialect::DialectRegistry};
+use mlir_sys::{MlirContext, MlirDialectRegistry, MlirLocation, MlirStringRef, MlirType};
 
 mod shim {
     use super::*;
@@ -49,6 +50,11 @@ mod shim {
             string_attrs: *const MlirStringRef,
         ) -> bool;
         pub fn ocannlRejectCustomSyntax(ctx: MlirContext, name: MlirStringRef) -> bool;
+        pub fn ocannlRegisterDialect(
+            registry: MlirDialectRegistry,
+            irdl: MlirStringRef,
+            loaded: extern "C" fn(MlirContext),
+        );
         pub fn ocannlEmitErrorWithNotes(
             loc: MlirLocation,
             message: MlirStringRef,
@@ -371,6 +377,53 @@ pub(crate) fn emit_error_with_notes(
             note_msgs.as_ptr(),
         );
     }
+}
+
+/// Registers the ocannl dialect in `registry` (see the shim's
+/// `ocannlRegisterDialect`): a context loads it from [`crate::IRDL`] when it
+/// first meets an `ocannl` op or type, then [`dialect_loaded`] patches it.
+pub(crate) fn register_dialect(registry: &DialectRegistry) {
+    // SAFETY: a live registry.
+    unsafe { register_raw(registry.to_raw()) }
+}
+
+/// [`crate::register`] on a registry handle from C or C++ (`ocannl-opt`'s
+/// registry, `mlir-opt`'s plugin loader, the C API).
+///
+/// # Safety
+///
+/// `registry` must be a live `mlir::DialectRegistry`.
+pub unsafe fn register_raw(registry: MlirDialectRegistry) {
+    // SAFETY: the caller hands a live registry; `IRDL` is 'static (the
+    // extension keeps the reference for the life of the process);
+    // `dialect_loaded` is a plain function that never unwinds (it catches
+    // panics).
+    unsafe {
+        shim::ocannlRegisterDialect(
+            registry,
+            StringRef::new(crate::IRDL).to_raw(),
+            dialect_loaded,
+        )
+    }
+}
+
+/// Called by the registry extension once the ocannl dialect's IRDL is
+/// loaded into `ctx`: patches what IRDL cannot express
+/// ([`crate::relax_variadic_verifiers`]).
+extern "C" fn dialect_loaded(ctx: MlirContext) {
+    if ctx.ptr.is_null() {
+        return;
+    }
+    // No panic may unwind into C++; the patch only fails when the dialect
+    // is not loaded, which cannot happen here.
+    let _ = std::panic::catch_unwind(|| {
+        // SAFETY: MLIR passes the live context that is loading the dialect.
+        let context_ref = unsafe { ContextRef::from_raw(ctx) };
+        #[allow(clippy::disallowed_methods)] // `context_ref` outlives the use below
+        // SAFETY: the reference points into `context_ref`, alive for this frame.
+        let context: &Context = unsafe { context_ref.to_ref() };
+        let _ = crate::relax_variadic_verifiers(context);
+    });
 }
 
 /// Makes the custom-syntax parser of op `name` report an error (IRDL's

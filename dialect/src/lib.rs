@@ -63,6 +63,18 @@ pub fn load(context: &Context) -> Result<(), Error> {
     relax_variadic_verifiers(context)
 }
 
+/// Registers the ocannl dialect in `registry`: a context the registry is
+/// appended to loads the dialect from [`IRDL`] when it first parses an
+/// `ocannl` op or type (or is asked for the dialect), then patches it as
+/// [`relax_variadic_verifiers`] does. This is how `ocannl-opt`, the
+/// `mlir-opt` plugin and C++ compilers (`mlirGetDialectHandle__ocannl__`)
+/// get the dialect. Registering twice is a no-op.
+pub fn register(registry: &melior::dialect::DialectRegistry) {
+    ffi::register_dialect(registry);
+}
+
+pub use ffi::register_raw;
+
 /// Patches what IRDL cannot express into the ocannl dialect loaded in
 /// `context`:
 ///

@@ -1,6 +1,8 @@
 // ocannl-run compiles a function (shapes inferred) and runs it on the host.
 // These functions take no arguments: ranges and constants give the data,
 // so the printed results are exact.
+// Only ocannl-run here: nothing to run through the mlir-opt plugin.
+// UNSUPPORTED: plugin
 // RUN: ocannl-run %s --entry matmul_ranges | FileCheck %s --check-prefix=MATMUL
 // RUN: ocannl-run %s --entry einsums | FileCheck %s --check-prefix=EINSUM
 // RUN: ocannl-run %s --entry terminals | FileCheck %s --check-prefix=TERMINALS

@@ -250,6 +250,10 @@ extern "C" {
 /// Registers the C++ passes of the shim (`ocannl-math-approximation`,
 /// `ocannl-gpu-math`).
 void ocannlRegisterShimPasses() {
+  // Registered already (a second copy of this library in the process):
+  // registering a name twice is a fatal error in MLIR.
+  if (mlir::PassInfo::lookup("ocannl-math-approximation"))
+    return;
   mlir::registerPass([]() -> std::unique_ptr<mlir::Pass> {
     return std::make_unique<MathApproximationPass>();
   });
@@ -264,6 +268,8 @@ void ocannlRegisterShimPasses() {
 void ocannlRegisterPass(const char *argument, const char *description, const char *opName,
                         const OcannlPassOptionDef *options, intptr_t numOptions,
                         OcannlPassRunFn run, const void *userData) {
+  if (mlir::PassInfo::lookup(argument))
+    return; // a second copy of this library: see ocannlRegisterShimPasses
   auto info = std::make_unique<RustPassInfo>();
   info->argument = argument;
   info->description = description;
@@ -286,6 +292,8 @@ void ocannlRegisterPass(const char *argument, const char *description, const cha
 /// `ocannl-infer-shapes,lower-affine`. It takes no options.
 void ocannlRegisterPipeline(const char *argument, const char *description,
                             const char *passes, const char *optionSpec) {
+  if (mlir::PassPipelineInfo::lookup(argument))
+    return; // a second copy of this library: see ocannlRegisterShimPasses
   std::string text = passes;
   // `optionSpec`: `name=default` entries separated by ';'. The pipeline's
   // options (`name=value`, separated by spaces) replace `$(name)` in the
@@ -305,7 +313,8 @@ void ocannlRegisterPipeline(const char *argument, const char *description,
         llvm::SmallVector<llvm::StringRef> given;
         options.split(given, ' ', -1, false);
         for (llvm::StringRef g : given) {
-          auto [name, value] = g.trim().split('=');
+          auto [optName, value] = g.trim().split('=');
+          llvm::StringRef name = optName;
           if (name.empty())
             continue;
           auto it = std::find_if(values.begin(), values.end(),
@@ -357,19 +366,9 @@ void ocannlRegisterAllUpstream(MlirDialectRegistry registry) {
   mlir::registerAllPasses();
 }
 
-/// Defined in Rust (`passes/src/driver.rs`): replaces the IRDL verifiers of
-/// the ocannl ops with variadic operand groups, once the ocannl dialect is
-/// loaded in `ctx` (a no-op before).
-void ocannlDialectHook(MlirContext ctx);
-
-/// MlirOptMain with every upstream dialect, extension and pass; returns the
-/// process exit code.
-///
-/// MlirOptMain loads the ocannl dialect from `--irdl-file` right before it
-/// parses the input and offers no hook after that. Parsing a `func.func`
-/// (or an arith/tensor op) loads that dialect, which runs these registry
-/// extensions: the ocannl verifiers are patched before the input is
-/// verified.
+/// MlirOptMain with every upstream dialect, extension and pass, and the
+/// dialects `registerDialects` adds (the ocannl dialect, from Rust); returns
+/// the process exit code.
 ///
 /// This is `mlir::MlirOptMain(argc, argv, toolName, registry)` unrolled to
 /// its output stream, for two differences: a write error on the output (a
@@ -377,17 +376,13 @@ void ocannlDialectHook(MlirContext ctx);
 /// LLVM's fatal "IO failure on output stream" report, and SIGPIPE keeps the
 /// disposition the process gave it (ignored: writes then fail with EPIPE)
 /// instead of InitLLVM's exit with code 74.
-int ocannlOptMain(int argc, char **argv, const char *toolName) {
+int ocannlOptMain(int argc, char **argv, const char *toolName,
+                  void (*registerDialects)(MlirDialectRegistry)) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
-  registry.addExtension(
-      +[](mlir::MLIRContext *ctx, mlir::func::FuncDialect *) { ocannlDialectHook(wrap(ctx)); });
-  registry.addExtension(
-      +[](mlir::MLIRContext *ctx, mlir::arith::ArithDialect *) { ocannlDialectHook(wrap(ctx)); });
-  registry.addExtension(
-      +[](mlir::MLIRContext *ctx, mlir::tensor::TensorDialect *) { ocannlDialectHook(wrap(ctx)); });
+  registerDialects(wrap(&registry));
   mlir::registerAllPasses();
   auto [inputFilename, outputFilename] =
       mlir::registerAndParseCLIOptions(argc, argv, toolName, registry);

@@ -52,6 +52,7 @@ unsafe extern "C" {
         argc: c_int,
         argv: *mut *mut c_char,
         tool_name: *const c_char,
+        register_dialects: extern "C" fn(MlirDialectRegistry),
     ) -> c_int;
 }
 
