@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libclang-22-dev clang-22
   libpolly-22-dev libzstd-dev libz3-dev libxml2-dev zlib1g-dev
-  python3 python3-numpy python3-venv libomp-22-dev
+  python3 python3-numpy python3-venv libomp-22-dev cmake g++
 )
 
 missing=()

@@ -3,7 +3,8 @@
 # and snapshot tests, the lit/FileCheck suite, the CLI and NumPy
 # differential tests (all through `cargo test`) against the debug binaries
 # AND the release binaries users run (release builds turn undefined
-# behaviour that debug builds survive into crashes), a short fuzz run of
+# behaviour that debug builds survive into crashes), the plugin and CMake
+# package (tools/tests/plugin/check.sh), a short fuzz run of
 # both, ptxas on the generated PTX, the FFI-confinement check, the demo
 # (quick start 1), and the fmt, clippy and doc checks.
 set -euo pipefail
@@ -12,6 +13,11 @@ scripts/setup.sh
 cargo test --workspace
 # The same lit, CLI and differential suite against the release binaries.
 cargo test --release -p ocannl-tools
+# The dialect and passes in other MLIR tools: cmake/ builds and installs
+# the OcannlMLIR package; stock mlir-opt + the plugin against ocannl-opt
+# (outputs, diagnostics, the lit suite), the C++ and C consumers, the
+# README's consumer.
+tools/tests/plugin/check.sh
 # Random and mutated programs through every named pipeline and ocannl-run,
 # debug and release: no crash, hang, panic or unlocated rejection.
 cargo run -q -p ocannl-fuzz -- --bin-dir target/debug --programs 300 --run-programs 50 --seed 1

@@ -24,7 +24,9 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -204,6 +206,16 @@ typedef void (*OcannlDialectLoadedFn)(MlirContext ctx);
 
 namespace {
 
+/// The ocannl dialects this registration created and has not defined yet.
+/// A dialect named `ocannl` can also be created by an IRDL file (`mlir-opt
+/// --irdl-file=ocannl.irdl.mlir`): that file then defines the ops, and
+/// defining them a second time would crash MLIR.
+std::mutex pendingMutex;
+llvm::SmallPtrSet<mlir::Dialect *, 2> &pendingDialects() {
+  static llvm::SmallPtrSet<mlir::Dialect *, 2> pending;
+  return pending;
+}
+
 /// Loads the ocannl dialect's ops and types from its IRDL text right after
 /// the registry has created the (empty) dynamic dialect `ocannl` in a
 /// context. A registry extension and not the dynamic dialect's population
@@ -217,8 +229,14 @@ public:
 
   void apply(mlir::MLIRContext *ctx, llvm::MutableArrayRef<mlir::Dialect *> dialects) const override {
     auto *dialect = llvm::dyn_cast<mlir::ExtensibleDialect>(dialects.front());
-    // Already defined (a second copy of this extension, or an IRDL file
-    // that defined it): defining the ops twice would corrupt the context.
+    {
+      std::lock_guard<std::mutex> lock(pendingMutex);
+      // Not created by this registration (an IRDL file defines it), or
+      // defined already (a second copy of this extension): defining the ops
+      // twice would corrupt the context.
+      if (!pendingDialects().erase(dialects.front()))
+        return;
+    }
     if (!dialect || dialect->lookupTypeDefinition("tensor"))
       return;
     ctx->getOrLoadDialect<mlir::irdl::IRDLDialect>();
@@ -268,7 +286,10 @@ extern "C" {
 void ocannlRegisterDialect(MlirDialectRegistry registry, MlirStringRef irdl,
                            OcannlDialectLoadedFn loaded) {
   mlir::DialectRegistry &r = *unwrap(registry);
-  r.insertDynamic("ocannl", [](mlir::MLIRContext *, mlir::DynamicDialect *) {});
+  r.insertDynamic("ocannl", [](mlir::MLIRContext *, mlir::DynamicDialect *dialect) {
+    std::lock_guard<std::mutex> lock(pendingMutex);
+    pendingDialects().insert(dialect);
+  });
   r.addExtension(mlir::TypeID::get<ocannl_mlir::IrdlDialectExtensionTag>(),
                  std::make_unique<IrdlDialectExtension>(unwrap(irdl), loaded));
 }

@@ -20,6 +20,9 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -122,12 +125,16 @@ public:
     return info.opName.empty() || opName.getStringRef() == info.opName;
   }
 
-  /// The dialects ocannl passes create ops of (lowering): loaded before
-  /// any pass runs, as MLIR requires.
+  /// The dialects ocannl passes create ops of (lowering: `cf.br` between
+  /// an op's blocks, `scf` and `gpu` in the GPU target's tiled kernels):
+  /// loaded before any pass runs, as MLIR requires. A host that registers
+  /// only the dialects of its input (a C API user) relies on this.
   void getDependentDialects(mlir::DialectRegistry &registry) const override {
     registry.insert<mlir::affine::AffineDialect, mlir::arith::ArithDialect,
-                    mlir::func::FuncDialect, mlir::math::MathDialect,
-                    mlir::memref::MemRefDialect, mlir::vector::VectorDialect>();
+                    mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
+                    mlir::gpu::GPUDialect, mlir::math::MathDialect,
+                    mlir::memref::MemRefDialect, mlir::scf::SCFDialect,
+                    mlir::vector::VectorDialect>();
   }
 
   std::unique_ptr<mlir::Pass> clonePass() const override {

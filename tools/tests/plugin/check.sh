@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# The ocannl dialect and passes inside other MLIR tools, end to end:
+#  1. cmake/ builds and installs the OcannlMLIR package into a prefix;
+#  2. stock mlir-opt with the plugin gives ocannl-opt's output, byte for
+#     byte, on examples/mlp-run.mlir through every named pipeline;
+#  3. the same located diagnostics and exit code on bad programs; the
+#     plugin loaded twice, or only one of its halves, never crashes;
+#  4. the C++ consumer (examples/cpp-consumer) and a C program on the C API
+#     build against the installed package and give ocannl-opt's output;
+#  5. the consumer written from the README alone builds and runs;
+#  6. the lit suite passes a second time through mlir-opt + the plugin.
+# Run by scripts/test.sh; by hand: tools/tests/plugin/check.sh
+# Environment: OCANNL_BIN_DIR (ocannl-opt; default target/release),
+# OCANNL_CMAKE_BUILD (build/cmake), OCANNL_CMAKE_PREFIX (build/prefix).
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+root=$PWD
+bin=$(realpath "${OCANNL_BIN_DIR:-target/release}")
+build=${OCANNL_CMAKE_BUILD:-build/cmake}
+prefix=$(realpath -m "${OCANNL_CMAKE_PREFIX:-build/prefix}")
+llvm=/usr/lib/llvm-22/bin
+jobs=$(nproc)
+fail() { echo "plugin check: FAILED: $*" >&2; exit 1; }
+[ -x "$bin/ocannl-opt" ] || fail "no ocannl-opt in $bin (cargo build --release -p ocannl-tools)"
+
+echo "== 1. cmake build and install into $prefix"
+cmake -S cmake -B "$build" > /dev/null
+cmake --build "$build" -j"$jobs"
+rm -rf "$prefix"
+cmake --install "$build" --prefix "$prefix" > /dev/null
+plugin=$prefix/lib/OcannlMLIRPlugin.so
+[ -f "$plugin" ] || fail "the install has no $plugin"
+if readelf -d "$prefix/lib/libOcannlMLIR.so" | grep -q 'libMLIR\.so'; then :; else
+  fail "libOcannlMLIR.so does not link libMLIR.so dynamically"
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+stock() { "$llvm/mlir-opt" --load-dialect-plugin="$plugin" --load-pass-plugin="$plugin" "$@"; }
+# rc of a command that must fail cleanly: 1, never a signal or an abort.
+expect_rc() {
+  local want=$1 got=$2 what=$3
+  [ "$got" -eq "$want" ] || fail "$what: exit code $got, expected $want"
+}
+
+echo "== 2. mlir-opt + plugin == ocannl-opt on examples/mlp-run.mlir"
+untimed='s/[A-Za-z]*TimeInMs = [0-9]* : i64/TIME/g'
+for pipeline in ocannl-to-affine ocannl-to-llvm ocannl-to-nvvm \
+  'ocannl-verify,ocannl-infer-shapes{close=false}' 'ocannl-to-affine,canonicalize'; do
+  # gpu-module-to-binary records how long the translation took: not compared.
+  stock examples/mlp-run.mlir -p "builtin.module($pipeline)" | sed "$untimed" > "$tmp/plugin.out"
+  "$bin/ocannl-opt" examples/mlp-run.mlir -p "builtin.module($pipeline)" | sed "$untimed" > "$tmp/opt.out"
+  cmp -s "$tmp/plugin.out" "$tmp/opt.out" || fail "outputs differ for $pipeline"
+  echo "   same output: $pipeline ($(wc -l < "$tmp/opt.out") lines)"
+done
+
+echo "== 3. bad programs: same diagnostics and exit code; loading edge cases"
+cat > "$tmp/malformed.mlir" <<'EOF'
+func.func @f(%a: !ocannl.tensor<f32, "2|3->4">) {
+  %0 = "ocannl.neg"(%a) : (!ocannl.tensor<f32, "2|3->4">) -> !ocannl.tensor<f32, "2|3->4"
+  return
+}
+EOF
+cat > "$tmp/unsatisfiable.mlir" <<'EOF'
+func.func @f(%a: !ocannl.tensor<f32, "2|3->4">, %b: !ocannl.tensor<f32, "5|3->4">) -> !ocannl.tensor<f32, "...|...->..."> {
+  %0 = "ocannl.add"(%a, %b) : (!ocannl.tensor<f32, "2|3->4">, !ocannl.tensor<f32, "5|3->4">) -> !ocannl.tensor<f32, "...|...->...">
+  return %0 : !ocannl.tensor<f32, "...|...->...">
+}
+EOF
+cat > "$tmp/bad-spec.mlir" <<'EOF'
+func.func @f(%a: !ocannl.tensor<f32, "2|3->4->5">) {
+  return
+}
+EOF
+cat > "$tmp/custom-syntax.mlir" <<'EOF'
+func.func @f(%a: !ocannl.tensor<f32, "2">) {
+  %0 = ocannl.neg %a : !ocannl.tensor<f32, "2">
+  return
+}
+EOF
+cat > "$tmp/unknown-op.mlir" <<'EOF'
+func.func @f(%a: !ocannl.tensor<f32, "2">) {
+  %0 = "ocannl.no_such_op"(%a) : (!ocannl.tensor<f32, "2">) -> !ocannl.tensor<f32, "2">
+  return
+}
+EOF
+for case in malformed unsatisfiable bad-spec custom-syntax unknown-op; do
+  for pipeline in ocannl-to-llvm 'ocannl-lower-to-affine{target=tpu}'; do
+    set +e
+    stock "$tmp/$case.mlir" -p "builtin.module($pipeline)" > /dev/null 2> "$tmp/plugin.err"
+    prc=$?
+    "$bin/ocannl-opt" "$tmp/$case.mlir" -p "builtin.module($pipeline)" > /dev/null 2> "$tmp/opt.err"
+    orc=$?
+    set -e
+    expect_rc 1 "$prc" "mlir-opt + plugin on $case ($pipeline)"
+    expect_rc 1 "$orc" "ocannl-opt on $case ($pipeline)"
+    cmp -s "$tmp/plugin.err" "$tmp/opt.err" || {
+      diff "$tmp/opt.err" "$tmp/plugin.err" || true
+      fail "diagnostics differ on $case ($pipeline)"
+    }
+    grep -q "error:" "$tmp/plugin.err" || fail "no error on $case ($pipeline)"
+  done
+  echo "   same diagnostics, exit 1: $case: $(grep -m1 -o 'error: .*' "$tmp/plugin.err" | cut -c1-70)"
+done
+# Loaded twice (the same file, and a copy elsewhere): registration is
+# idempotent.
+mkdir -p "$tmp/copy" && cp "$prefix"/lib/*.so* "$tmp/copy/"
+"$llvm/mlir-opt" --load-dialect-plugin="$plugin" --load-pass-plugin="$plugin" \
+  --load-dialect-plugin="$plugin" --load-pass-plugin="$plugin" \
+  --load-dialect-plugin="$tmp/copy/OcannlMLIRPlugin.so" --load-pass-plugin="$tmp/copy/OcannlMLIRPlugin.so" \
+  examples/mlp-run.mlir -p 'builtin.module(ocannl-to-llvm)' > "$tmp/plugin.out"
+"$bin/ocannl-opt" examples/mlp-run.mlir -p 'builtin.module(ocannl-to-llvm)' > "$tmp/opt.out"
+cmp -s "$tmp/plugin.out" "$tmp/opt.out" || fail "loaded twice: the output differs"
+echo "   loaded twice (and a copy): same output"
+# Only the pass plugin: the input's ocannl types are a located parse error.
+set +e
+"$llvm/mlir-opt" --load-pass-plugin="$plugin" examples/mlp-run.mlir -p 'builtin.module(ocannl-to-llvm)' \
+  > /dev/null 2> "$tmp/err"
+rc=$?
+set -e
+expect_rc 1 "$rc" "only --load-pass-plugin"
+grep -q "mlp-run.mlir:[0-9]*:[0-9]*: error: .*unregistered dialect" "$tmp/err" ||
+  fail "only --load-pass-plugin: no located error"
+# Only the dialect plugin: the input parses; naming an ocannl pass is an error.
+"$llvm/mlir-opt" --load-dialect-plugin="$plugin" examples/mlp-run.mlir > /dev/null
+set +e
+"$llvm/mlir-opt" --load-dialect-plugin="$plugin" examples/mlp-run.mlir -p 'builtin.module(ocannl-to-llvm)' \
+  > /dev/null 2> "$tmp/err"
+rc=$?
+set -e
+expect_rc 1 "$rc" "only --load-dialect-plugin"
+grep -q "'ocannl-to-llvm' does not refer to a registered pass" "$tmp/err" ||
+  fail "only --load-dialect-plugin: unexpected error"
+echo "   only one half of the plugin: clean errors, exit 1"
+
+echo "== 4. consumers of the installed package"
+cmake -S examples/cpp-consumer -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix" > /dev/null
+cmake --build "$tmp/consumer" -j"$jobs" > /dev/null
+"$bin/ocannl-opt" examples/mlp-run.mlir -p 'builtin.module(ocannl-to-affine)' > "$tmp/opt.out"
+"$tmp/consumer/ocannl-compile" examples/mlp-run.mlir > "$tmp/consumer.out"
+cmp -s "$tmp/consumer.out" "$tmp/opt.out" || fail "examples/cpp-consumer: the output differs from ocannl-opt's"
+set +e
+"$tmp/consumer/ocannl-compile" "$tmp/unsatisfiable.mlir" > /dev/null 2> "$tmp/consumer.err"
+rc=$?
+set -e
+expect_rc 1 "$rc" "examples/cpp-consumer on an unsatisfiable program"
+grep -q "unsatisfiable.mlir:2:8: error: 'ocannl.add' op" "$tmp/consumer.err" ||
+  fail "examples/cpp-consumer: no located error"
+echo "   examples/cpp-consumer: ocannl-opt's output; a located error and exit 1"
+cc -std=c11 -Wall -Wextra -Werror -I"$prefix/include" -I/usr/lib/llvm-22/include \
+  tools/tests/plugin/capi_smoke.c -o "$tmp/capi_smoke" \
+  -L"$prefix/lib" -lOcannlMLIR -lMLIR-C -Wl,-rpath,"$prefix/lib"
+"$tmp/capi_smoke" examples/mlp-run.mlir > "$tmp/capi.out" 2> /dev/null
+cmp -s "$tmp/capi.out" "$tmp/opt.out" || fail "the C API program: the output differs from ocannl-opt's"
+echo "   C API (tools/tests/plugin/capi_smoke.c): ocannl-opt's output"
+
+echo "== 5. the consumer from the README"
+python3 tools/tests/plugin/readme_consumer.py README.md "$tmp/readme"
+cmake -S "$tmp/readme" -B "$tmp/readme/build" -DCMAKE_PREFIX_PATH="$prefix" > /dev/null
+cmake --build "$tmp/readme/build" -j"$jobs" > /dev/null
+"$tmp/readme/build/my-compiler" examples/mlp-run.mlir > "$tmp/readme.out"
+cmp -s "$tmp/readme.out" "$tmp/opt.out" || fail "the README's consumer: the output differs from ocannl-opt's"
+echo "   README consumer: builds, ocannl-opt's output"
+
+echo "== 6. the lit suite through mlir-opt + plugin"
+OCANNL_BIN_DIR="$bin" "$llvm/lit" -s --param ocannl_plugin="$plugin" lit-tests
+echo "plugin check: all passed"
