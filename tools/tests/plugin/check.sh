@@ -8,9 +8,12 @@
 #  4. the C++ consumer (examples/cpp-consumer) and a C program on the C API
 #     build against the installed package and give ocannl-opt's output;
 #  5. the consumer written from the README alone builds and runs;
-#  6. the lit suite passes a second time through mlir-opt + the plugin.
+#  6. ocannl-fuzz's programs through mlir-opt + the plugin: no crash, hang
+#     or unlocated error;
+#  7. the lit suite passes a second time through mlir-opt + the plugin.
 # Run by scripts/test.sh; by hand: tools/tests/plugin/check.sh
-# Environment: OCANNL_BIN_DIR (ocannl-opt; default target/release),
+# Environment: OCANNL_BIN_DIR (ocannl-opt, ocannl-run; default target/release),
+# OCANNL_PLUGIN_FUZZ (programs, 100),
 # OCANNL_CMAKE_BUILD (build/cmake), OCANNL_CMAKE_PREFIX (build/prefix).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -30,8 +33,11 @@ rm -rf "$prefix"
 cmake --install "$build" --prefix "$prefix" > /dev/null
 plugin=$prefix/lib/OcannlMLIRPlugin.so
 [ -f "$plugin" ] || fail "the install has no $plugin"
-if readelf -d "$prefix/lib/libOcannlMLIR.so" | grep -q 'libMLIR\.so'; then :; else
+readelf -d "$prefix/lib/libOcannlMLIR.so" | grep -q 'NEEDED.*libMLIR\.so' ||
   fail "libOcannlMLIR.so does not link libMLIR.so dynamically"
+# No second copy of MLIR inside (the context's constructor lives in libMLIR.so).
+if nm -C --defined-only "$prefix/lib/libOcannlMLIR.so" "$plugin" | grep -q 'mlir::MLIRContext::MLIRContext('; then
+  fail "libOcannlMLIR.so or the plugin carries its own copy of MLIR"
 fi
 
 tmp=$(mktemp -d)
@@ -162,6 +168,15 @@ cmake --build "$tmp/readme/build" -j"$jobs" > /dev/null
 cmp -s "$tmp/readme.out" "$tmp/opt.out" || fail "the README's consumer: the output differs from ocannl-opt's"
 echo "   README consumer: builds, ocannl-opt's output"
 
-echo "== 6. the lit suite through mlir-opt + plugin"
+echo "== 6. random and mutated programs through mlir-opt + plugin (ocannl-fuzz's oracles)"
+mkdir -p "$tmp/bin"
+printf '#!/bin/sh\nexec %s --load-dialect-plugin=%s --load-pass-plugin=%s "$@"\n' \
+  "$llvm/mlir-opt" "$plugin" "$plugin" > "$tmp/bin/ocannl-opt"
+chmod +x "$tmp/bin/ocannl-opt"
+ln -s "$bin/ocannl-run" "$tmp/bin/ocannl-run"
+cargo run --release -q -p ocannl-fuzz -- --bin-dir "$tmp/bin" --programs "${OCANNL_PLUGIN_FUZZ:-100}" \
+  --run-programs 0 --seed 13 --out "$tmp/fuzz" | tail -n 4
+
+echo "== 7. the lit suite through mlir-opt + plugin"
 OCANNL_BIN_DIR="$bin" "$llvm/lit" -s --param ocannl_plugin="$plugin" lit-tests
 echo "plugin check: all passed"
