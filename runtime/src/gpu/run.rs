@@ -153,7 +153,7 @@ pub fn run(
     times: usize,
 ) -> Result<(Vec<Array>, Vec<Timing>, String), Error> {
     let signature: &Signature = program.signature();
-    crate::check_inputs(signature, inputs)?;
+    crate::jit::check_inputs(signature, inputs)?;
     let plan = program.gpu_plan()?;
     let gpu = Gpu::open(device)?;
     let runner = Runner::new(&gpu, &plan)?;

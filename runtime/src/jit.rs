@@ -1,0 +1,113 @@
+//! [`Jit`]: a JIT-compiled program, run and timed on host arrays.
+
+use super::*;
+
+/// A JIT-compiled program.
+pub struct Jit<'p, 'c> {
+    pub(crate) program: &'p Program<'c>,
+    pub(crate) engine: ffi::Engine,
+    /// The entry function's name in the compiled code.
+    pub(crate) entry: String,
+    pub(crate) _module: Module<'c>,
+}
+
+impl Jit<'_, '_> {
+    /// Checks `inputs` against the signature, calls the function, and
+    /// returns its results.
+    ///
+    /// # Errors
+    ///
+    /// Wrong number of inputs, or an input whose element type or shape
+    /// differs from the argument's inferred one.
+    pub fn run(&self, inputs: &mut [Array]) -> Result<Vec<Array>, Error> {
+        check_inputs(&self.program.signature, inputs)?;
+        self.program.check_memory(false)?;
+        let mut outputs = self.outputs()?;
+        self.call(inputs, &mut outputs)?;
+        Ok(outputs)
+    }
+
+    /// Zeroed result buffers.
+    ///
+    /// # Errors
+    ///
+    /// A buffer cannot be allocated.
+    pub fn outputs(&self) -> Result<Vec<Array>, Error> {
+        self.program
+            .signature
+            .outputs
+            .iter()
+            .map(|o| Array::zeros(o.elem, &o.dims))
+            .collect()
+    }
+
+    /// Runs the function `times` times on the same buffers; returns the
+    /// time of each run.
+    ///
+    /// # Errors
+    ///
+    /// As [`Jit::run`].
+    pub fn bench(&self, inputs: &mut [Array], times: usize) -> Result<Vec<Duration>, Error> {
+        check_inputs(&self.program.signature, inputs)?;
+        self.program.check_memory(false)?;
+        let mut outputs = self.outputs()?;
+        (0..times)
+            .map(|_| {
+                let start = Instant::now();
+                self.call(inputs, &mut outputs)?;
+                Ok(start.elapsed())
+            })
+            .collect()
+    }
+
+    /// Calls the function; `inputs` have been checked against the signature
+    /// and `outputs` allocated from it.
+    fn call(&self, inputs: &mut [Array], outputs: &mut [Array]) -> Result<(), Error> {
+        let mut pointers: Vec<*mut u8> = inputs
+            .iter_mut()
+            .chain(outputs.iter_mut())
+            .map(Array::as_mut_ptr)
+            .collect();
+        // MLIR's C API invokes only `_mlir_ciface_` wrappers (functions
+        // with `llvm.emit_c_interface`); the engine's packed wrapper
+        // `_mlir_<name>(void **args)` exists for every function.
+        let entry = self.engine.packed(&self.entry).ok_or_else(|| {
+            Error::new(format!(
+                "cannot find '@{}' in the compiled code",
+                self.program.entry
+            ))
+        })?;
+        // Every buffer has the element type and number of cells of its
+        // signature entry: inputs checked by `run`/`bench`, outputs
+        // allocated from the signature.
+        entry.call(&mut pointers);
+        Ok(())
+    }
+}
+
+/// Checks the inputs' count, element types and shapes.
+pub(crate) fn check_inputs(signature: &Signature, inputs: &[Array]) -> Result<(), Error> {
+    if inputs.len() != signature.inputs.len() {
+        return Err(Error::new(format!(
+            "the entry function takes {} argument(s) but {} input(s) were given",
+            signature.inputs.len(),
+            inputs.len()
+        )));
+    }
+    for (i, (sig, input)) in signature.inputs.iter().zip(inputs).enumerate() {
+        if input.elem() != sig.elem {
+            return Err(Error::new(format!(
+                "argument #{i} has element type {} but its input has dtype {}",
+                sig.elem,
+                input.elem()
+            )));
+        }
+        if input.shape != sig.dims {
+            return Err(Error::new(format!(
+                "argument #{i} has the inferred shape {:?} (spec \"{}\") but its input has shape {:?}",
+                sig.dims, sig.spec, input.shape
+            )));
+        }
+    }
+    Ok(())
+}
