@@ -13,6 +13,16 @@ scripts/setup.sh
 cargo test --workspace
 # The same lit, CLI and differential suite against the release binaries.
 cargo test --release -p ocannl-tools
+# The ONNX models the onnx wheel ships (light CNNs, PyTorch-converted
+# cases) decode and pass the model checks (onnx in .onnx-venv; skipped with
+# the reason when it cannot be installed).
+if [ ! -x .onnx-venv/bin/python ] || ! .onnx-venv/bin/python -c 'import onnx' 2>/dev/null; then
+  /usr/bin/python3 -m venv .onnx-venv && .onnx-venv/bin/pip install -q onnx \
+    || echo "test.sh: could not install the onnx wheel; its models will not be checked"
+fi
+if onnx_data=$(.onnx-venv/bin/python -c 'import onnx, os; print(os.path.join(os.path.dirname(onnx.__file__), "backend/test/data"))' 2>/dev/null); then
+  OCANNL_ONNX_DATA="$onnx_data" cargo test -q -p ocannl-onnx shipped_models -- --nocapture
+fi
 # The dialect and passes in other MLIR tools: cmake/ builds and installs
 # the OcannlMLIR package; stock mlir-opt + the plugin against ocannl-opt
 # (outputs, diagnostics, the lit suite), the C++ and C consumers, the

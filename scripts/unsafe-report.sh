@@ -15,7 +15,7 @@ content() { if [ -n "$rev" ]; then git show "$rev:$1"; else cat "$1"; fi; }
 # Code lines only: comments (`//`, `///`, `//!`) do not count.
 count() { content "$1" | { grep -v '^\s*//' || true; } | { grep -o '\bunsafe\b' || true; } | wc -l; }
 status=0
-for crate in shape dialect passes capi runtime tools fuzz; do
+for crate in shape onnx dialect passes capi runtime tools fuzz; do
   [ -d "$crate" ] || continue
   total=0; ffi=0; stray=""
   for f in $(files "$crate"); do

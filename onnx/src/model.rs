@@ -1,0 +1,350 @@
+//! A decoded, checked ONNX model (see the crate docs).
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use prost::Message;
+
+use crate::proto::{GraphProto, ModelProto, NodeProto, TensorProto, ValueInfoProto, tensor_proto};
+
+/// The oldest default-domain opset the importer reads (PyTorch's converted
+/// test models in the onnx wheel use 6; the translation handles its legacy
+/// `broadcast`/`axis` attributes).
+pub const MIN_OPSET: i64 = 6;
+/// The newest default-domain opset the importer knows (ONNX 1.23's).
+pub const MAX_OPSET: i64 = 28;
+
+/// A node, as errors name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeRef {
+    /// The node's position in the file's node list.
+    pub index: usize,
+    /// Its name (may be empty in the file).
+    pub name: String,
+    /// Its op type (`Conv`, `Gemm`, ...).
+    pub op_type: String,
+}
+
+impl NodeRef {
+    fn of(index: usize, node: &NodeProto) -> Self {
+        Self {
+            index,
+            name: node.name.clone().unwrap_or_default(),
+            op_type: node.op_type.clone().unwrap_or_default(),
+        }
+    }
+}
+
+impl std::fmt::Display for NodeRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.name.is_empty() {
+            write!(f, "node #{} ({})", self.index, self.op_type)
+        } else {
+            write!(f, "node '{}' ({})", self.name, self.op_type)
+        }
+    }
+}
+
+/// Why a model cannot be imported: the message and the nodes it is about.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{message}", nodes_prefix(.nodes))]
+pub struct ImportError {
+    /// What is wrong.
+    pub message: String,
+    /// The nodes involved (empty for model-level problems).
+    pub nodes: Vec<NodeRef>,
+}
+
+fn nodes_prefix(nodes: &[NodeRef]) -> String {
+    match nodes {
+        [] => String::new(),
+        [one] => format!("{one}: "),
+        many => {
+            let names: Vec<String> = many.iter().map(ToString::to_string).collect();
+            format!("{}: ", names.join(", "))
+        }
+    }
+}
+
+impl ImportError {
+    fn model(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            nodes: Vec::new(),
+        }
+    }
+}
+
+/// A model's main graph, checked, nodes in topological order.
+#[derive(Debug, Clone)]
+pub struct Graph {
+    /// The graph's name.
+    pub name: String,
+    /// The nodes, each after the producers of its inputs (stable: the
+    /// file's order where it already is one).
+    pub nodes: Vec<NodeProto>,
+    /// Each node's position in the file (parallel to `nodes`).
+    pub file_index: Vec<usize>,
+    /// The initializers (constants), data checked against dims.
+    pub initializers: Vec<TensorProto>,
+    /// All graph inputs, in ONNX order (initializers may be among them).
+    pub inputs: Vec<ValueInfoProto>,
+    /// The graph outputs, in ONNX order.
+    pub outputs: Vec<ValueInfoProto>,
+    /// Shapes of intermediate values the file states.
+    pub value_info: Vec<ValueInfoProto>,
+}
+
+/// A decoded and checked model.
+#[derive(Debug, Clone)]
+pub struct Model {
+    /// The version of the default (`ai.onnx`) opset.
+    pub opset: i64,
+    /// The main graph.
+    pub graph: Graph,
+}
+
+impl Model {
+    /// Decodes and checks a model file's bytes.
+    ///
+    /// # Errors
+    ///
+    /// The bytes are not a protobuf `ModelProto` (truncated, corrupt), there
+    /// is no graph, the default opset is missing or outside
+    /// [`MIN_OPSET`]`..=`[`MAX_OPSET`], an initializer's data does not match
+    /// its dims or type, a node reads an undefined value, a value is
+    /// produced twice, or the graph has a cycle.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, ImportError> {
+        let model = ModelProto::decode(bytes)
+            .map_err(|e| ImportError::model(format!("not an ONNX model (protobuf: {e})")))?;
+        let opset = default_opset(&model)?;
+        let graph = model
+            .graph
+            .ok_or_else(|| ImportError::model("the model has no graph"))?;
+        Ok(Self {
+            opset,
+            graph: check_graph(graph)?,
+        })
+    }
+}
+
+fn default_opset(model: &ModelProto) -> Result<i64, ImportError> {
+    let version = model
+        .opset_import
+        .iter()
+        .find(|o| matches!(o.domain.as_deref(), None | Some("") | Some("ai.onnx")))
+        .and_then(|o| o.version)
+        .ok_or_else(|| {
+            ImportError::model("the model imports no opset of the default domain (ai.onnx)")
+        })?;
+    if !(MIN_OPSET..=MAX_OPSET).contains(&version) {
+        return Err(ImportError::model(format!(
+            "unknown opset: ai.onnx version {version} (supported: {MIN_OPSET} to {MAX_OPSET})"
+        )));
+    }
+    Ok(version)
+}
+
+fn check_graph(graph: GraphProto) -> Result<Graph, ImportError> {
+    for t in &graph.initializer {
+        check_tensor_data(t)?;
+    }
+    // Where each value comes from: `None` for graph inputs and initializers.
+    let mut producer: HashMap<&str, Option<usize>> = HashMap::new();
+    for name in graph
+        .input
+        .iter()
+        .filter_map(|v| v.name.as_deref())
+        .chain(graph.initializer.iter().filter_map(|t| t.name.as_deref()))
+    {
+        producer.insert(name, None);
+    }
+    for (i, node) in graph.node.iter().enumerate() {
+        for out in node.output.iter().filter(|o| !o.is_empty()) {
+            match producer.insert(out, Some(i)) {
+                None => {}
+                Some(Some(j)) => {
+                    return Err(ImportError {
+                        message: format!("both produce the value '{out}'"),
+                        nodes: vec![NodeRef::of(j, &graph.node[j]), NodeRef::of(i, node)],
+                    });
+                }
+                Some(None) => {
+                    return Err(ImportError {
+                        message: format!("produces '{out}', which is a graph input or initializer"),
+                        nodes: vec![NodeRef::of(i, node)],
+                    });
+                }
+            }
+        }
+    }
+    // Kahn's algorithm, taking ready nodes in file order.
+    let n = graph.node.len();
+    let mut waiting = vec![0usize; n];
+    let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, node) in graph.node.iter().enumerate() {
+        let mut seen = HashSet::new();
+        for input in node.input.iter().filter(|s| !s.is_empty()) {
+            match producer.get(input.as_str()) {
+                None => {
+                    return Err(ImportError {
+                        message: format!(
+                            "input '{input}' is not a graph input, an initializer or a node's output"
+                        ),
+                        nodes: vec![NodeRef::of(i, node)],
+                    });
+                }
+                Some(Some(p)) if seen.insert(*p) => {
+                    waiting[i] += 1;
+                    consumers[*p].push(i);
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    let mut ready: VecDeque<usize> = (0..n).filter(|&i| waiting[i] == 0).collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(i) = ready.pop_front() {
+        order.push(i);
+        for &c in &consumers[i] {
+            waiting[c] -= 1;
+            if waiting[c] == 0 {
+                ready.push_back(c);
+            }
+        }
+    }
+    if order.len() < n {
+        let cycle = find_cycle(&graph.node, &waiting, &producer);
+        return Err(ImportError {
+            message: "the graph has a cycle through these nodes".into(),
+            nodes: cycle
+                .into_iter()
+                .map(|i| NodeRef::of(i, &graph.node[i]))
+                .collect(),
+        });
+    }
+    for out in graph.output.iter().filter_map(|v| v.name.as_deref()) {
+        if !producer.contains_key(out) {
+            return Err(ImportError::model(format!(
+                "graph output '{out}' is not produced by any node, input or initializer"
+            )));
+        }
+    }
+    let mut nodes: Vec<Option<NodeProto>> = graph.node.into_iter().map(Some).collect();
+    Ok(Graph {
+        name: graph.name.unwrap_or_default(),
+        nodes: order
+            .iter()
+            .map(|&i| nodes[i].take().expect("each node once"))
+            .collect(),
+        file_index: order,
+        initializers: graph.initializer,
+        inputs: graph.input,
+        outputs: graph.output,
+        value_info: graph.value_info,
+    })
+}
+
+/// One cycle among the nodes Kahn's algorithm could not order: walk back
+/// from a stuck node through stuck producers until a node repeats.
+fn find_cycle(
+    nodes: &[NodeProto],
+    waiting: &[usize],
+    producer: &HashMap<&str, Option<usize>>,
+) -> Vec<usize> {
+    let stuck_producer = |i: usize| {
+        nodes[i]
+            .input
+            .iter()
+            .find_map(|input| match producer.get(input.as_str()) {
+                Some(Some(p)) if waiting[*p] > 0 => Some(*p),
+                _ => None,
+            })
+    };
+    let Some(start) = (0..nodes.len()).find(|&i| waiting[i] > 0) else {
+        return Vec::new();
+    };
+    let mut path = vec![start];
+    let mut at = HashMap::from([(start, 0usize)]);
+    let mut current = start;
+    while let Some(p) = stuck_producer(current) {
+        if let Some(&k) = at.get(&p) {
+            let mut cycle = path[k..].to_vec();
+            cycle.reverse(); // producers first
+            return cycle;
+        }
+        at.insert(p, path.len());
+        path.push(p);
+        current = p;
+    }
+    path
+}
+
+/// Bytes per element of an ONNX element type the importer reads (`None`:
+/// not supported: strings, complex, 4-bit and 8-bit floats).
+pub(crate) fn element_bytes(data_type: i32) -> Option<usize> {
+    use tensor_proto::DataType as D;
+    Some(match D::try_from(data_type).ok()? {
+        D::Float | D::Int32 | D::Uint32 => 4,
+        D::Double | D::Int64 | D::Uint64 => 8,
+        D::Float16 | D::Bfloat16 | D::Int16 | D::Uint16 => 2,
+        D::Int8 | D::Uint8 | D::Bool => 1,
+        _ => return None,
+    })
+}
+
+/// The tensor's data matches its dims and element type.
+fn check_tensor_data(t: &TensorProto) -> Result<(), ImportError> {
+    use tensor_proto::DataType as D;
+    let name = t.name.as_deref().unwrap_or("");
+    let err = |m: String| ImportError::model(format!("initializer '{name}': {m}"));
+    let mut count: u64 = 1;
+    for &d in &t.dims {
+        let d = u64::try_from(d)
+            .map_err(|_| err(format!("negative dimension {d} in dims {:?}", t.dims)))?;
+        count = count
+            .checked_mul(d)
+            .filter(|&c| c <= i64::MAX as u64)
+            .ok_or_else(|| err(format!("dims {:?} hold more than 2^63 elements", t.dims)))?;
+    }
+    if t.data_location == Some(tensor_proto::DataLocation::External as i32)
+        || !t.external_data.is_empty()
+    {
+        return Err(err(
+            "data stored in an external file is not supported".into()
+        ));
+    }
+    let data_type = t.data_type.unwrap_or(0);
+    let Some(size) = element_bytes(data_type) else {
+        let ty = D::try_from(data_type)
+            .map_or_else(|_| format!("#{data_type}"), |d| d.as_str_name().to_owned());
+        return Err(err(format!("element type {ty} is not supported")));
+    };
+    let (have, unit) = if let Some(raw) = &t.raw_data {
+        (raw.len() as u64, size as u64)
+    } else {
+        let typed = match D::try_from(data_type).ok() {
+            Some(D::Float) => t.float_data.len(),
+            Some(D::Double) => t.double_data.len(),
+            Some(D::Int64) => t.int64_data.len(),
+            Some(D::Uint32 | D::Uint64) => t.uint64_data.len(),
+            _ => t.int32_data.len(),
+        };
+        (typed as u64, 1)
+    };
+    let want = count.saturating_mul(unit);
+    if have != want {
+        let what = if unit == 1 {
+            "values"
+        } else {
+            "bytes of raw data"
+        };
+        return Err(err(format!(
+            "dims {:?} need {want} {what}, the file has {have}",
+            t.dims
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;
