@@ -237,7 +237,7 @@ public:
       if (!pendingDialects().erase(dialects.front()))
         return;
     }
-    if (!dialect || dialect->lookupTypeDefinition("tensor"))
+    if (!dialect)
       return;
     ctx->getOrLoadDialect<mlir::irdl::IRDLDialect>();
     mlir::ParserConfig config(ctx);

@@ -281,7 +281,7 @@ fn find_cycle(
 
 /// Bytes per element of an ONNX element type the importer reads (`None`:
 /// not supported: strings, complex, 4-bit and 8-bit floats).
-pub(crate) fn element_bytes(data_type: i32) -> Option<usize> {
+fn element_bytes(data_type: i32) -> Option<usize> {
     use tensor_proto::DataType as D;
     Some(match D::try_from(data_type).ok()? {
         D::Float | D::Int32 | D::Uint32 => 4,

@@ -43,10 +43,13 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 stock() { "$llvm/mlir-opt" --load-dialect-plugin="$plugin" --load-pass-plugin="$plugin" "$@"; }
-# rc of a command that must fail cleanly: 1, never a signal or an abort.
-expect_rc() {
-  local want=$1 got=$2 what=$3
-  [ "$got" -eq "$want" ] || fail "$what: exit code $got, expected $want"
+# Runs a command that must fail cleanly (exit code 1, never a signal or an
+# abort), its stderr into the file $1; $2 says what it is.
+must_fail() {
+  local err=$1 what=$2 rc=0
+  shift 2
+  "$@" > /dev/null 2> "$err" || rc=$?
+  [ "$rc" -eq 1 ] || fail "$what: exit code $rc, expected 1"
 }
 
 echo "== 2. mlir-opt + plugin == ocannl-opt on examples/mlp-run.mlir"
@@ -92,14 +95,10 @@ func.func @f(%a: !ocannl.tensor<f32, "2">) {
 EOF
 for case in malformed unsatisfiable bad-spec custom-syntax unknown-op; do
   for pipeline in ocannl-to-llvm 'ocannl-lower-to-affine{target=tpu}'; do
-    set +e
-    stock "$tmp/$case.mlir" -p "builtin.module($pipeline)" > /dev/null 2> "$tmp/plugin.err"
-    prc=$?
-    "$bin/ocannl-opt" "$tmp/$case.mlir" -p "builtin.module($pipeline)" > /dev/null 2> "$tmp/opt.err"
-    orc=$?
-    set -e
-    expect_rc 1 "$prc" "mlir-opt + plugin on $case ($pipeline)"
-    expect_rc 1 "$orc" "ocannl-opt on $case ($pipeline)"
+    must_fail "$tmp/plugin.err" "mlir-opt + plugin on $case ($pipeline)" \
+      stock "$tmp/$case.mlir" -p "builtin.module($pipeline)"
+    must_fail "$tmp/opt.err" "ocannl-opt on $case ($pipeline)" \
+      "$bin/ocannl-opt" "$tmp/$case.mlir" -p "builtin.module($pipeline)"
     cmp -s "$tmp/plugin.err" "$tmp/opt.err" || {
       diff "$tmp/opt.err" "$tmp/plugin.err" || true
       fail "diagnostics differ on $case ($pipeline)"
@@ -119,22 +118,14 @@ mkdir -p "$tmp/copy" && cp "$prefix"/lib/*.so* "$tmp/copy/"
 cmp -s "$tmp/plugin.out" "$tmp/opt.out" || fail "loaded twice: the output differs"
 echo "   loaded twice (and a copy): same output"
 # Only the pass plugin: the input's ocannl types are a located parse error.
-set +e
-"$llvm/mlir-opt" --load-pass-plugin="$plugin" examples/mlp-run.mlir -p 'builtin.module(ocannl-to-llvm)' \
-  > /dev/null 2> "$tmp/err"
-rc=$?
-set -e
-expect_rc 1 "$rc" "only --load-pass-plugin"
+must_fail "$tmp/err" "only --load-pass-plugin" \
+  "$llvm/mlir-opt" --load-pass-plugin="$plugin" examples/mlp-run.mlir -p 'builtin.module(ocannl-to-llvm)'
 grep -q "mlp-run.mlir:[0-9]*:[0-9]*: error: .*unregistered dialect" "$tmp/err" ||
   fail "only --load-pass-plugin: no located error"
 # Only the dialect plugin: the input parses; naming an ocannl pass is an error.
 "$llvm/mlir-opt" --load-dialect-plugin="$plugin" examples/mlp-run.mlir > /dev/null
-set +e
-"$llvm/mlir-opt" --load-dialect-plugin="$plugin" examples/mlp-run.mlir -p 'builtin.module(ocannl-to-llvm)' \
-  > /dev/null 2> "$tmp/err"
-rc=$?
-set -e
-expect_rc 1 "$rc" "only --load-dialect-plugin"
+must_fail "$tmp/err" "only --load-dialect-plugin" \
+  "$llvm/mlir-opt" --load-dialect-plugin="$plugin" examples/mlp-run.mlir -p 'builtin.module(ocannl-to-llvm)'
 grep -q "'ocannl-to-llvm' does not refer to a registered pass" "$tmp/err" ||
   fail "only --load-dialect-plugin: unexpected error"
 echo "   only one half of the plugin: clean errors, exit 1"
@@ -145,11 +136,8 @@ cmake --build "$tmp/consumer" -j"$jobs" > /dev/null
 "$bin/ocannl-opt" examples/mlp-run.mlir -p 'builtin.module(ocannl-to-affine)' > "$tmp/opt.out"
 "$tmp/consumer/ocannl-compile" examples/mlp-run.mlir > "$tmp/consumer.out"
 cmp -s "$tmp/consumer.out" "$tmp/opt.out" || fail "examples/cpp-consumer: the output differs from ocannl-opt's"
-set +e
-"$tmp/consumer/ocannl-compile" "$tmp/unsatisfiable.mlir" > /dev/null 2> "$tmp/consumer.err"
-rc=$?
-set -e
-expect_rc 1 "$rc" "examples/cpp-consumer on an unsatisfiable program"
+must_fail "$tmp/consumer.err" "examples/cpp-consumer on an unsatisfiable program" \
+  "$tmp/consumer/ocannl-compile" "$tmp/unsatisfiable.mlir"
 grep -q "unsatisfiable.mlir:2:8: error: 'ocannl.add' op" "$tmp/consumer.err" ||
   fail "examples/cpp-consumer: no located error"
 echo "   examples/cpp-consumer: ocannl-opt's output; a located error and exit 1"
