@@ -76,3 +76,22 @@ func.func @strided(%x: !ocannl.tensor<f32, "6">) -> !ocannl.tensor<f32, "...|...
   %0 = "ocannl.einsum"(%x) {spec = "2*o => o"} : (!ocannl.tensor<f32, "6">) -> !ocannl.tensor<f32, "...|...->...">
   return %0 : !ocannl.tensor<f32, "...|...->...">
 }
+
+// Explicit padding `@lo,hi` (this project's extension, for ONNX's Conv and
+// pools): the output counts the windows that fit the padded input, rounded
+// down: (224 + 2 + 2 - 11) / 4 + 1 = 55.
+// CHECK-LABEL: func.func @explicit_padding
+// CHECK: "ocannl.einsum"{{.*}} -> !ocannl.tensor<f32, "1,64,55,55">
+func.func @explicit_padding(%x: !ocannl.tensor<f32, "1,3,224,224">, %k: !ocannl.tensor<f32, "64,3,11,11">) -> !ocannl.tensor<f32, "..."> {
+  %0 = "ocannl.einsum"(%x, %k) {spec = "n,c,4*h@2,2+kh,4*w@2,2+kw; m,c,kh,kw => n,m,h,w"} : (!ocannl.tensor<f32, "1,3,224,224">, !ocannl.tensor<f32, "64,3,11,11">) -> !ocannl.tensor<f32, "...">
+  return %0 : !ocannl.tensor<f32, "...">
+}
+
+// With stride 1 the relation is exact: the input from the output, 7 - 1 +
+// 3 - 1 - 0 = 8.
+// CHECK-LABEL: func.func @explicit_padding_backwards
+// CHECK-SAME: %{{.*}}: !ocannl.tensor<f32, "8">
+func.func @explicit_padding_backwards(%x: !ocannl.tensor<f32, "...">, %k: !ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "7"> {
+  %0 = "ocannl.einsum"(%x, %k) {spec = "h@1,0+kh; kh => h"} : (!ocannl.tensor<f32, "...">, !ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "7">
+  return %0 : !ocannl.tensor<f32, "7">
+}

@@ -115,6 +115,24 @@ func.func @incompatible_valid_stride(%x: !ocannl.tensor<f32, "8">, %k: !ocannl.t
 
 // -----
 
+// Explicit padding: the dilated kernel (5) is wider than the padded axis (2 + 1 + 1).
+func.func @explicit_padding_kernel_too_wide(%x: !ocannl.tensor<f32, "2">, %k: !ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "...|...->..."> {
+  // expected-error @+1 {{incompatible stride: an axis of size 2 cannot be convolved with a kernel of size 3 (stride 1, dilation 2, padding 1 and 1): the padded axis (4) is shorter than the dilated kernel (5)}}
+  %0 = "ocannl.einsum"(%x, %k) {spec = "o@1,1+2*k; k => o"} : (!ocannl.tensor<f32, "2">, !ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "...|...->...">
+  return %0 : !ocannl.tensor<f32, "...|...->...">
+}
+
+// -----
+
+// Explicit padding: (8 + 1 + 1 - 3) / 2 + 1 = 4 windows, not 5.
+func.func @explicit_padding_against_known_output(%x: !ocannl.tensor<f32, "8">, %k: !ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "5"> {
+  // expected-error @+1 {{incompatible stride: the strided or convolution iteration needs size 4 here, but the axis has size 5}}
+  %0 = "ocannl.einsum"(%x, %k) {spec = "2*o@1,1+k; k => o"} : (!ocannl.tensor<f32, "8">, !ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "5">
+  return %0 : !ocannl.tensor<f32, "5">
+}
+
+// -----
+
 // The output is fixed elsewhere: the input cannot be as wide as it needs.
 func.func @stride_against_known_output(%x: !ocannl.tensor<f32, "8">) -> !ocannl.tensor<f32, "5"> {
   // expected-error @+1 {{incompatible stride: the strided or convolution iteration needs size 10 here, but the axis has size 8}}

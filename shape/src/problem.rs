@@ -491,16 +491,21 @@ impl Problem {
                                     .or_insert_with(|| Dim::Var(p.solver.fresh_dim(false)))
                             };
                             let output = label(p, over);
-                            let kernel = match conv {
+                            let (kernel, pads) = match conv {
                                 Some(c) => {
                                     let dilation = int(&c.dilation, "dilation")?;
                                     let k = label(p, &c.kernel);
                                     // Padding keeps the input `stride * output`
                                     // wide; a valid convolution (also the
-                                    // default) shrinks the output by the span.
-                                    (c.padding != spec::Padding::Pad).then_some((k, dilation))
+                                    // default) shrinks the output by the span;
+                                    // explicit padding widens the input first.
+                                    let pads = match c.padding {
+                                        spec::Padding::Explicit { lo, hi } => Some((lo, hi)),
+                                        _ => None,
+                                    };
+                                    ((c.padding != spec::Padding::Pad).then_some((k, dilation)), pads)
                                 }
-                                None => None,
+                                None => (None, None),
                             };
                             let input = Dim::Var(p.solver.fresh_dim(false));
                             let origin = Origin::new(op, (role, kind), (slot_role, kind));
@@ -510,6 +515,7 @@ impl Problem {
                                     output,
                                     stride,
                                     kernel,
+                                    pads,
                                 },
                                 origin,
                             );

@@ -314,12 +314,14 @@ pub fn infer_projections(
                 };
                 // A padded convolution centres the dilated kernel: the left
                 // padding is half its extent (reference: padding is keyed by
-                // the projection and is the dilated kernel's extent). Sizes,
-                // dilations and offsets are at most `MAX_SIZE`: exact in i128.
-                let pad = match (a.padded, kernel) {
-                    (true, Some((k, dilation))) => {
+                // the projection and is the dilated kernel's extent); explicit
+                // padding states it. Sizes, dilations, paddings and offsets
+                // are at most `MAX_SIZE`: exact in i128.
+                let pad = match (a.padding, kernel) {
+                    (crate::spec::Padding::Pad, Some((k, dilation))) => {
                         i128::from(ids.size[k].saturating_sub(1)) * i128::from(dilation) / 2
                     }
+                    (crate::spec::Padding::Explicit { lo, .. }, Some(_)) => i128::from(lo),
                     _ => 0,
                 };
                 pending_affine.push(PendingAffine {

@@ -321,6 +321,10 @@ pub enum Constraint {
         stride: u64,
         /// The kernel axis and the dilation, for a valid convolution.
         kernel: Option<(Dim, u64)>,
+        /// Explicit padding `(lo, hi)` of a convolution (`@lo,hi`, our
+        /// extension): `output = (input + lo + hi - span) / stride + 1`,
+        /// rounded down. `None`: the exact formulas above.
+        pads: Option<(u64, u64)>,
     },
     /// OCANNL's `Concat` dim (reference, "Concatenation"): the axis `whole`
     /// is the concatenation of `parts`, so its size is their sum.

@@ -11,9 +11,10 @@
 //! * **einsum specs**, as in the attribute `spec = "rhs1[;rhs2[;rhs3]]=>lhs"`,
 //!   parsed by [`parse_einsum_spec`] into an [`EinsumSpec`]. An axis is a
 //!   label, `_`, a fixed index, an affine expression
-//!   `[stride*]over[=|<][+offset][+[dilation*]kernel]` (section "Affine
-//!   indexing and convolutions") or a concatenation `a^b^c` (section
-//!   "Concatenation").
+//!   `[stride*]over[=|<|@lo,hi][+offset][+[dilation*]kernel]` (section
+//!   "Affine indexing and convolutions"; `@lo,hi`, explicit padding with
+//!   ONNX's rounding, is this project's extension: [`Padding::Explicit`]) or
+//!   a concatenation `a^b^c` (section "Concatenation").
 //!
 //! Each row (batch, input or output) is a list of axes with at most one row
 //! variable: `...` ([`RowVar::Anonymous`]) or `..name..` ([`RowVar::Named`]).
@@ -21,8 +22,8 @@
 //! # Lexer modes
 //!
 //! As in OCANNL's `tensor/lexer.mll`, a spec is lexed in *multichar mode* when
-//! it contains any of `,` `*` `+` `^` `&` `<`, or a `=` that is not the start
-//! of `=>`; identifiers are then `[a-zA-Z][a-zA-Z0-9_]*` and axes are separated
+//! it contains any of `,` `*` `+` `^` `&` `<` (and our `@`), or a `=` that is
+//! not the start of `=>`; identifiers are then `[a-zA-Z][a-zA-Z0-9_]*` and axes are separated
 //! by commas. Otherwise it is lexed in *single-char mode*: every letter and
 //! every `_` is an axis of its own, a run of digits is one integer, and an
 //! implicit comma follows each of them. Whitespace is skipped in both modes.
@@ -79,7 +80,7 @@
 //!    `b,...,c`.
 //! 3. Axes: sizes and fixed indices as decimal integers, `_`, names as they
 //!    are, labeled sizes as `label=size`, concatenations as `a^b^c`. An affine
-//!    axis prints as `stride*over[=|<][+offset][+[dilation*]kernel]`: the
+//!    axis prints as `stride*over[=|<|@lo,hi][+offset][+[dilation*]kernel]`: the
 //!    offset is left out when 0, the dilation when it is `1`, and the stride
 //!    when it is `1` *and* there is a kernel (`1*o` keeps its stride, since
 //!    `o` alone is a label and `o+2` is not an axis).
@@ -356,6 +357,19 @@ pub enum Padding {
     Pad,
     /// `<`: `use_padding = false`, a valid convolution.
     Valid,
+    /// `@lo,hi`: explicit padding, an extension for ONNX's and PyTorch's
+    /// convolutions and pools (OCANNL has no such marker). The input is
+    /// read at `stride * over + dilation * kernel - lo` (cells outside it
+    /// read as the neutral element), and the output is as large as the
+    /// windows that fit the padded input: `output = (input + lo + hi -
+    /// span) / stride + 1`, rounded down, where `span = (kernel - 1) *
+    /// dilation + 1`; the input's last cells may go unread.
+    Explicit {
+        /// The padding before the axis.
+        lo: u64,
+        /// The padding after the axis.
+        hi: u64,
+    },
     /// No marker: decided elsewhere.
     Unspecified,
 }

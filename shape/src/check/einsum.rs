@@ -94,6 +94,9 @@ struct AffineUse {
     over: String,
     /// The kernel label and dilation of a valid (unpadded) convolution.
     valid_kernel: Option<(String, u64)>,
+    /// Explicit padding `@lo,hi` (our extension): the output counts the
+    /// windows that fit the padded input, rounded down.
+    pads: Option<(u64, u64)>,
 }
 
 impl EinsumMatch {
@@ -115,6 +118,25 @@ impl EinsumMatch {
             // Sizes, strides and dilations are at most `MAX_SIZE` (checked):
             // the products are exact in u128.
             let wide = u128::from;
+            if let (Some((lo, hi)), Some((k, dilation))) = (u.pads, &u.valid_kernel) {
+                // The input fits `o` windows of the padded axis, and fewer
+                // than `stride` cells are left over: `min <= input < min +
+                // stride` with `min = stride * (o - 1) + span - lo - hi`.
+                let k = size_of(k)?;
+                let span = i128::from(k.saturating_sub(1)) * i128::from(*dilation) + 1;
+                let min = i128::from(u.stride) * i128::from(o.saturating_sub(1)) + span
+                    - i128::from(lo)
+                    - i128::from(hi);
+                let i = i128::from(u.size);
+                if o == 0 || i < min || i >= min + i128::from(u.stride) {
+                    return Err(CheckError::EinsumStride {
+                        at: u.at,
+                        size: u.size,
+                        expected: u64::try_from(min.max(0)).unwrap_or(u64::MAX),
+                    });
+                }
+                continue;
+            }
             let (expected, formula) = match &u.valid_kernel {
                 None => (wide(u.stride) * wide(o), format!("{} * {o}", u.stride)),
                 Some((k, dilation)) => {
@@ -291,6 +313,10 @@ impl EinsumMatch {
                             .as_ref()
                             .filter(|c| c.padding != Padding::Pad)
                             .map(|c| (c.kernel.clone(), int(&c.dilation))),
+                        pads: match conv.as_ref().map(|c| c.padding) {
+                            Some(Padding::Explicit { lo, hi }) => Some((lo, hi)),
+                            _ => None,
+                        },
                     });
                     continue;
                 }

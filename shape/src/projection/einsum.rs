@@ -120,7 +120,7 @@ pub(super) struct AffineAxis<'s> {
     pub(super) over: &'s str,
     pub(super) offset: u64,
     pub(super) kernel: Option<(&'s str, u64)>,
-    pub(super) padded: bool,
+    pub(super) padding: Padding,
 }
 
 /// Rejects a slot that uses a part of one of its concatenations again (as
@@ -220,7 +220,7 @@ pub(super) fn einsum_slot<'s>(
                             over: over.as_str(),
                             offset: bounded(*offset, "the offset")?,
                             kernel,
-                            padded: conv.as_ref().is_some_and(|c| c.padding == Padding::Pad),
+                            padding: conv.as_ref().map_or(Padding::Unspecified, |c| c.padding),
                         });
                         Ok(())
                     }

@@ -146,6 +146,7 @@ fn out_of_range(c: &Constraint) -> Option<(ShapeErrorKind, String)> {
             output,
             stride,
             kernel,
+            pads,
         } => dims(
             &mut [input, output]
                 .into_iter()
@@ -153,6 +154,8 @@ fn out_of_range(c: &Constraint) -> Option<(ShapeErrorKind, String)> {
         )
         .or_else(|| over("stride", *stride))
         .or_else(|| kernel.and_then(|(_, dil)| over("dilation", dil)))
+        .or_else(|| pads.and_then(|(lo, _)| over("padding", lo)))
+        .or_else(|| pads.and_then(|(_, hi)| over("padding", hi)))
         .or_else(|| zero(ShapeErrorKind::IncompatibleStride, "stride", *stride))
         .or_else(|| {
             kernel.and_then(|(_, dil)| zero(ShapeErrorKind::IncompatibleStride, "dilation", dil))
@@ -230,7 +233,8 @@ mod tests {
                 input: Dim::size(6),
                 output: o,
                 stride: 0,
-                kernel: None
+                kernel: None,
+                pads: None,
             }),
             Err(ShapeErrorKind::IncompatibleStride)
         );
@@ -239,7 +243,8 @@ mod tests {
                 input: Dim::size(6),
                 output: o,
                 stride: 1,
-                kernel: Some((k, 0))
+                kernel: Some((k, 0)),
+                pads: None,
             }),
             Err(ShapeErrorKind::IncompatibleStride)
         );
@@ -273,6 +278,7 @@ mod tests {
             output: Dim::size(2),
             stride: MAX_SIZE + 1,
             kernel: None,
+            pads: None,
         });
         assert!(
             r.unwrap_err()

@@ -245,6 +245,117 @@ impl Solver {
         }
     }
 
+    /// `Constraint::Affine` with explicit padding (`@lo,hi`, our extension
+    /// for ONNX: `output = (input + lo + hi - span) / stride + 1` rounded
+    /// down, with the input padded to at least the span). The input and the
+    /// kernel give the output; with stride 1 the relation is exact, so the
+    /// output and either of the others give the third. With a larger
+    /// stride, the rounding leaves the input (or kernel) ambiguous from the
+    /// output: the constraint waits for them.
+    pub(super) fn affine_padded(
+        &mut self,
+        input: Dim,
+        output: Dim,
+        stride: u64,
+        kernel: Option<(Dim, u64)>,
+        (lo, hi): (u64, u64),
+        origin: Origin,
+    ) -> Result<Step, ShapeError> {
+        let Some((kernel, dil)) = kernel else {
+            // The parser attaches explicit padding only to a kernel.
+            return self.affine(input, output, stride, None, origin);
+        };
+        let size = |s: &Self, d: Dim| match s.find_dim(d) {
+            Dim::Size(n, _) => Some(n),
+            Dim::Var(_) => None,
+        };
+        let (i, o, k) = (size(self, input), size(self, output), size(self, kernel));
+        let involved = [input, output, kernel];
+        let what = format!("stride {stride}, dilation {dil}, padding {lo} and {hi}");
+        let fail = |s: &Self, msg: String| {
+            s.dim_error(ShapeErrorKind::IncompatibleStride, msg, origin, &involved)
+        };
+        // Sizes, strides, dilations and paddings are at most `MAX_SIZE`
+        // (checked when the constraint is first simplified): the sums and
+        // products below are exact in `u128`.
+        let wide = u128::from;
+        let span = |kd: u64| wide(kd.saturating_sub(1)) * wide(dil) + 1;
+        let pads = wide(lo) + wide(hi);
+        match (i, o, k) {
+            (Some(i), _, Some(kd)) => {
+                let padded = wide(i) + pads;
+                if padded < span(kd) {
+                    return Err(fail(
+                        self,
+                        format!(
+                            "an axis of size {i} cannot be convolved with a kernel of size {kd} ({what}): the padded axis ({padded}) is shorter than the dilated kernel ({})",
+                            span(kd)
+                        ),
+                    ));
+                }
+                let out = (padded - span(kd)) / wide(stride) + 1;
+                let Some(out) = fit(out) else {
+                    return Err(self.dim_overflow(
+                        format!("the convolution output needs size {out} ({what})"),
+                        origin,
+                        &involved,
+                    ));
+                };
+                self.affine_bind(output, out, origin)
+            }
+            (None, Some(o), Some(kd)) if stride == 1 => {
+                let need = wide(o) + span(kd) - 1;
+                if o == 0 || need < pads {
+                    return Err(fail(
+                        self,
+                        format!(
+                            "no axis convolved with a kernel of size {kd} ({what}) has size {o}"
+                        ),
+                    ));
+                }
+                let Some(need) = fit(need - pads) else {
+                    return Err(self.dim_overflow(
+                        format!("the convolution input needs size {o} - 1 + ({kd} - 1) * {dil} + 1 - {lo} - {hi} = {}", need - pads),
+                        origin,
+                        &involved,
+                    ));
+                };
+                self.affine_bind(input, need, origin)
+            }
+            (Some(i), Some(o), None) if stride == 1 => {
+                // span = input + lo + hi - output + 1 = (k - 1) * dil + 1.
+                let padded = wide(i) + pads;
+                if o == 0 || padded < wide(o) || (padded - wide(o)) % wide(dil) != 0 {
+                    return Err(fail(
+                        self,
+                        format!(
+                            "no kernel size fits an axis of size {i} convolved to {o} ({what})"
+                        ),
+                    ));
+                }
+                let kd = (padded - wide(o)) / wide(dil) + 1;
+                let Some(kd) = fit(kd) else {
+                    return Err(self.dim_overflow(
+                        format!("the convolution kernel needs size {kd} ({what})"),
+                        origin,
+                        &involved,
+                    ));
+                };
+                self.affine_bind(kernel, kd, origin)
+            }
+            _ => Ok(Step::Stuck {
+                dims: involved
+                    .iter()
+                    .filter_map(|d| match self.find_dim(*d) {
+                        Dim::Var(v) => Some(v),
+                        Dim::Size(..) => None,
+                    })
+                    .collect(),
+                rows: vec![],
+            }),
+        }
+    }
+
     /// Binds (or checks) `d = n` for an affine constraint: a mismatch is an
     /// incompatible stride, not a plain size mismatch.
     fn affine_bind(&mut self, d: Dim, n: u64, origin: Origin) -> Result<Step, ShapeError> {

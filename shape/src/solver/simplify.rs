@@ -108,7 +108,11 @@ impl Solver {
                 output,
                 stride,
                 kernel,
-            } => self.affine(*input, *output, *stride, *kernel, origin),
+                pads,
+            } => match pads {
+                Some(pads) => self.affine_padded(*input, *output, *stride, *kernel, *pads, origin),
+                None => self.affine(*input, *output, *stride, *kernel, origin),
+            },
             Constraint::Concat { whole, parts } => self.concat(*whole, parts, origin),
         }
     }

@@ -42,6 +42,8 @@ pub(super) enum Tok {
     Equals,
     /// `<`.
     LessThan,
+    /// `@`: explicit padding (an extension, see [`super::Padding::Explicit`]).
+    At,
     /// The end of input.
     Eof,
 }
@@ -72,6 +74,7 @@ impl Tok {
             Tok::DotDot => "..",
             Tok::Equals => "=",
             Tok::LessThan => "<",
+            Tok::At => "@",
             Tok::Eof => return "end of input".to_owned(),
         };
         format!("`{text}`")
@@ -79,11 +82,12 @@ impl Tok {
 }
 
 /// Whether `spec` is lexed in multichar mode: it contains any of `,` `*` `+`
-/// `^` `&` `<`, or a `=` not followed by `>` (OCANNL's `is_multichar`).
+/// `^` `&` `<`, or a `=` not followed by `>` (OCANNL's `is_multichar`), or
+/// `@` (explicit padding, an extension OCANNL does not have).
 pub(super) fn is_multichar(spec: &str) -> bool {
     let bytes = spec.as_bytes();
     bytes.iter().enumerate().any(|(i, &b)| match b {
-        b',' | b'*' | b'+' | b'^' | b'&' | b'<' => true,
+        b',' | b'*' | b'+' | b'^' | b'&' | b'<' | b'@' => true,
         b'=' => bytes.get(i + 1) != Some(&b'>'),
         _ => false,
     })
@@ -126,6 +130,7 @@ impl Lexer<'_> {
                 b'*' => self.push(Tok::Star, 1),
                 b'^' => self.push(Tok::Caret, 1),
                 b'<' => self.push(Tok::LessThan, 1),
+                b'@' => self.push(Tok::At, 1),
                 b'&' => {
                     return Err(SpecError::new(
                         Span::new(start, start + 1),

@@ -429,7 +429,9 @@ impl<'a> Parser<'a> {
                         Err(self.expected("a size or `+` after `=`"))
                     }
                 },
-                Tok::LessThan | Tok::Plus => self.affine_rest(IntOrIdent::Int(1), false, name),
+                Tok::LessThan | Tok::At | Tok::Plus => {
+                    self.affine_rest(IntOrIdent::Int(1), false, name)
+                }
                 _ => Ok(RawAxis::Ident(name)),
             },
             _ => unreachable!("`axis` is called only at the start of an axis"),
@@ -447,11 +449,46 @@ impl<'a> Parser<'a> {
         let padding = match self.peek().tok {
             Tok::Equals => Padding::Pad,
             Tok::LessThan => Padding::Valid,
+            Tok::At => {
+                self.bump();
+                let lo = self.padding_amount("the padding before the axis")?;
+                if !self.at(&Tok::Comma) {
+                    return Err(self.expected("`,` and the padding after the axis"));
+                }
+                self.bump();
+                let hi = self.padding_amount("the padding after the axis")?;
+                let explicit = Padding::Explicit { lo, hi };
+                return self.affine_conv(stride, explicit_stride, over, explicit);
+            }
             _ => Padding::Unspecified,
         };
         if padding != Padding::Unspecified {
             self.bump();
         }
+        self.affine_conv(stride, explicit_stride, over, padding)
+    }
+
+    /// A padding amount after `@`: an integer at most [`MAX_SIZE`].
+    fn padding_amount(&mut self, what: &str) -> Result<u64, SpecError> {
+        let token = self.peek().clone();
+        match token.tok {
+            Tok::Int(n) => {
+                self.bump();
+                self.bounded(n, token.span, what)
+            }
+            _ => Err(self.expected(&format!("an integer for {what}"))),
+        }
+    }
+
+    /// The rest of an affine axis after its padding marker:
+    /// `[+offset][+[dilation*]kernel]`.
+    fn affine_conv(
+        &mut self,
+        stride: IntOrIdent,
+        explicit_stride: bool,
+        over: String,
+        padding: Padding,
+    ) -> Result<RawAxis, SpecError> {
         let no_conv = |offset| RawAxis::Affine {
             stride: stride.clone(),
             over: over.clone(),

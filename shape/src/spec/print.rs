@@ -79,6 +79,7 @@ fn write_affine(
         match conv.padding {
             Padding::Pad => out.push('='),
             Padding::Valid => out.push('<'),
+            Padding::Explicit { lo, hi } => push_display(out, format_args!("@{lo},{hi}")),
             Padding::Unspecified => {}
         }
     }

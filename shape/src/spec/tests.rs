@@ -357,6 +357,26 @@ fn einsum_affine() {
     );
     check_einsum("1*o => o", "1*o => o");
     check_einsum("1*o+0 => o", "1*o => o");
+    // Explicit padding (our extension for ONNX).
+    check_einsum("2*o@1,2+kh; kh => o", "2*o@1,2+kh; kh => o");
+    check_einsum("o@0,0+2*k; k => o", "o@0,0+2*k; k => o");
+    check_einsum("n, 4*h @ 3, 3 + kh, c => n,h,c", "n,4*h@3,3+kh,c => n,h,c");
+    check_einsum(
+        "o@1+k => o",
+        "error: expected `,` and the padding after the axis, found `+` at position 3",
+    );
+    check_einsum(
+        "o@1,x+k => o",
+        "error: expected an integer for the padding after the axis, found `x` at position 4",
+    );
+    check_einsum(
+        "o@1,1 => o",
+        "error: expected `+` and a kernel after a padding marker, found `=>` at position 6",
+    );
+    check_einsum(
+        "o@1,9223372036854775808+k => o",
+        "error: the padding after the axis 9223372036854775808 is too large (at most 9223372036854775807) at position 4",
+    );
     check_einsum("1*o+k => o", "o+k => o");
     check_einsum("o+0+1*k => o", "o+k => o");
     check_einsum("s*o+2+d*k => o", "s*o+2+d*k => o");

@@ -223,6 +223,32 @@ fn conv2d_shapes() {
          k: 3,3,3->4
          r: 2|4,4,4",
     );
+    // Explicit padding (ONNX's Conv, our `@lo,hi`): (224 + 2 + 2 - 11) / 4
+    // + 1 = 55 (54.25 rounded down), stride 4: forwards only.
+    check(
+        "arg x : 1,3,224,224
+         arg k : 64,3,11,11
+         r = einsum[\"n,c,4*h@2,2+kh,4*w@2,2+kw; m,c,kh,kw => n,m,h,w\"](x, k) : ...",
+        "x: 1,3,224,224
+         k: 64,3,11,11
+         r: 1,64,55,55",
+    );
+    // Stride 1 is exact: backwards, 7 - 1 + 3 - 1 - 0 = 8; and the kernel
+    // from both sides, 8 + 1 + 1 - 7 + 1 = 4.
+    check(
+        "arg x : ...
+         arg k : 3
+         arg y : 8
+         arg w : ...
+         r = einsum[\"h@1,0+kh; kh => h\"](x, k) : 7
+         s = einsum[\"h@1,1+kh; kh => h\"](y, w) : 7",
+        "x: 8
+         k: 3
+         y: 8
+         w: 4
+         r: 7
+         s: 7",
+    );
     // Valid, stride 2, dilation 2: (11 - 5) / 2 + 1 = 4.
     check(
         "arg x : 11,11
