@@ -128,6 +128,18 @@ irdl.dialect @ocannl {
     irdl.results(result: %11)
     irdl.attributes {"spec" = %12}
   }
+  irdl.operation @erf {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    irdl.operands(operand: %3)
+    irdl.results(result: %7)
+  }
   irdl.operation @exp {
     %0 = irdl.base @ocannl::@tensor
     %1 = irdl.base "!builtin.tensor"

@@ -17,11 +17,19 @@ cargo test --release -p ocannl-tools
 # cases) decode and pass the model checks (onnx in .onnx-venv; skipped with
 # the reason when it cannot be installed).
 if [ ! -x .onnx-venv/bin/python ] || ! .onnx-venv/bin/python -c 'import onnx' 2>/dev/null; then
-  /usr/bin/python3 -m venv .onnx-venv && .onnx-venv/bin/pip install -q onnx \
+  /usr/bin/python3 -m venv .onnx-venv && .onnx-venv/bin/pip install -q onnx onnxruntime numpy \
     || echo "test.sh: could not install the onnx wheel; its models will not be checked"
 fi
 if onnx_data=$(.onnx-venv/bin/python -c 'import onnx, os; print(os.path.join(os.path.dirname(onnx.__file__), "backend/test/data"))' 2>/dev/null); then
   OCANNL_ONNX_DATA="$onnx_data" cargo test -q -p ocannl-onnx shipped_models -- --nocapture
+  # Two light models imported with their shapes erased, inferred (against
+  # ONNX's infer_shapes), run on the shipped data and, with random weights,
+  # against onnxruntime (all nine: tools/tests/onnx/light.py target/release).
+  if .onnx-venv/bin/python -c 'import onnxruntime' 2>/dev/null; then
+    .onnx-venv/bin/python tools/tests/onnx/light.py target/release squeezenet resnet50
+  else
+    echo "test.sh: onnxruntime is not installed; the light models are not run"
+  fi
 fi
 # The dialect and passes in other MLIR tools: cmake/ builds and installs
 # the OcannlMLIR package; stock mlir-opt + the plugin against ocannl-opt

@@ -90,6 +90,7 @@ def Ocannl_SinOp : Ocannl_UnaryOp<"sin", "sine">;
 def Ocannl_CosOp : Ocannl_UnaryOp<"cos", "cosine">;
 def Ocannl_AbsOp : Ocannl_UnaryOp<"abs", "absolute value">;
 def Ocannl_RecipOp : Ocannl_UnaryOp<"recip", "reciprocal `1/x`">;
+def Ocannl_ErfOp : Ocannl_UnaryOp<"erf", "error function `erf(x)` (ONNX's Erf and Gelu)">;
 
 //===----------------------------------------------------------------------===//
 // Pointwise_bin: NumPy-style broadcasting per row.

@@ -15,8 +15,12 @@
 #![warn(missing_docs)]
 
 mod model;
+mod tensor;
+mod translate;
 
 pub use model::{Graph, ImportError, MAX_OPSET, MIN_OPSET, Model, NodeRef};
+pub use tensor::{Elem, Tensor};
+pub use translate::{Options, translate};
 
 /// The ONNX protobuf messages (`package onnx`), generated from
 /// `proto/onnx.proto`.

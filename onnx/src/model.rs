@@ -66,7 +66,7 @@ fn nodes_prefix(nodes: &[NodeRef]) -> String {
 }
 
 impl ImportError {
-    fn model(message: impl Into<String>) -> Self {
+    pub(crate) fn model(message: impl Into<String>) -> Self {
         Self {
             message: message.into(),
             nodes: Vec::new(),
@@ -281,7 +281,7 @@ fn find_cycle(
 
 /// Bytes per element of an ONNX element type the importer reads (`None`:
 /// not supported: strings, complex, 4-bit and 8-bit floats).
-fn element_bytes(data_type: i32) -> Option<usize> {
+pub(crate) fn element_bytes(data_type: i32) -> Option<usize> {
     use tensor_proto::DataType as D;
     Some(match D::try_from(data_type).ok()? {
         D::Float | D::Int32 | D::Uint32 => 4,
@@ -293,7 +293,7 @@ fn element_bytes(data_type: i32) -> Option<usize> {
 }
 
 /// The tensor's data matches its dims and element type.
-fn check_tensor_data(t: &TensorProto) -> Result<(), ImportError> {
+pub(crate) fn check_tensor_data(t: &TensorProto) -> Result<(), ImportError> {
     use tensor_proto::DataType as D;
     let name = t.name.as_deref().unwrap_or("");
     let err = |m: String| ImportError::model(format!("initializer '{name}': {m}"));

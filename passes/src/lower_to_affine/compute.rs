@@ -139,7 +139,7 @@ impl<'c> Emitter<'c> {
                 let one = self.constant(at, self.scalar_attr(elem, 1.0), loc);
                 self.binary(at, "div", elem, one, x, loc)?
             }
-            ("exp" | "log" | "sqrt" | "tanh" | "sin" | "cos", true) => {
+            ("exp" | "log" | "sqrt" | "tanh" | "sin" | "cos" | "erf", true) => {
                 self.value(at, &format!("math.{f}"), &[x], elem, &[], loc)
             }
             (f, _) => return Err(format!("'{f}' is not lowered for element type {elem}")),

@@ -1,0 +1,532 @@
+//! ONNX graph → ocannl dialect (MLIR text).
+//!
+//! # How tensors map to shapes
+//!
+//! Every ONNX axis is an axis of the **output row**, in ONNX order: an NCHW
+//! tensor `[1, 3, 224, 224]` is `!ocannl.tensor<f32, "1,3,224,224">`, and
+//! memory order is unchanged. OCANNL's broadcasting of a row (align from the
+//! right, extend on the left, size 1 stretches) is then exactly NumPy's, so
+//! ONNX's elementwise ops map to the pointwise ops as they are. Ops that
+//! address axes by position (`axis`, `perm`, `axes`) become einsums over
+//! the output row: a non-negative axis `k` is preceded by `k` labels and
+//! followed by a row variable, a negative one is preceded by a row variable,
+//! so no rank needs to be known at import.
+//!
+//! # What the importer states
+//!
+//! Graph inputs (their ONNX shapes; symbolic dims become dimension
+//! variables), constants (their data) and, unless `--erase-shapes`, the
+//! shapes ONNX records for intermediates and outputs. Everything else is
+//! `"..."`, for `ocannl-infer-shapes` to infer.
+
+mod nn;
+mod ops;
+mod shape_ops;
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+
+use crate::proto::{AttributeProto, NodeProto, TensorProto, ValueInfoProto, type_proto};
+use crate::tensor::{Elem, Tensor};
+use crate::{ImportError, Model, NodeRef};
+
+/// What to erase before translating.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Drop every intermediate and output shape (the graph's `value_info`
+    /// and output shapes); keep only graph inputs and constants.
+    pub erase_shapes: bool,
+    /// Graph inputs whose shapes are erased too (`"..."`), to be inferred
+    /// from their uses.
+    pub erase_inputs: Vec<String>,
+    /// The model's file name, for the ops' locations (`loc("FILE, node
+    /// 'NAME' (OP)":N:1)`, `N` the node's position in the file, from 1).
+    pub source: String,
+}
+
+/// Translates a checked model to MLIR text: one `func.func @main`.
+///
+/// # Errors
+///
+/// An unsupported op, attribute, element type or constant input, naming the
+/// node; an erased input that is not a graph input.
+pub fn translate(model: &Model, opts: &Options) -> Result<String, ImportError> {
+    let g = &model.graph;
+    let inits: HashMap<&str, &TensorProto> = g
+        .initializers
+        .iter()
+        .filter_map(|t| Some((t.name.as_deref()?, t)))
+        .collect();
+    let input_names: HashSet<&str> = g.inputs.iter().filter_map(|v| v.name.as_deref()).collect();
+    for e in &opts.erase_inputs {
+        if !input_names.contains(e.as_str()) || inits.contains_key(e.as_str()) {
+            return Err(ImportError::model(format!(
+                "--erase-input-shapes: '{e}' is not a graph input"
+            )));
+        }
+    }
+    let mut t = Translator {
+        opset: model.opset,
+        out: String::new(),
+        next: 0,
+        next_var: 0,
+        values: HashMap::new(),
+        consts: HashMap::new(),
+        declared: HashMap::new(),
+        node: None,
+        source: escape(&opts.source),
+    };
+    if !opts.erase_shapes {
+        for v in g.value_info.iter().chain(&g.outputs) {
+            if let (Some(name), Some(shape)) = (v.name.as_deref(), static_shape(v)) {
+                t.declared.insert(name.to_owned(), shape);
+            }
+        }
+    }
+    for (name, tp) in &inits {
+        let tensor = Tensor::decode(tp).map_err(ImportError::model)?;
+        t.consts.insert((*name).to_owned(), tensor);
+    }
+    // Arguments: the graph inputs that are not initializers, in order.
+    let mut args = Vec::new();
+    for v in &g.inputs {
+        let Some(name) = v.name.as_deref() else {
+            continue;
+        };
+        if inits.contains_key(name) {
+            continue;
+        }
+        let elem = value_elem(v).map_err(|m| ImportError::model(format!("input '{name}': {m}")))?;
+        let spec = if opts.erase_inputs.iter().any(|e| e == name) {
+            "...".to_owned()
+        } else {
+            t.input_spec(v)
+        };
+        let ssa = format!("%arg{}", args.len());
+        let shape = (!opts.erase_inputs.iter().any(|e| e == name))
+            .then(|| static_shape(v))
+            .flatten();
+        let rank = shape
+            .as_ref()
+            .map(Vec::len)
+            .or_else(|| (spec != "...").then(|| spec.split(',').filter(|a| !a.is_empty()).count()));
+        let val = Val {
+            ssa,
+            elem,
+            spec,
+            shape,
+            rank,
+        };
+        args.push(val.clone());
+        t.values.insert(name.to_owned(), val);
+    }
+    for (i, node) in g.nodes.iter().enumerate() {
+        t.node = Some(NodeRef {
+            index: g.file_index[i],
+            name: node.name.clone().unwrap_or_default(),
+            op_type: node.op_type.clone().unwrap_or_default(),
+        });
+        t.translate_node(node)?;
+    }
+    t.node = None;
+    let mut results = Vec::new();
+    for v in &g.outputs {
+        let name = v.name.as_deref().unwrap_or("");
+        results.push(t.value(name)?);
+    }
+    let mut text = String::new();
+    let ty = |v: &Val| v.ty();
+    let arg_list: Vec<String> = args
+        .iter()
+        .map(|a| format!("{}: {}", a.ssa, ty(a)))
+        .collect();
+    let res_types: Vec<String> = results.iter().map(ty).collect();
+    let _ = writeln!(
+        text,
+        "func.func @main({}) -> ({}) {{",
+        arg_list.join(", "),
+        res_types.join(", ")
+    );
+    text.push_str(&t.out);
+    let names: Vec<&str> = results.iter().map(|v| v.ssa.as_str()).collect();
+    let _ = writeln!(
+        text,
+        "  return {} : {}\n}}",
+        names.join(", "),
+        res_types.join(", ")
+    );
+    Ok(text)
+}
+
+/// The element type of a graph input or output.
+fn value_elem(v: &ValueInfoProto) -> Result<Elem, String> {
+    match v.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+        Some(type_proto::Value::TensorType(tt)) => Elem::of_onnx(tt.elem_type.unwrap_or(0)),
+        _ => Err("only tensor values are supported".into()),
+    }
+}
+
+/// The dims of a value whose every dim is a known size.
+fn static_shape(v: &ValueInfoProto) -> Option<Vec<u64>> {
+    use crate::proto::tensor_shape_proto::dimension::Value as D;
+    let Some(type_proto::Value::TensorType(tt)) = v.r#type.as_ref()?.value.as_ref() else {
+        return None;
+    };
+    tt.shape
+        .as_ref()?
+        .dim
+        .iter()
+        .map(|d| match d.value {
+            Some(D::DimValue(n)) if n >= 0 => Some(n as u64),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A value of the translated function.
+#[derive(Debug, Clone)]
+pub(crate) struct Val {
+    /// `%vN` or `%argN`.
+    pub(crate) ssa: String,
+    pub(crate) elem: Elem,
+    /// The shape spec of its type.
+    pub(crate) spec: String,
+    /// Its dims, when the importer knows them (constants, inputs).
+    pub(crate) shape: Option<Vec<u64>>,
+    /// Its rank, when the importer knows it (from the ops that made it).
+    pub(crate) rank: Option<usize>,
+}
+
+impl Val {
+    pub(crate) fn ty(&self) -> String {
+        format!("!ocannl.tensor<{}, \"{}\">", self.elem.mlir(), self.spec)
+    }
+}
+
+/// The spec of known dims: `1,3,224,224`; the scalar is `""`.
+pub(crate) fn dims_spec(dims: &[u64]) -> String {
+    dims.iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+struct Translator {
+    opset: i64,
+    /// The function body.
+    out: String,
+    next: usize,
+    next_var: usize,
+    /// ONNX value name → translated value.
+    values: HashMap<String, Val>,
+    /// Initializers and `Constant` outputs, materialised on first use.
+    consts: HashMap<String, Tensor>,
+    /// Shapes ONNX records for intermediates and outputs (kept unless
+    /// `--erase-shapes`).
+    declared: HashMap<String, Vec<u64>>,
+    node: Option<NodeRef>,
+    source: String,
+}
+
+type R<T> = Result<T, ImportError>;
+
+impl Translator {
+    fn err<T>(&self, message: impl Into<String>) -> R<T> {
+        Err(self.error(message))
+    }
+
+    fn error(&self, message: impl Into<String>) -> ImportError {
+        ImportError {
+            message: message.into(),
+            nodes: self.node.iter().cloned().collect(),
+        }
+    }
+
+    /// A graph input's spec: its dims, symbolic dims as dimension variables
+    /// (one per name), `...` without a shape.
+    fn input_spec(&mut self, v: &ValueInfoProto) -> String {
+        use crate::proto::tensor_shape_proto::dimension::Value as D;
+        let Some(type_proto::Value::TensorType(tt)) =
+            v.r#type.as_ref().and_then(|t| t.value.as_ref())
+        else {
+            return "...".into();
+        };
+        let Some(shape) = tt.shape.as_ref() else {
+            return "...".into();
+        };
+        let axes: Vec<String> = shape
+            .dim
+            .iter()
+            .map(|d| match &d.value {
+                Some(D::DimValue(n)) if *n >= 0 => n.to_string(),
+                Some(D::DimParam(p)) if !p.is_empty() => {
+                    let clean: String = p
+                        .chars()
+                        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                        .collect();
+                    format!("s_{clean}")
+                }
+                _ => self.fresh_var(),
+            })
+            .collect();
+        axes.join(",")
+    }
+
+    /// A fresh dimension-variable name.
+    fn fresh_var(&mut self) -> String {
+        self.next_var += 1;
+        format!("d{}", self.next_var)
+    }
+
+    /// The spec of an ONNX output value: its recorded shape, or `...`.
+    fn declared_spec(&self, name: &str) -> String {
+        match self.declared.get(name) {
+            Some(d) => dims_spec(d),
+            None => "...".into(),
+        }
+    }
+
+    /// The translated value of an ONNX name (constants are materialised).
+    fn value(&mut self, name: &str) -> R<Val> {
+        if let Some(v) = self.values.get(name) {
+            return Ok(v.clone());
+        }
+        let Some(c) = self.consts.get(name).cloned() else {
+            return self.err(format!("'{name}' is not defined"));
+        };
+        let v = self.constant(&c)?;
+        self.values.insert(name.to_owned(), v.clone());
+        Ok(v)
+    }
+
+    /// An optional input: `None` when absent or empty.
+    fn opt_input(&mut self, node: &NodeProto, i: usize) -> R<Option<Val>> {
+        match node.input.get(i).filter(|s| !s.is_empty()) {
+            Some(name) => Ok(Some(self.value(name)?)),
+            None => Ok(None),
+        }
+    }
+
+    fn input(&mut self, node: &NodeProto, i: usize) -> R<Val> {
+        match self.opt_input(node, i)? {
+            Some(v) => Ok(v),
+            None => self.err(format!("input #{i} is required")),
+        }
+    }
+
+    /// A constant input's data (shapes, axes, indices): an initializer or
+    /// a `Constant` node's output.
+    fn const_input(&self, node: &NodeProto, i: usize) -> R<Option<Tensor>> {
+        let Some(name) = node.input.get(i).filter(|s| !s.is_empty()) else {
+            return Ok(None);
+        };
+        match self.consts.get(name.as_str()) {
+            Some(t) => Ok(Some(t.clone())),
+            None => self.err(format!(
+                "input #{i} ('{name}') must be a constant (an initializer or a Constant's output)"
+            )),
+        }
+    }
+
+    fn const_ints(&self, node: &NodeProto, i: usize) -> R<Option<Vec<i64>>> {
+        match self.const_input(node, i)? {
+            None => Ok(None),
+            Some(t) => match t.to_i64() {
+                Some(v) => Ok(Some(v)),
+                None => self.err(format!("input #{i} must hold integers")),
+            },
+        }
+    }
+
+    /// `ocannl.constant` for a tensor: a splat as a scalar value, other data
+    /// as a hex dense elements attribute (the cells' bytes, exactly).
+    fn constant(&mut self, c: &Tensor) -> R<Val> {
+        let elem = match Elem::of_onnx(c.data_type) {
+            Ok(e) => e,
+            Err(m) => return self.err(format!("constant: {m}")),
+        };
+        let spec = dims_spec(&c.dims);
+        let width = c.bytes.len() / c.len().max(1);
+        let splat = !c.is_empty()
+            && c.bytes
+                .chunks_exact(width.max(1))
+                .all(|x| x == &c.bytes[..width]);
+        let value = if c.is_empty() {
+            return self.err("empty constants (a dim of size 0) are not supported");
+        } else if splat {
+            let v = c.to_f64().expect("a supported element type holds numbers")[0];
+            elem.scalar_attr(v)
+        } else {
+            let mut hex = String::with_capacity(2 + 2 * c.bytes.len());
+            hex.push_str("0x");
+            for b in &c.bytes {
+                let _ = write!(hex, "{b:02X}");
+            }
+            let mut shape = String::new();
+            for d in &c.dims {
+                let _ = write!(shape, "{d}x");
+            }
+            format!("dense<\"{hex}\"> : tensor<{shape}{}>", elem.mlir())
+        };
+        Ok(self.emit(
+            "constant",
+            &[],
+            &format!("value = {value}"),
+            elem,
+            spec,
+            Some(c.dims.clone()),
+        ))
+    }
+
+    /// A scalar constant.
+    fn scalar(&mut self, elem: Elem, v: f64) -> Val {
+        self.emit(
+            "constant",
+            &[],
+            &format!("value = {}", elem.scalar_attr(v)),
+            elem,
+            String::new(),
+            Some(vec![]),
+        )
+    }
+
+    /// A constant of the given dims filled with `v`.
+    fn fill(&mut self, elem: Elem, dims: &[u64], v: f64) -> Val {
+        self.emit(
+            "constant",
+            &[],
+            &format!("value = {}", elem.scalar_attr(v)),
+            elem,
+            dims_spec(dims),
+            Some(dims.to_vec()),
+        )
+    }
+
+    /// Writes one op: `%vN = "ocannl.NAME"(operands) {attrs} : (...) -> T`.
+    fn emit(
+        &mut self,
+        name: &str,
+        operands: &[&Val],
+        attrs: &str,
+        elem: Elem,
+        spec: String,
+        shape: Option<Vec<u64>>,
+    ) -> Val {
+        let ssa = format!("%v{}", self.next);
+        self.next += 1;
+        let rank = shape.as_ref().map(Vec::len);
+        let v = Val {
+            ssa,
+            elem,
+            spec,
+            shape,
+            rank,
+        };
+        let names: Vec<&str> = operands.iter().map(|o| o.ssa.as_str()).collect();
+        let types: Vec<String> = operands.iter().map(|o| o.ty()).collect();
+        let attrs = if attrs.is_empty() {
+            String::new()
+        } else {
+            format!(" {{{attrs}}}")
+        };
+        let loc = match &self.node {
+            // `FILE, node 'NAME' (OP):N:1`: diagnostics name the file, the
+            // node and its position (line N: the N-th node in the file).
+            Some(n) => format!(
+                " loc(\"{}, {}\":{}:1)",
+                self.source,
+                escape(&n.to_string()),
+                n.index + 1
+            ),
+            None => String::new(),
+        };
+        let _ = writeln!(
+            self.out,
+            "  {} = \"ocannl.{name}\"({}){attrs} : ({}) -> {}{loc}",
+            v.ssa,
+            names.join(", "),
+            types.join(", "),
+            v.ty()
+        );
+        v
+    }
+
+    /// An einsum (`accum`, `combine`: `None` for the defaults).
+    fn einsum(
+        &mut self,
+        spec: &str,
+        operands: &[&Val],
+        accum: Option<&str>,
+        combine: Option<&str>,
+        result: String,
+    ) -> Val {
+        let mut attrs = format!("spec = \"{spec}\"");
+        if let Some(a) = accum {
+            let _ = write!(attrs, ", accum = \"{a}\"");
+        }
+        if let Some(c) = combine {
+            let _ = write!(attrs, ", combine = \"{c}\"");
+        }
+        let elem = operands[0].elem;
+        self.emit("einsum", operands, &attrs, elem, result, None)
+    }
+
+    /// Binds the node's `i`-th output.
+    fn bind(&mut self, node: &NodeProto, i: usize, v: Val) {
+        if let Some(name) = node.output.get(i).filter(|s| !s.is_empty()) {
+            self.values.insert(name.clone(), v);
+        }
+    }
+
+    /// The spec the node's `i`-th output is declared with.
+    fn out_spec(&self, node: &NodeProto, i: usize) -> String {
+        node.output
+            .get(i)
+            .map_or_else(|| "...".into(), |n| self.declared_spec(n))
+    }
+}
+
+fn escape(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| match c {
+            '"' | '\\' => vec!['\\', c],
+            c if c.is_control() => vec!['_'],
+            c => vec![c],
+        })
+        .collect()
+}
+
+/// Attribute access.
+pub(crate) struct Attrs<'n>(&'n [AttributeProto]);
+
+impl<'n> Attrs<'n> {
+    pub(crate) fn of(node: &'n NodeProto) -> Self {
+        Self(&node.attribute)
+    }
+    fn get(&self, name: &str) -> Option<&'n AttributeProto> {
+        self.0.iter().find(|a| a.name.as_deref() == Some(name))
+    }
+    pub(crate) fn int(&self, name: &str) -> Option<i64> {
+        self.get(name).and_then(|a| a.i)
+    }
+    pub(crate) fn float(&self, name: &str) -> Option<f32> {
+        self.get(name).and_then(|a| a.f)
+    }
+    pub(crate) fn floats(&self, name: &str) -> Option<Vec<f32>> {
+        self.get(name).map(|a| a.floats.clone())
+    }
+    pub(crate) fn ints(&self, name: &str) -> Option<Vec<i64>> {
+        self.get(name).map(|a| a.ints.clone())
+    }
+    pub(crate) fn string(&self, name: &str) -> Option<String> {
+        self.get(name)
+            .and_then(|a| a.s.as_ref())
+            .map(|s| String::from_utf8_lossy(s).into_owned())
+    }
+    pub(crate) fn tensor(&self, name: &str) -> Option<&'n TensorProto> {
+        self.get(name).and_then(|a| a.t.as_ref())
+    }
+    pub(crate) fn names(&self) -> impl Iterator<Item = &'n str> {
+        self.0.iter().filter_map(|a| a.name.as_deref())
+    }
+}

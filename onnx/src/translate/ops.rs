@@ -1,0 +1,599 @@
+//! One ONNX node → ocannl ops. Each translation names the ONNX operator
+//! semantics it follows (onnx.ai/onnx/operators); anything it does not
+//! implement (an attribute value, a missing constant) is an error naming
+//! the node.
+
+use super::{Attrs, R, Translator, Val};
+use crate::proto::NodeProto;
+use crate::tensor::{Elem, Tensor};
+
+/// The attributes each supported op understands; any other is an error.
+fn known_attrs(op: &str) -> Option<&'static [&'static str]> {
+    Some(match op {
+        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Max" | "Min" | "Sum" | "Mean" => {
+            &["broadcast", "axis", "consumed_inputs"]
+        }
+        "Relu" | "Exp" | "Log" | "Sqrt" | "Tanh" | "Abs" | "Neg" | "Reciprocal" | "Sin" | "Cos"
+        | "Erf" | "Sigmoid" | "Identity" | "Softplus" => &["consumed_inputs"],
+        "LeakyRelu" | "Elu" => &["alpha", "consumed_inputs"],
+        "Gelu" => &["approximate"],
+        "Clip" => &["min", "max", "consumed_inputs"],
+        "Dropout" => &["ratio", "is_test", "seed", "training_mode"],
+        "Conv" => &[
+            "auto_pad",
+            "dilations",
+            "group",
+            "kernel_shape",
+            "pads",
+            "strides",
+        ],
+        "MaxPool" => &[
+            "auto_pad",
+            "ceil_mode",
+            "dilations",
+            "kernel_shape",
+            "pads",
+            "storage_order",
+            "strides",
+        ],
+        "AveragePool" => &[
+            "auto_pad",
+            "ceil_mode",
+            "count_include_pad",
+            "dilations",
+            "kernel_shape",
+            "pads",
+            "strides",
+        ],
+        "GlobalAveragePool" | "GlobalMaxPool" => &[],
+        "Gemm" => &["alpha", "beta", "transA", "transB", "broadcast"],
+        "MatMul" => &[],
+        "BatchNormalization" => &[
+            "epsilon",
+            "momentum",
+            "is_test",
+            "spatial",
+            "consumed_inputs",
+            "training_mode",
+        ],
+        "LRN" => &["alpha", "beta", "bias", "size"],
+        "Softmax" | "LogSoftmax" => &["axis"],
+        "Concat" => &["axis"],
+        "Reshape" => &["shape", "allowzero"],
+        "Flatten" => &["axis"],
+        "Transpose" => &["perm"],
+        "Squeeze" | "Unsqueeze" => &["axes"],
+        "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" => {
+            &["axes", "keepdims", "noop_with_empty_axes"]
+        }
+        "Constant" => &[
+            "value",
+            "value_float",
+            "value_floats",
+            "value_int",
+            "value_ints",
+        ],
+        "ConstantOfShape" => &["value"],
+        "LayerNormalization" => &["axis", "epsilon", "stash_type"],
+        _ => return None,
+    })
+}
+
+/// `n` labels `{prefix}0, {prefix}1, ...`.
+pub(super) fn labels(prefix: &str, n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("{prefix}{i}")).collect()
+}
+
+/// The einsum axes around the addressed ones: `lead` labels, the row
+/// variable `..r..` (when the rank is not known), `trail` labels. With a
+/// known rank every axis is a label.
+pub(super) struct Layout {
+    axes: Vec<String>,
+    /// Which of `axes` are addressed.
+    selected: Vec<bool>,
+}
+
+impl Layout {
+    /// The layout for `axes` (ONNX axis numbers, negative from the end).
+    pub(super) fn new(axes: &[i64], rank: Option<usize>) -> Result<Self, String> {
+        if let Some(r) = rank {
+            let mut selected = vec![false; r];
+            for &a in axes {
+                let k = if a < 0 { a + r as i64 } else { a };
+                if k < 0 || k >= r as i64 {
+                    return Err(format!("axis {a} is out of range for rank {r}"));
+                }
+                selected[k as usize] = true;
+            }
+            return Ok(Self {
+                axes: labels("a", r),
+                selected,
+            });
+        }
+        let lead = axes
+            .iter()
+            .filter(|&&a| a >= 0)
+            .map(|&a| a as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let trail = axes
+            .iter()
+            .filter(|&&a| a < 0)
+            .map(|&a| (-a) as usize)
+            .max()
+            .unwrap_or(0);
+        let mut out = labels("a", lead);
+        let mut selected = vec![false; lead];
+        out.push("..r..".into());
+        selected.push(false);
+        for j in (1..=trail).rev() {
+            out.push(format!("z{j}"));
+            selected.push(false);
+        }
+        let n = out.len();
+        for &a in axes {
+            let k = if a >= 0 {
+                a as usize
+            } else {
+                n - (-a) as usize
+            };
+            selected[k] = true;
+        }
+        Ok(Self {
+            axes: out,
+            selected,
+        })
+    }
+
+    /// The spec with each selected axis replaced by `f(label)` (`None`:
+    /// dropped).
+    pub(super) fn map(&self, f: impl Fn(&str) -> Option<String>) -> String {
+        self.axes
+            .iter()
+            .zip(&self.selected)
+            .filter_map(|(a, &s)| if s { f(a) } else { Some(a.clone()) })
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    pub(super) fn all(&self) -> String {
+        self.axes.join(",")
+    }
+
+    pub(super) fn rank_after(&self, keep: bool) -> Option<usize> {
+        if self.axes.iter().any(|a| a.starts_with("..")) {
+            return None;
+        }
+        Some(if keep {
+            self.axes.len()
+        } else {
+            self.selected.iter().filter(|s| !**s).count()
+        })
+    }
+}
+
+impl Translator {
+    pub(super) fn translate_node(&mut self, node: &NodeProto) -> R<()> {
+        let op = node.op_type.as_deref().unwrap_or("");
+        if node
+            .domain
+            .as_deref()
+            .is_some_and(|d| !d.is_empty() && d != "ai.onnx")
+        {
+            return self.err(format!(
+                "the domain '{}' is not supported",
+                node.domain.as_deref().unwrap_or("")
+            ));
+        }
+        let Some(allowed) = known_attrs(op) else {
+            return self.err(format!("the op {op} is not supported"));
+        };
+        let a = Attrs::of(node);
+        if let Some(bad) = a.names().find(|n| !allowed.contains(n)) {
+            return self.err(format!("the attribute '{bad}' of {op} is not supported"));
+        }
+        // Opset 6 (PyTorch's old exports): `broadcast = 1` with `axis`
+        // aligns the second operand at `axis` instead of at the end.
+        if a.int("broadcast") == Some(1) && a.int("axis").is_some() && op != "Gemm" {
+            return self.broadcast_at_axis(node, op, a.int("axis").unwrap_or(0));
+        }
+        match op {
+            "Add" | "Sub" | "Mul" | "Div" | "Pow" => {
+                let (x, y) = (self.input(node, 0)?, self.input(node, 1)?);
+                let name = match op {
+                    "Add" => "add",
+                    "Sub" => "sub",
+                    "Mul" => "mul",
+                    "Div" => "div",
+                    _ => "pow",
+                };
+                let v = self.binary(name, &x, &y, self.out_spec(node, 0))?;
+                self.bind(node, 0, v);
+            }
+            "Max" | "Min" | "Sum" | "Mean" => {
+                let name = match op {
+                    "Max" => "max",
+                    "Min" => "min",
+                    _ => "add",
+                };
+                let n = node.input.len();
+                let mut acc = self.input(node, 0)?;
+                for i in 1..n {
+                    let y = self.input(node, i)?;
+                    let spec = if i + 1 == n && op != "Mean" {
+                        self.out_spec(node, 0)
+                    } else {
+                        "...".into()
+                    };
+                    acc = self.binary(name, &acc, &y, spec)?;
+                }
+                if op == "Mean" {
+                    let c = self.scalar(acc.elem, n as f64);
+                    acc = self.binary("div", &acc, &c, self.out_spec(node, 0))?;
+                } else if n == 1 {
+                    acc = self.unary("identity", &acc, self.out_spec(node, 0));
+                }
+                self.bind(node, 0, acc);
+            }
+            "Relu" | "Exp" | "Log" | "Sqrt" | "Tanh" | "Abs" | "Neg" | "Reciprocal" | "Sin"
+            | "Cos" | "Erf" | "Identity" | "Dropout" => {
+                // Dropout's mask (all ones in inference) is left undefined:
+                // a node reading it is an error naming it.
+                if op == "Dropout" && node.input.len() > 2 && !node.input[2].is_empty() {
+                    match self.const_input(node, 2)?.and_then(|t| t.to_f64()) {
+                        Some(v) if v.first() == Some(&0.0) => {}
+                        _ => return self.err("Dropout in training mode is not supported"),
+                    }
+                }
+                let x = self.input(node, 0)?;
+                let name = match op {
+                    "Reciprocal" => "recip",
+                    "Identity" | "Dropout" => "identity",
+                    _ => &op.to_ascii_lowercase(),
+                };
+                let v = self.unary(name, &x, self.out_spec(node, 0));
+                self.bind(node, 0, v);
+            }
+            "Sigmoid" => {
+                // 1 / (1 + exp(-x)).
+                let x = self.input(node, 0)?;
+                let n = self.unary("neg", &x, "...".into());
+                let e = self.unary("exp", &n, "...".into());
+                let one = self.scalar(x.elem, 1.0);
+                let d = self.binary("add", &e, &one, "...".into())?;
+                let v = self.unary("recip", &d, self.out_spec(node, 0));
+                self.bind(node, 0, v);
+            }
+            "Softplus" => {
+                // log(exp(x) + 1).
+                let x = self.input(node, 0)?;
+                let e = self.unary("exp", &x, "...".into());
+                let one = self.scalar(x.elem, 1.0);
+                let d = self.binary("add", &e, &one, "...".into())?;
+                let v = self.unary("log", &d, self.out_spec(node, 0));
+                self.bind(node, 0, v);
+            }
+            "LeakyRelu" => {
+                // max(x, 0) + alpha * min(x, 0).
+                let x = self.input(node, 0)?;
+                let alpha = f64::from(a.float("alpha").unwrap_or(0.01));
+                let zero = self.scalar(x.elem, 0.0);
+                let pos = self.binary("max", &x, &zero, "...".into())?;
+                let neg = self.binary("min", &x, &zero, "...".into())?;
+                let al = self.scalar(x.elem, alpha);
+                let sn = self.binary("mul", &neg, &al, "...".into())?;
+                let v = self.binary("add", &pos, &sn, self.out_spec(node, 0))?;
+                self.bind(node, 0, v);
+            }
+            "Elu" => {
+                // max(x, 0) + alpha * (exp(min(x, 0)) - 1).
+                let x = self.input(node, 0)?;
+                let alpha = f64::from(a.float("alpha").unwrap_or(1.0));
+                let zero = self.scalar(x.elem, 0.0);
+                let pos = self.binary("max", &x, &zero, "...".into())?;
+                let neg = self.binary("min", &x, &zero, "...".into())?;
+                let e = self.unary("exp", &neg, "...".into());
+                let one = self.scalar(x.elem, 1.0);
+                let em = self.binary("sub", &e, &one, "...".into())?;
+                let al = self.scalar(x.elem, alpha);
+                let sn = self.binary("mul", &em, &al, "...".into())?;
+                let v = self.binary("add", &pos, &sn, self.out_spec(node, 0))?;
+                self.bind(node, 0, v);
+            }
+            "Gelu" => {
+                let x = self.input(node, 0)?;
+                let v = match a.string("approximate").as_deref().unwrap_or("none") {
+                    "none" => {
+                        // x / 2 * (1 + erf(x / sqrt(2))).
+                        let s = self.scalar(x.elem, std::f64::consts::FRAC_1_SQRT_2);
+                        let xs = self.binary("mul", &x, &s, "...".into())?;
+                        let e = self.unary("erf", &xs, "...".into());
+                        self.gelu_tail(&x, &e, node)?
+                    }
+                    "tanh" => {
+                        // x / 2 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))).
+                        let c = self.scalar(x.elem, 0.044715);
+                        let x2 = self.binary("mul", &x, &x, "...".into())?;
+                        let x3 = self.binary("mul", &x2, &x, "...".into())?;
+                        let cx3 = self.binary("mul", &x3, &c, "...".into())?;
+                        let inner = self.binary("add", &x, &cx3, "...".into())?;
+                        let k = self.scalar(x.elem, (2.0 / std::f64::consts::PI).sqrt());
+                        let ki = self.binary("mul", &inner, &k, "...".into())?;
+                        let t = self.unary("tanh", &ki, "...".into());
+                        self.gelu_tail(&x, &t, node)?
+                    }
+                    other => return self.err(format!("Gelu approximate='{other}'")),
+                };
+                self.bind(node, 0, v);
+            }
+            "Clip" => {
+                let x = self.input(node, 0)?;
+                let (lo, hi) = if self.opset < 11 {
+                    (a.float("min").map(f64::from), a.float("max").map(f64::from))
+                } else {
+                    let get = |t: &Self, i| -> R<Option<f64>> {
+                        Ok(t.const_input(node, i)?
+                            .and_then(|c| c.to_f64())
+                            .and_then(|v| v.first().copied()))
+                    };
+                    (get(self, 1)?, get(self, 2)?)
+                };
+                let mut v = x.clone();
+                if let Some(lo) = lo {
+                    let c = self.scalar(x.elem, lo);
+                    let spec = if hi.is_none() {
+                        self.out_spec(node, 0)
+                    } else {
+                        "...".into()
+                    };
+                    v = self.binary("max", &v, &c, spec)?;
+                }
+                if let Some(hi) = hi {
+                    let c = self.scalar(x.elem, hi);
+                    v = self.binary("min", &v, &c, self.out_spec(node, 0))?;
+                }
+                if lo.is_none() && hi.is_none() {
+                    v = self.unary("identity", &x, self.out_spec(node, 0));
+                }
+                self.bind(node, 0, v);
+            }
+            "Constant" => {
+                let t = if let Some(t) = a.tensor("value") {
+                    Tensor::decode(t).map_err(|m| self.error(m))?
+                } else if let Some(f) = a.float("value_float") {
+                    float_tensor(&[], &[f])
+                } else if let Some(fs) = Attrs::of(node).floats("value_floats") {
+                    float_tensor(&[fs.len() as u64], &fs)
+                } else if let Some(i) = a.int("value_int") {
+                    int_tensor(&[], &[i])
+                } else if let Some(is) = a.ints("value_ints") {
+                    int_tensor(&[is.len() as u64], &is)
+                } else {
+                    return self.err("Constant needs a value");
+                };
+                if let Some(name) = node.output.first() {
+                    self.consts.insert(name.clone(), t);
+                }
+            }
+            "ConstantOfShape" => {
+                let dims = self.const_ints(node, 0)?.unwrap_or_default();
+                let (elem, v) = match a.tensor("value") {
+                    Some(t) => {
+                        let t = Tensor::decode(t).map_err(|m| self.error(m))?;
+                        let e = Elem::of_onnx(t.data_type).map_err(|m| self.error(m))?;
+                        (
+                            e,
+                            t.to_f64().and_then(|v| v.first().copied()).unwrap_or(0.0),
+                        )
+                    }
+                    None => (Elem::F32, 0.0),
+                };
+                if dims.iter().any(|&d| d <= 0) {
+                    return self.err(format!(
+                        "ConstantOfShape to {dims:?}: sizes must be positive"
+                    ));
+                }
+                let dims: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
+                let v = self.fill(elem, &dims, v);
+                self.bind(node, 0, v);
+            }
+            "Conv" => self.conv(node)?,
+            "MaxPool" | "AveragePool" => self.pool(node, op == "MaxPool")?,
+            "GlobalAveragePool" | "GlobalMaxPool" => {
+                let x = self.input(node, 0)?;
+                let Some(rank) = x.rank else {
+                    return self.err(format!(
+                        "{op} needs its input's rank, which is not known here"
+                    ));
+                };
+                if rank < 2 {
+                    return self.err(format!("{op} needs a rank of at least 2"));
+                }
+                let sp = labels("h", rank - 2);
+                let spec = format!(
+                    "n,c,{} => n,c,{}",
+                    sp.join(","),
+                    vec!["0"; rank - 2].join(",")
+                );
+                let v = if op == "GlobalMaxPool" {
+                    self.einsum(&spec, &[&x], Some("max"), None, self.out_spec(node, 0))
+                } else {
+                    let s = self.einsum(&spec, &[&x], None, None, "...".into());
+                    let count = self.count(&x, &spec)?;
+                    self.binary("div", &s, &count, self.out_spec(node, 0))?
+                };
+                self.bind(node, 0, with_rank(v, Some(rank)));
+            }
+            "Gemm" => self.gemm(node)?,
+            "MatMul" => self.matmul(node)?,
+            "BatchNormalization" => self.batch_norm(node)?,
+            "LRN" => self.lrn(node)?,
+            "Softmax" | "LogSoftmax" => self.softmax(node, op == "LogSoftmax")?,
+            "LayerNormalization" => self.layer_norm(node)?,
+            "Concat" => self.concat(node)?,
+            "Reshape" => self.reshape(node)?,
+            "Flatten" => self.flatten(node)?,
+            "Transpose" => {
+                let x = self.input(node, 0)?;
+                let perm: Vec<i64> = match a.ints("perm") {
+                    Some(p) => p,
+                    None => match x.rank {
+                        Some(r) => (0..r as i64).rev().collect(),
+                        None => return self.err("Transpose without 'perm' needs its input's rank"),
+                    },
+                };
+                let r = perm.len();
+                let mut seen = vec![false; r];
+                for &p in &perm {
+                    if p < 0 || p as usize >= r || std::mem::replace(&mut seen[p as usize], true) {
+                        return self.err(format!("'perm' {perm:?} is not a permutation"));
+                    }
+                }
+                let l = labels("a", r);
+                let out: Vec<&str> = perm.iter().map(|&p| l[p as usize].as_str()).collect();
+                let spec = format!("{} => {}", l.join(","), out.join(","));
+                let v = self.einsum(&spec, &[&x], None, None, self.out_spec(node, 0));
+                self.bind(node, 0, with_rank(v, Some(r)));
+            }
+            "Squeeze" | "Unsqueeze" => {
+                let x = self.input(node, 0)?;
+                let axes = match a.ints("axes") {
+                    Some(v) => v,
+                    None => self.const_ints(node, 1)?.unwrap_or_default(),
+                };
+                if axes.is_empty() {
+                    return self.err(format!("{op} without axes is not supported"));
+                }
+                let v = if op == "Squeeze" {
+                    let lay = Layout::new(&axes, x.rank).map_err(|m| self.error(m))?;
+                    let spec =
+                        format!("{} => {}", lay.map(|_| Some("0".into())), lay.map(|_| None));
+                    let v = self.einsum(&spec, &[&x], None, None, self.out_spec(node, 0));
+                    with_rank(v, lay.rank_after(false))
+                } else {
+                    // The axes index the result.
+                    let out_rank = x.rank.map(|r| r + axes.len());
+                    let lay = Layout::new(&axes, out_rank).map_err(|m| self.error(m))?;
+                    let spec =
+                        format!("{} => {}", lay.map(|_| None), lay.map(|_| Some("0".into())));
+                    let v = self.einsum(&spec, &[&x], None, None, self.out_spec(node, 0));
+                    with_rank(v, out_rank)
+                };
+                self.bind(node, 0, v);
+            }
+            "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" => self.reduce(node, op)?,
+            _ => return self.err(format!("the op {op} is not supported")),
+        }
+        Ok(())
+    }
+
+    fn gelu_tail(&mut self, x: &Val, t: &Val, node: &NodeProto) -> R<Val> {
+        let one = self.scalar(x.elem, 1.0);
+        let s = self.binary("add", t, &one, "...".into())?;
+        let half = self.scalar(x.elem, 0.5);
+        let hx = self.binary("mul", x, &half, "...".into())?;
+        self.binary("mul", &hx, &s, self.out_spec(node, 0))
+    }
+
+    /// A pointwise binary op (NumPy broadcasting is the output row's).
+    pub(super) fn binary(&mut self, name: &str, x: &Val, y: &Val, spec: String) -> R<Val> {
+        if x.elem != y.elem {
+            return self.err(format!(
+                "operands of element types {} and {} (ONNX requires one type)",
+                x.elem.mlir(),
+                y.elem.mlir()
+            ));
+        }
+        let rank = match (x.rank, y.rank) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            _ => None,
+        };
+        let v = self.emit(name, &[x, y], "", x.elem, spec, None);
+        Ok(with_rank(v, rank))
+    }
+
+    /// A pointwise unary op; `identity` is a one-operand einsum copy.
+    pub(super) fn unary(&mut self, name: &str, x: &Val, spec: String) -> Val {
+        let v = if name == "identity" {
+            self.einsum("..r.. => ..r..", &[x], None, None, spec)
+        } else {
+            self.emit(name, &[x], "", x.elem, spec, None)
+        };
+        with_rank(v, x.rank)
+    }
+
+    /// Opset-6 `broadcast = 1, axis = k`: `y`'s axes line up with `x`'s
+    /// from `k` on (an einsum: `x`'s axes before `k` and after `y`'s are
+    /// free).
+    fn broadcast_at_axis(&mut self, node: &NodeProto, op: &str, axis: i64) -> R<()> {
+        let (x, y) = (self.input(node, 0)?, self.input(node, 1)?);
+        let Some(yr) = y.rank else {
+            return self.err("broadcast with 'axis' needs the second operand's rank");
+        };
+        let combine = match op {
+            "Add" | "Sum" => "add",
+            "Sub" => "sub",
+            "Mul" => "mul",
+            "Div" => "div",
+            "Pow" => "pow",
+            "Max" => "max",
+            "Min" => "min",
+            _ => return self.err(format!("broadcast with 'axis' in {op}")),
+        };
+        let lay = if axis >= 0 {
+            let mut v = labels("a", axis as usize);
+            v.extend(labels("b", yr));
+            v.push("..r..".into());
+            v
+        } else {
+            return self.err("broadcast with a negative 'axis'");
+        };
+        let spec = format!(
+            "{}; {} => {}",
+            lay.join(","),
+            labels("b", yr).join(","),
+            lay.join(",")
+        );
+        let v = self.einsum(
+            &spec,
+            &[&x, &y],
+            None,
+            Some(combine),
+            self.out_spec(node, 0),
+        );
+        self.bind(node, 0, with_rank(v, x.rank));
+        Ok(())
+    }
+
+    /// How many cells of `x` each result cell of the reduction `spec`
+    /// (one operand) gathers: the same reduction over ones shaped like `x`
+    /// (`where(x, 1, 1)`: 1 whatever `x` holds, NaN included).
+    pub(super) fn count(&mut self, x: &Val, spec: &str) -> R<Val> {
+        let one = self.scalar(x.elem, 1.0);
+        let ones = self.emit("where", &[x, &one, &one], "", x.elem, "...".into(), None);
+        Ok(self.einsum(spec, &[&ones], None, None, "...".into()))
+    }
+}
+
+pub(super) fn with_rank(mut v: Val, rank: Option<usize>) -> Val {
+    if v.rank.is_none() {
+        v.rank = rank;
+    }
+    v
+}
+
+fn float_tensor(dims: &[u64], v: &[f32]) -> Tensor {
+    Tensor {
+        data_type: crate::proto::tensor_proto::DataType::Float as i32,
+        dims: dims.to_vec(),
+        bytes: v.iter().flat_map(|f| f.to_le_bytes()).collect(),
+    }
+}
+
+fn int_tensor(dims: &[u64], v: &[i64]) -> Tensor {
+    Tensor {
+        data_type: crate::proto::tensor_proto::DataType::Int64 as i32,
+        dims: dims.to_vec(),
+        bytes: v.iter().flat_map(|f| f.to_le_bytes()).collect(),
+    }
+}
