@@ -73,6 +73,7 @@ pub fn translate(model: &Model, opts: &Options) -> Result<String, ImportError> {
         values: HashMap::new(),
         consts: HashMap::new(),
         declared: HashMap::new(),
+        undefined: HashMap::new(),
         node: None,
         source: escape(&opts.source),
     };
@@ -224,6 +225,8 @@ struct Translator {
     /// Shapes ONNX records for intermediates and outputs (kept unless
     /// `--erase-shapes`).
     declared: HashMap<String, Vec<u64>>,
+    /// Outputs the importer does not compute, with the reason.
+    undefined: HashMap<String, String>,
     node: Option<NodeRef>,
     source: String,
 }
@@ -292,6 +295,9 @@ impl Translator {
             return Ok(v.clone());
         }
         let Some(c) = self.consts.get(name).cloned() else {
+            if let Some(why) = self.undefined.get(name) {
+                return self.err(format!("'{name}' is not computed ({why})"));
+            }
             return self.err(format!("'{name}' is not defined"));
         };
         let v = self.constant(&c)?;

@@ -92,7 +92,9 @@ impl Translator {
             // padding; with the padding below the kernel that cannot happen.)
             for i in 0..s {
                 if pads[i].1 + strides[i] > kernel[i] {
-                    return self.err("ceil_mode with padding of at least the kernel size");
+                    return self.err(
+                        "ceil_mode with padding of at least the kernel size is not supported",
+                    );
                 }
                 pads[i].1 += strides[i] - 1;
             }
@@ -359,22 +361,13 @@ impl Translator {
     /// `[..., m, k]`) and composed (`ocannl.matmul`, whose batch rows
     /// broadcast), then viewed back.
     fn matmul_broadcast(&mut self, node: &NodeProto, a: &Val, b: &Val, out: String) -> R<()> {
-        let va = self.einsum(
-            "..a.., m, k => ..a.. | k -> m",
-            &[a],
-            None,
-            None,
-            "...".into(),
-        );
-        let vb = self.einsum(
-            "..b.., k, n => ..b.. | n -> k",
-            &[b],
-            None,
-            None,
-            "...".into(),
-        );
+        // The views have batch and input rows: their types are open in all
+        // three rows.
+        let open = || "...|...->...".to_owned();
+        let va = self.einsum("..a.., m, k => ..a.. | k -> m", &[a], None, None, open());
+        let vb = self.einsum("..b.., k, n => ..b.. | n -> k", &[b], None, None, open());
         let elem = a.elem;
-        let p = self.emit("matmul", &[&va, &vb], "", elem, "...".into(), None);
+        let p = self.emit("matmul", &[&va, &vb], "", elem, open(), None);
         let v = self.einsum("..c.. | n -> m => ..c.., m, n", &[&p], None, None, out);
         let rank = match (a.rank, b.rank) {
             (Some(x), Some(y)) => Some(x.max(y)),
@@ -527,26 +520,33 @@ impl Translator {
     /// ONNX LayerNormalization over the axes from `axis` (default -1) on.
     pub(super) fn layer_norm(&mut self, node: &NodeProto) -> R<()> {
         let at = Attrs::of(node);
-        if node.output.iter().skip(1).any(|o| !o.is_empty()) {
-            return self.err("the Mean and InvStdDev outputs are not supported");
-        }
         let x = self.input(node, 0)?;
         let scale = self.input(node, 1)?;
         let bias = self.opt_input(node, 2)?;
         let eps = f64::from(at.float("epsilon").unwrap_or(1e-5));
         let axis = at.int("axis").unwrap_or(-1);
-        // The normalised axes: from `axis` to the end.
-        let (full, kept, tail) = if axis < 0 {
-            let t = labels("z", (-axis) as usize);
-            (
-                format!("..r..,{}", t.join(",")),
-                "..r..".to_owned(),
-                t.join(","),
-            )
-        } else {
-            let l = labels("a", axis as usize);
-            let p = l.iter().map(|s| format!("{s},")).collect::<String>();
-            (format!("{p}..t.."), l.join(","), "..t..".to_owned())
+        // The normalised axes: from `axis` to the end (every axis named
+        // when the rank is known). `ones`: the kept axes with the
+        // normalised ones as size 1 (the Mean and InvStdDev outputs).
+        let (full, kept, ones) = match (axis < 0, x.rank) {
+            (true, _) => {
+                let t = labels("z", (-axis) as usize);
+                let zeros = vec!["0"; t.len()].join(",");
+                (
+                    format!("..r..,{}", t.join(",")),
+                    "..r..".to_owned(),
+                    format!("..r..,{zeros}"),
+                )
+            }
+            (false, Some(r)) if r >= axis as usize => {
+                let l = labels("a", axis as usize);
+                let mut all = l.clone();
+                all.extend(labels("z", r - axis as usize));
+                let mut one = l.clone();
+                one.extend(std::iter::repeat_n("0".to_owned(), r - axis as usize));
+                (all.join(","), l.join(","), one.join(","))
+            }
+            (false, _) => return self.err(format!("axis {axis} needs the input's rank")),
         };
         let red = format!("{full} => {kept}");
         let both = format!("{full}; {kept} => {full}");
@@ -561,8 +561,17 @@ impl Translator {
         let ve = self.binary("add", &var, &e, "...".into())?;
         let sd = self.unary("sqrt", &ve, "...".into());
         let n = self.einsum(&both, &[&d, &sd], None, Some("div"), "...".into());
+        let keep = format!("{kept} => {ones}");
+        if node.output.get(1).is_some_and(|o| !o.is_empty()) {
+            let m = self.einsum(&keep, &[&mean], None, None, self.out_spec(node, 1));
+            self.bind(node, 1, with_rank(m, x.rank));
+        }
+        if node.output.get(2).is_some_and(|o| !o.is_empty()) {
+            let inv = self.unary("recip", &sd, "...".into());
+            let m = self.einsum(&keep, &[&inv], None, None, self.out_spec(node, 2));
+            self.bind(node, 2, with_rank(m, x.rank));
+        }
         // Scale and bias broadcast over the normalised axes (NumPy rules).
-        let _ = tail;
         let out = if bias.is_none() {
             self.out_spec(node, 0)
         } else {

@@ -237,8 +237,13 @@ impl Translator {
             }
             "Relu" | "Exp" | "Log" | "Sqrt" | "Tanh" | "Abs" | "Neg" | "Reciprocal" | "Sin"
             | "Cos" | "Erf" | "Identity" | "Dropout" => {
-                // Dropout's mask (all ones in inference) is left undefined:
-                // a node reading it is an error naming it.
+                // Dropout's mask (all ones in inference, a bool tensor) is
+                // not computed: reading it is an error naming this node.
+                if let Some(mask) = node.output.get(1).filter(|m| !m.is_empty()) {
+                    let here = self.error("").nodes[0].to_string();
+                    let why = format!("{here}: Dropout's mask output is not supported");
+                    self.undefined.insert(mask.clone(), why);
+                }
                 if op == "Dropout" && node.input.len() > 2 && !node.input[2].is_empty() {
                     match self.const_input(node, 2)?.and_then(|t| t.to_f64()) {
                         Some(v) if v.first() == Some(&0.0) => {}
@@ -499,7 +504,7 @@ impl Translator {
     pub(super) fn binary(&mut self, name: &str, x: &Val, y: &Val, spec: String) -> R<Val> {
         if x.elem != y.elem {
             return self.err(format!(
-                "operands of element types {} and {} (ONNX requires one type)",
+                "operands of element types {} and {} are not supported",
                 x.elem.mlir(),
                 y.elem.mlir()
             ));
@@ -595,5 +600,29 @@ fn int_tensor(dims: &[u64], v: &[i64]) -> Tensor {
         data_type: crate::proto::tensor_proto::DataType::Int64 as i32,
         dims: dims.to_vec(),
         bytes: v.iter().flat_map(|f| f.to_le_bytes()).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Layout;
+
+    #[test]
+    fn layouts_name_axes_around_a_row_variable() {
+        // Unknown rank: leading labels for non-negative axes, trailing for
+        // negative ones, the row variable between.
+        let l = Layout::new(&[1, -1], None).unwrap();
+        assert_eq!(l.all(), "a0,a1,..r..,z1");
+        assert_eq!(l.map(|_| None), "a0,..r..");
+        assert_eq!(l.map(|_| Some("0".into())), "a0,0,..r..,0");
+        assert_eq!(l.rank_after(false), None);
+        // Known rank: every axis named, negative axes normalised.
+        let l = Layout::new(&[-1], Some(3)).unwrap();
+        assert_eq!(l.all(), "a0,a1,a2");
+        assert_eq!(l.map(|_| None), "a0,a1");
+        assert_eq!(l.rank_after(false), Some(2));
+        assert_eq!(l.rank_after(true), Some(3));
+        assert!(Layout::new(&[3], Some(3)).is_err());
+        assert!(Layout::new(&[-4], Some(3)).is_err());
     }
 }

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""ONNX's backend node tests through ocannl (issue 14).
+
+Every test case of `onnx.backend.test.case.node.collect_testcases` (the
+generators the onnx wheel ships; the `_expanded` variants, which re-test
+ops through their function bodies, are left out) is imported with
+`ocannl-import-onnx --erase-shapes`; a case the importer rejects as
+unsupported (an op, attribute, element type or non-constant input it does
+not handle) counts as *unsupported*. Every other case is run with
+`ocannl-run` on its data sets and compared with the expected outputs (the
+case's rtol/atol): *passed* or *failed*. Prints a per-op table and the
+totals; with --verbose, why each failure failed.
+
+Usage: node_tests.py BIN_DIR [--only SUBSTRING ...] [--limit N] [--verbose]
+       [--min-pass-rate R]  (exit 1 when passed / supported is below R)
+"""
+import argparse
+import collections
+import os
+import subprocess
+import sys
+import tempfile
+import warnings
+
+import numpy as np
+import onnx
+
+UNSUPPORTED = ("not supported", "are supported", "must be a constant", "needs its", "needs the input",
+               "no opset of the default domain", "unknown opset")
+
+
+def run_case(case, bin_dir, tmp):
+    """'passed', 'unsupported' or 'failed', and a reason."""
+    path = os.path.join(tmp, "model.onnx")
+    onnx.save(case.model, path)
+    mlir = os.path.join(tmp, "model.mlir")
+    r = subprocess.run([f"{bin_dir}/ocannl-import-onnx", path, "--erase-shapes", "-o", mlir],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        msg = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f"exit {r.returncode}"
+        kind = "unsupported" if any(u in msg for u in UNSUPPORTED) else "failed"
+        return kind, msg
+    inits = {t.name for t in case.model.graph.initializer}
+    feeds = [i for i in case.model.graph.input if i.name not in inits]
+    for inputs, outputs in case.data_sets:
+        npys, outs = [], []
+        for k, a in enumerate(inputs[: len(feeds)]):
+            p = os.path.join(tmp, f"in{k}.npy")
+            np.save(p, np.ascontiguousarray(a))
+            npys.append(p)
+        for k in range(len(case.model.graph.output)):
+            outs.append(os.path.join(tmp, f"out{k}.npy"))
+        cmd = [f"{bin_dir}/ocannl-run", mlir, "--threads", "1", "--outputs", *outs]
+        if npys:
+            cmd += ["--inputs", *npys]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        if r.returncode != 0:
+            lines = [l for l in r.stderr.splitlines() if "error" in l] or r.stderr.splitlines() or ["?"]
+            msg = lines[0]
+            kind = "unsupported" if "not supported" in msg or "unsupported" in msg else "failed"
+            return kind, msg
+        for k, (o, ref) in enumerate(zip(outs, outputs)):
+            got = np.load(o)
+            ref = np.asarray(ref)
+            if got.shape != ref.shape:
+                return "failed", f"output {k}: shape {got.shape}, expected {ref.shape}"
+            if got.dtype != ref.dtype:
+                return "failed", f"output {k}: dtype {got.dtype}, expected {ref.dtype}"
+            if not np.allclose(got, ref, rtol=case.rtol, atol=case.atol, equal_nan=True):
+                d = np.abs(got.astype(np.float64) - ref.astype(np.float64)).max()
+                return "failed", f"output {k}: max abs diff {d}"
+    return "passed", ""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("bin_dir")
+    ap.add_argument("--only", nargs="*", default=[])
+    ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--min-pass-rate", type=float, default=0.0)
+    args = ap.parse_args()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from onnx.backend.test.case.node import collect_testcases
+
+        cases = [c for c in collect_testcases(None) if "_expanded" not in c.name]
+    if args.only:
+        cases = [c for c in cases if any(s in c.name for s in args.only)]
+    if args.limit:
+        cases = cases[: args.limit]
+    table = collections.defaultdict(collections.Counter)
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for c in cases:
+            ops = sorted({n.op_type for n in c.model.graph.node})
+            op = ops[0] if len(ops) == 1 else "+".join(ops)
+            try:
+                kind, why = run_case(c, args.bin_dir, tmp)
+            except subprocess.TimeoutExpired:
+                kind, why = "failed", "timed out"
+            table[op][kind] += 1
+            if kind == "failed":
+                failures.append((c.name, why))
+            if args.verbose and kind != "passed":
+                print(f"{c.name}: {kind}: {why}")
+    print(f"{'op':<28} {'passed':>7} {'failed':>7} {'unsupported':>12}")
+    tot = collections.Counter()
+    for op in sorted(table):
+        t = table[op]
+        tot.update(t)
+        if t["passed"] or t["failed"]:
+            print(f"{op:<28} {t['passed']:>7} {t['failed']:>7} {t['unsupported']:>12}")
+    supported = tot["passed"] + tot["failed"]
+    rate = tot["passed"] / supported if supported else 0.0
+    print(f"{'total':<28} {tot['passed']:>7} {tot['failed']:>7} {tot['unsupported']:>12}"
+          f"   ({100 * rate:.1f}% of the supported cases pass; ops with only unsupported cases not listed)")
+    for name, why in failures:
+        print(f"FAILED {name}: {why}")
+    return 1 if rate < args.min_pass_rate else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
