@@ -332,30 +332,27 @@ impl Translator {
                 self.bind(node, 0, v);
             }
             "Clip" => {
+                // Bounds from attributes (before opset 11) or from inputs
+                // (scalar tensors, constant or not).
                 let x = self.input(node, 0)?;
                 let (lo, hi) = if self.opset < 11 {
-                    (a.float("min").map(f64::from), a.float("max").map(f64::from))
+                    let c =
+                        |t: &mut Self, v: Option<f32>| v.map(|v| t.scalar(x.elem, f64::from(v)));
+                    (c(self, a.float("min")), c(self, a.float("max")))
                 } else {
-                    let get = |t: &Self, i| -> R<Option<f64>> {
-                        Ok(t.const_input(node, i)?
-                            .and_then(|c| c.to_f64())
-                            .and_then(|v| v.first().copied()))
-                    };
-                    (get(self, 1)?, get(self, 2)?)
+                    (self.opt_input(node, 1)?, self.opt_input(node, 2)?)
                 };
                 let mut v = x.clone();
-                if let Some(lo) = lo {
-                    let c = self.scalar(x.elem, lo);
+                if let Some(lo) = &lo {
                     let spec = if hi.is_none() {
                         self.out_spec(node, 0)
                     } else {
                         "...".into()
                     };
-                    v = self.binary("max", &v, &c, spec)?;
+                    v = self.binary("max", &v, lo, spec)?;
                 }
-                if let Some(hi) = hi {
-                    let c = self.scalar(x.elem, hi);
-                    v = self.binary("min", &v, &c, self.out_spec(node, 0))?;
+                if let Some(hi) = &hi {
+                    v = self.binary("min", &v, hi, self.out_spec(node, 0))?;
                 }
                 if lo.is_none() && hi.is_none() {
                     v = self.unary("identity", &x, self.out_spec(node, 0));

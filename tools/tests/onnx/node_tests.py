@@ -46,7 +46,7 @@ def run_case(case, bin_dir, tmp):
         npys, outs = [], []
         for k, a in enumerate(inputs[: len(feeds)]):
             p = os.path.join(tmp, f"in{k}.npy")
-            np.save(p, np.ascontiguousarray(a))
+            np.save(p, np.require(a, requirements="C"))  # ascontiguousarray makes 0-d arrays 1-d
             npys.append(p)
         for k in range(len(case.model.graph.output)):
             outs.append(os.path.join(tmp, f"out{k}.npy"))
