@@ -98,6 +98,11 @@ pub fn translate(model: &Model, opts: &Options) -> Result<String, ImportError> {
             continue;
         }
         let elem = value_elem(v).map_err(|m| ImportError::model(format!("input '{name}': {m}")))?;
+        if static_shape(v).is_some_and(|d| d.contains(&0)) {
+            return Err(ImportError::model(format!(
+                "input '{name}': empty tensors (a dim of size 0) are not supported"
+            )));
+        }
         let spec = if opts.erase_inputs.iter().any(|e| e == name) {
             "...".to_owned()
         } else {
@@ -200,7 +205,12 @@ pub(crate) struct Val {
 
 impl Val {
     pub(crate) fn ty(&self) -> String {
-        format!("!ocannl.tensor<{}, \"{}\">", self.elem.mlir(), self.spec)
+        let spec = if self.spec.bytes().any(|c| c.is_ascii_alphabetic()) {
+            multichar(&self.spec)
+        } else {
+            self.spec.clone()
+        };
+        format!("!ocannl.tensor<{}, \"{spec}\">", self.elem.mlir())
     }
 }
 
@@ -466,7 +476,7 @@ impl Translator {
         combine: Option<&str>,
         result: String,
     ) -> Val {
-        let mut attrs = format!("spec = \"{spec}\"");
+        let mut attrs = format!("spec = \"{}\"", multichar(spec));
         if let Some(a) = accum {
             let _ = write!(attrs, ", accum = \"{a}\"");
         }
@@ -489,6 +499,23 @@ impl Translator {
         node.output
             .get(i)
             .map_or_else(|| "...".into(), |n| self.declared_spec(n))
+    }
+}
+
+/// The spec forced into multichar mode (a trailing `,`, as OCANNL's printer
+/// does) when nothing else triggers it: the importer's labels (`a0`, `k1`)
+/// are several characters long.
+pub(crate) fn multichar(spec: &str) -> String {
+    let b = spec.as_bytes();
+    let triggered = b.iter().enumerate().any(|(i, &c)| match c {
+        b',' | b'*' | b'+' | b'^' | b'&' | b'<' | b'@' => true,
+        b'=' => b.get(i + 1) != Some(&b'>'),
+        _ => false,
+    });
+    if triggered {
+        spec.to_owned()
+    } else {
+        format!("{spec},")
     }
 }
 

@@ -63,6 +63,8 @@ fn known_attrs(op: &str) -> Option<&'static [&'static str]> {
         "Flatten" => &["axis"],
         "Transpose" => &["perm"],
         "Squeeze" | "Unsqueeze" => &["axes"],
+        "Gather" => &["axis"],
+        "Split" => &["axis", "split", "num_outputs"],
         "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" => {
             &["axes", "keepdims", "noop_with_empty_axes"]
         }
@@ -88,9 +90,9 @@ pub(super) fn labels(prefix: &str, n: usize) -> Vec<String> {
 /// variable `..r..` (when the rank is not known), `trail` labels. With a
 /// known rank every axis is a label.
 pub(super) struct Layout {
-    axes: Vec<String>,
+    pub(super) axes: Vec<String>,
     /// Which of `axes` are addressed.
-    selected: Vec<bool>,
+    pub(super) selected: Vec<bool>,
 }
 
 impl Layout {
@@ -484,6 +486,8 @@ impl Translator {
                 self.bind(node, 0, v);
             }
             "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" => self.reduce(node, op)?,
+            "Gather" => self.gather(node)?,
+            "Split" => self.split(node)?,
             _ => return self.err(format!("the op {op} is not supported")),
         }
         Ok(())

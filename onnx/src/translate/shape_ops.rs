@@ -34,7 +34,7 @@ impl Translator {
         let v = self.emit(
             "concat",
             &refs,
-            &format!("spec = \"{spec}\""),
+            &format!("spec = \"{}\"", super::multichar(&spec)),
             elem,
             self.out_spec(node, 0),
             None,
@@ -61,7 +61,12 @@ impl Translator {
         if target.iter().filter(|&&d| d == -1).count() > 1 {
             return self.err(format!("shape {target:?} has more than one -1"));
         }
-        if target.iter().any(|&d| d < -1 || (d == 0 && allowzero)) {
+        if allowzero && target.contains(&0) {
+            return self.err(format!(
+                "shape {target:?}: empty tensors (allowzero) are not supported"
+            ));
+        }
+        if target.iter().any(|&d| d < -1) {
             return self.err(format!("shape {target:?}: sizes must be positive, 0 or -1"));
         }
         let copies: Vec<usize> = (0..target.len()).filter(|&i| target[i] == 0).collect();
@@ -213,6 +218,200 @@ impl Translator {
             self.einsum(&spec, &[&x], accum, None, self.out_spec(node, 0))
         };
         self.bind(node, 0, with_rank(v, lay.rank_after(keep)));
+        Ok(())
+    }
+
+    /// The size of `x`'s axis `axis` (negative: from the end), when known.
+    fn axis_size(x: &Val, axis: i64) -> Option<u64> {
+        let d = x.shape.as_ref()?;
+        let k = if axis < 0 {
+            axis + d.len() as i64
+        } else {
+            axis
+        };
+        usize::try_from(k).ok().and_then(|k| d.get(k).copied())
+    }
+
+    /// ONNX Gather with constant indices along `axis`: a scalar index is
+    /// a fixed index (the axis goes); a list of indices is one size-1
+    /// slice per index (a fixed index kept as an axis of size 1),
+    /// concatenated. Negative indices need the axis size.
+    pub(super) fn gather(&mut self, node: &NodeProto) -> R<()> {
+        let x = self.input(node, 0)?;
+        let axis = Attrs::of(node).int("axis").unwrap_or(0);
+        let Some(idx) = self.const_input(node, 1)? else {
+            return self.err("Gather needs its indices");
+        };
+        let Some(values) = idx.to_i64() else {
+            return self.err("Gather's indices must be integers");
+        };
+        if idx.dims.len() > 1 {
+            return self.err("Gather with indices of rank above 1 is not supported");
+        }
+        let lay = Layout::new(&[axis], x.rank).map_err(|m| self.error(m))?;
+        let mut fixed = Vec::new();
+        for &v in &values {
+            let i = if v >= 0 {
+                v as u64
+            } else {
+                match Self::axis_size(&x, axis) {
+                    Some(n) if (-v) as u64 <= n => n - (-v) as u64,
+                    Some(n) => return self.err(format!("index {v} of an axis of size {n}")),
+                    None => {
+                        return self.err(format!(
+                            "the negative index {v} needs the axis size, which is not known here (not supported)"
+                        ));
+                    }
+                }
+            };
+            fixed.push(i);
+        }
+        let v = if idx.dims.is_empty() {
+            let spec = format!(
+                "{} => {}",
+                lay.map(|_| Some(fixed[0].to_string())),
+                lay.map(|_| None)
+            );
+            let v = self.einsum(&spec, &[&x], None, None, self.out_spec(node, 0));
+            with_rank(v, lay.rank_after(false))
+        } else {
+            let mut parts = Vec::new();
+            for &i in &fixed {
+                let spec = format!(
+                    "{} => {}",
+                    lay.map(|_| Some(i.to_string())),
+                    lay.map(|_| Some("0".into()))
+                );
+                parts.push(self.einsum(&spec, &[&x], None, None, "...".into()));
+            }
+            let refs: Vec<&Val> = parts.iter().collect();
+            let names: Vec<String> = (0..parts.len()).map(|k| format!("p{k}")).collect();
+            let ins: Vec<String> = names.iter().map(|n| lay.map(|_| Some(n.clone()))).collect();
+            let spec = format!(
+                "{} => {}",
+                ins.join("; "),
+                lay.map(|_| Some(names.join("^")))
+            );
+            let elem = x.elem;
+            let v = self.emit(
+                "concat",
+                &refs,
+                &format!("spec = \"{}\"", super::multichar(&spec)),
+                elem,
+                self.out_spec(node, 0),
+                None,
+            );
+            with_rank(v, x.rank)
+        };
+        self.bind(node, 0, v);
+        Ok(())
+    }
+
+    /// ONNX Split along `axis` into parts of the given sizes (the `split`
+    /// attribute or input), or equal parts when the axis size is known.
+    /// Each part is sliced off what is left (`x^rest => x` and `x^rest =>
+    /// rest`): with the part's size stated, one unknown per slice.
+    pub(super) fn split(&mut self, node: &NodeProto) -> R<()> {
+        let at = Attrs::of(node);
+        let x = self.input(node, 0)?;
+        let axis = at.int("axis").unwrap_or(0);
+        let n = node.output.len();
+        let sizes: Vec<i64> = match at.ints("split").filter(|s| !s.is_empty()) {
+            Some(s) => s,
+            None => match self.const_ints(node, 1)? {
+                Some(s) => s,
+                None => {
+                    let Some(total) = Self::axis_size(&x, axis) else {
+                        return self.err(
+                            "Split into equal parts needs the axis size, which is not known here (not supported)",
+                        );
+                    };
+                    let parts = at.int("num_outputs").map_or(n as u64, |k| k.max(1) as u64);
+                    let each = total.div_ceil(parts);
+                    (0..parts)
+                        .map(|j| each.min(total.saturating_sub(j * each)) as i64)
+                        .collect()
+                }
+            },
+        };
+        if sizes.contains(&0) {
+            return self.err(format!(
+                "split sizes {sizes:?}: empty parts are not supported"
+            ));
+        }
+        if sizes.len() != n || sizes.iter().any(|&s| s < 1) {
+            return self.err(format!("split sizes {sizes:?} for {n} outputs"));
+        }
+        let lay = Layout::new(&[axis], x.rank).map_err(|m| self.error(m))?;
+        // A result type with the split axis stated: the axes before it are
+        // fresh dimension variables (or named by a known rank), the ones
+        // after it a row variable.
+        let sized = |t: &mut Self, j: Option<usize>, size: i64| -> String {
+            let declared = j.map_or_else(|| "...".to_owned(), |j| t.out_spec(node, j));
+            if declared != "..." {
+                return declared;
+            }
+            let mut axes = Vec::new();
+            for (a, &sel) in lay.axes.iter().zip(&lay.selected) {
+                axes.push(if sel {
+                    size.to_string()
+                } else if a.starts_with("..") {
+                    "...".into()
+                } else {
+                    t.fresh_var()
+                });
+            }
+            axes.join(",")
+        };
+        let take = format!(
+            "{} => {}",
+            lay.map(|_| Some("x^q".into())),
+            lay.map(|_| Some("x".into()))
+        );
+        let drop = format!(
+            "{} => {}",
+            lay.map(|_| Some("x^q".into())),
+            lay.map(|_| Some("q".into()))
+        );
+        let mut rest = x.clone();
+        // What is left, when the axis size is known: stated on each rest
+        // (discardable parts are otherwise free to close small).
+        let mut left = Self::axis_size(&x, axis).map(|t| t as i64);
+        for (j, &size) in sizes.iter().enumerate() {
+            let elem = x.elem;
+            left = left.map(|l| l - size);
+            let part = if j + 1 == n {
+                let spec = sized(self, Some(j), size);
+                let id = format!("{} => {}", lay.all(), lay.all());
+                self.einsum(&id, &[&rest], None, None, spec)
+            } else {
+                let spec = sized(self, Some(j), size);
+                let rest_spec = match left {
+                    Some(l) if l >= 1 => sized(self, None, l),
+                    Some(_) => return self.err(format!("split sizes {sizes:?} exceed the axis")),
+                    None => "...".into(),
+                };
+                let p = self.emit(
+                    "concat",
+                    &[&rest],
+                    &format!("spec = \"{}\"", super::multichar(&take)),
+                    elem,
+                    spec,
+                    None,
+                );
+                rest = self.emit(
+                    "concat",
+                    &[&rest],
+                    &format!("spec = \"{}\"", super::multichar(&drop)),
+                    elem,
+                    rest_spec,
+                    None,
+                );
+                rest = with_rank(rest, x.rank);
+                p
+            };
+            self.bind(node, j, with_rank(part, x.rank));
+        }
         Ok(())
     }
 }
