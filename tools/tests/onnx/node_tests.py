@@ -51,9 +51,9 @@ def inline_constants(model, inputs):
     m.CopyFrom(model)
     keep_inputs, keep_data = [], []
     for vi, data in zip(feeds, inputs):
-        a = np.asarray(data)
-        if a.dtype.kind == "i" and uses.get(vi.name) and all(u in CONST_POSITIONS for u in uses[vi.name]):
-            m.graph.initializer.append(onnx.numpy_helper.from_array(a, vi.name))
+        is_int = isinstance(data, np.ndarray) and data.dtype.kind == "i"
+        if is_int and uses.get(vi.name) and all(u in CONST_POSITIONS for u in uses[vi.name]):
+            m.graph.initializer.append(onnx.numpy_helper.from_array(data, vi.name))
         else:
             keep_inputs.append(vi)
             keep_data.append(data)
