@@ -184,3 +184,15 @@ func.func @exact_rank(%x: !ocannl.tensor<f32, "6">) -> !ocannl.tensor<f32, "6"> 
   %0 = "ocannl.constant"() {value = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>} : () -> !ocannl.tensor<f32, "6">
   return %0 : !ocannl.tensor<f32, "6">
 }
+
+// -----
+
+// The conflicting size is stated in the type of the producer's result, which
+// no op constraint records: a note names the producer of the operand.
+func.func @stated_producer(%a: !ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "4"> {
+  // expected-note @+1 {{operand #0 is produced here, with type !ocannl.tensor<f32, "3">}}
+  %0 = "ocannl.relu"(%a) : (!ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "3">
+  // expected-error @+1 {{size 3 does not broadcast to size 4}}
+  %1 = "ocannl.neg"(%0) : (!ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "4">
+  return %1 : !ocannl.tensor<f32, "4">
+}

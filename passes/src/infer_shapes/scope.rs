@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use melior::ir::{
     BlockLike, Location, RegionLike, Type, Value, ValueLike,
-    operation::{OperationLike, OperationRef},
+    operation::{OperationLike, OperationRef, OperationResult},
 };
 use ocannl_dialect::{
     catalog::{self, ShapeLogic},
@@ -16,7 +16,7 @@ use ocannl_dialect::{
 };
 use ocannl_shape::{
     problem::{OpLogic, Problem, ShapeId},
-    solver::{Closing, OpId, ShapeError},
+    solver::{Closing, OpId, Role, ShapeError},
 };
 
 use super::{Located, calls::CallGraph};
@@ -46,7 +46,8 @@ struct Scope<'c, 'a> {
     problem: Problem,
     values: Vec<Tracked<'c, 'a>>,
     by_value: HashMap<usize, usize>,
-    op_locations: Vec<Location<'c>>,
+    /// The op behind each [`OpId`] (reports locate errors and notes there).
+    ops: Vec<OperationRef<'c, 'a>>,
     signatures: HashMap<usize, Signature<'c>>,
     errors: Vec<Located<'c>>,
 }
@@ -111,8 +112,8 @@ impl<'c, 'a> Scope<'c, 'a> {
 
     /// A fresh op id for constraints of `op` (its location reports them).
     fn op_id(&mut self, op: OperationRef<'c, 'a>) -> OpId {
-        self.op_locations.push(op.location());
-        OpId(u32::try_from(self.op_locations.len() - 1).expect("fewer than 2^32 ops"))
+        self.ops.push(op);
+        OpId(u32::try_from(self.ops.len() - 1).expect("fewer than 2^32 ops"))
     }
 
     /// `a` and `b` are the same shape (control flow passes one as the other
@@ -289,17 +290,15 @@ impl<'c, 'a> Scope<'c, 'a> {
         }
     }
 
-    /// An error at the failing constraint's op, notes at the related ops.
+    /// An error at the failing constraint's op, notes at the related ops
+    /// and at the producers of the operands it names (a size stated in a
+    /// producer's result type is a constraint no op records).
     fn report(&self, fallback: Location<'c>, e: &ShapeError) {
-        let location = |op: OpId| {
-            self.op_locations
-                .get(op.0 as usize)
-                .copied()
-                .unwrap_or(fallback)
-        };
+        let op_of = |op: OpId| self.ops.get(op.0 as usize).copied();
+        let location = |op: OpId| op_of(op).map_or(fallback, |o| o.location());
         // One note per op: the first (most direct) constraint of each.
         let mut seen = vec![e.origin.op];
-        let notes: Vec<(Location<'_>, String)> = e
+        let mut notes: Vec<(Location<'_>, String)> = e
             .related
             .iter()
             .filter(|o| {
@@ -316,6 +315,31 @@ impl<'c, 'a> Scope<'c, 'a> {
                 (location(o.op), what)
             })
             .collect();
+        if let Some(failing) = op_of(e.origin.op) {
+            let mut producers: Vec<OperationRef<'c, 'a>> =
+                seen.iter().filter_map(|&o| op_of(o)).collect();
+            for role in [e.origin.lhs.0, e.origin.rhs.0] {
+                let Role::Operand(i) = role else { continue };
+                let Some(value) = failing.operand(usize::from(i)).ok() else {
+                    continue;
+                };
+                let Ok(result) = OperationResult::try_from(value) else {
+                    continue;
+                };
+                let producer = result.owner();
+                if producers.contains(&producer) {
+                    continue;
+                }
+                producers.push(producer);
+                notes.push((
+                    producer.location(),
+                    format!(
+                        "operand #{i} is produced here, with type {}",
+                        value.r#type()
+                    ),
+                ));
+            }
+        }
         emit_error(
             location(e.origin.op),
             &format!("shape inference failed: {e}"),
@@ -359,7 +383,7 @@ pub(crate) fn infer<'c, 'a>(
         problem: Problem::new(),
         values: vec![],
         by_value: HashMap::new(),
-        op_locations: vec![],
+        ops: vec![],
         signatures: HashMap::new(),
         errors: vec![],
     };
