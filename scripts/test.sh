@@ -27,11 +27,12 @@ if onnx_data=$(.onnx-venv/bin/python -c 'import onnx, os; print(os.path.join(os.
   # against onnxruntime (all nine: tools/tests/onnx/light.py target/release).
   if .onnx-venv/bin/python -c 'import onnxruntime' 2>/dev/null; then
     .onnx-venv/bin/python tools/tests/onnx/light.py target/release squeezenet resnet50
-    # ONNX's node tests for a fast subset of ops (all of them:
+    # ONNX's node tests for a fast subset of ops and every PyTorch-converted
+    # / PyTorch-operator model with its data sets (all of them:
     # tools/tests/onnx/node_tests.py target/release), at least 95% passing.
     .onnx-venv/bin/python tools/tests/onnx/node_tests.py target/release --min-pass-rate 0.95 \
       --only test_conv test_gemm test_matmul test_softmax test_maxpool test_averagepool \
-        test_layer_normalization test_concat test_transpose test_flatten test_reduce_sum
+        test_layer_normalization test_concat test_transpose test_flatten test_reduce_sum pytorch-
   else
     echo "test.sh: onnxruntime is not installed; the light models are not run"
   fi

@@ -9,8 +9,10 @@ struct Window {
     kernel: Vec<u64>,
     strides: Vec<u64>,
     dilations: Vec<u64>,
-    /// `(lo, hi)` per axis.
+    /// `(lo, hi)` per axis, `hi` including `ceil_extra`.
     pads: Vec<(u64, u64)>,
+    /// How much of `hi` only `ceil_mode` adds (not padding the op counts).
+    ceil_extra: Vec<u64>,
 }
 
 impl Window {
@@ -99,11 +101,17 @@ impl Translator {
                 pads[i].1 += strides[i] - 1;
             }
         }
+        let ceil_extra = if a.int("ceil_mode").unwrap_or(0) == 1 {
+            strides.iter().map(|st| st - 1).collect()
+        } else {
+            vec![0; s]
+        };
         Ok(Window {
             kernel,
             strides,
             dilations,
             pads,
+            ceil_extra,
         })
     }
 
@@ -250,7 +258,35 @@ impl Translator {
             let ones = self.fill(x.elem, &kernel, 1.0);
             let sum = self.einsum(&spec, &[&x, &ones], None, None, "...".into());
             let padded = win.pads.iter().any(|&(l, h)| l + h > 0);
-            if a.int("count_include_pad").unwrap_or(0) == 1 || !padded {
+            let include_pad = a.int("count_include_pad").unwrap_or(0) == 1;
+            if include_pad && win.ceil_extra.iter().any(|&e| e > 0) {
+                // The explicit padding counts, the rounding-up extension
+                // does not (onnxruntime; ONNX's reference agrees): count
+                // the window over ones the size of the explicitly padded
+                // input, read with only the extension as padding.
+                let Some(shape) = x.shape.clone().filter(|d| d.len() >= s) else {
+                    return self.err(
+                        "count_include_pad=1 with ceil_mode needs the input's size, which is not known here",
+                    );
+                };
+                let spatial = &shape[shape.len() - s..];
+                let padded_dims: Vec<u64> = (0..s)
+                    .map(|i| {
+                        let (lo, hi) = win.pads[i];
+                        spatial[i] + lo + hi - win.ceil_extra[i]
+                    })
+                    .collect();
+                let ones_p = self.fill(x.elem, &padded_dims, 1.0);
+                let axes: Vec<String> = (0..s)
+                    .map(|i| {
+                        let d = win.dilations[i];
+                        format!("{}*o{i}@0,{}+{d}*k{i}", win.strides[i], win.ceil_extra[i])
+                    })
+                    .collect();
+                let cspec = format!("{}; {} => {}", axes.join(","), ks.join(","), os.join(","));
+                let count = self.einsum(&cspec, &[&ones_p, &ones], None, None, "...".into());
+                self.binary("div", &sum, &count, self.out_spec(node, 0))?
+            } else if include_pad || !padded {
                 let n: u64 = kernel.iter().product();
                 let c = self.scalar(x.elem, n as f64);
                 self.binary("div", &sum, &c, self.out_spec(node, 0))?

@@ -392,9 +392,14 @@ impl Translator {
                     }
                     None => (Elem::F32, 0.0),
                 };
-                if dims.iter().any(|&d| d <= 0) {
+                if dims.contains(&0) {
                     return self.err(format!(
-                        "ConstantOfShape to {dims:?}: sizes must be positive"
+                        "ConstantOfShape to {dims:?}: empty tensors (a size-0 axis) are not supported"
+                    ));
+                }
+                if dims.iter().any(|&d| d < 0) {
+                    return self.err(format!(
+                        "ConstantOfShape to {dims:?}: sizes must not be negative"
                     ));
                 }
                 let dims: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
@@ -529,8 +534,10 @@ impl Translator {
     }
 
     /// Opset-6 `broadcast = 1, axis = k`: `y`'s axes line up with `x`'s
-    /// from `k` on (an einsum: `x`'s axes before `k` and after `y`'s are
-    /// free).
+    /// from `k` on. With `x`'s rank known, `y` gains the size-1 axes that
+    /// put its last axis on `x`'s and the op broadcasts the NumPy way (size
+    /// 1 broadcasting too); otherwise an einsum whose `x` axes before `k`
+    /// and after `y`'s are free (sizes must then match exactly).
     fn broadcast_at_axis(&mut self, node: &NodeProto, op: &str, axis: i64) -> R<()> {
         let (x, y) = (self.input(node, 0)?, self.input(node, 1)?);
         let Some(yr) = y.rank else {
@@ -546,6 +553,26 @@ impl Translator {
             "Min" => "min",
             _ => return self.err(format!("broadcast with 'axis' in {op}")),
         };
+        if let (Some(xr), Ok(k)) = (x.rank, usize::try_from(axis)) {
+            let Some(pad) = xr.checked_sub(k).and_then(|r| r.checked_sub(yr)) else {
+                return self.err(format!(
+                    "broadcast at axis {axis}: the second operand's {yr} axes do not fit in the first's {xr}"
+                ));
+            };
+            let y = if pad == 0 {
+                y
+            } else {
+                let l = labels("b", yr);
+                let mut out = l.clone();
+                out.extend(std::iter::repeat_n("0".to_owned(), pad));
+                let spec = format!("{} => {}", l.join(","), out.join(","));
+                let v = self.einsum(&spec, &[&y], None, None, "...".into());
+                with_rank(v, Some(yr + pad))
+            };
+            let v = self.binary(combine, &x, &y, self.out_spec(node, 0))?;
+            self.bind(node, 0, v);
+            return Ok(());
+        }
         let lay = if axis >= 0 {
             let mut v = labels("a", axis as usize);
             v.extend(labels("b", yr));

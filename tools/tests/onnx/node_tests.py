@@ -14,9 +14,16 @@ initializers holding the data set's values. Every other case is run with
 case's rtol/atol): *passed* or *failed*. Prints a per-op table and the
 totals; with --verbose, why each failure failed.
 
-Usage: node_tests.py BIN_DIR [--only SUBSTRING ...] [--limit N] [--verbose]
+The same runs cover the model directories the wheel ships with their data
+sets (`onnx/backend/test/data/pytorch-converted` and `pytorch-operator`:
+`model.onnx`, `test_data_set_*/{input,output}_*.pb`), compared with ONNX's
+runner tolerances (rtol 1e-3, atol 1e-7); `--suite` picks which.
+
+Usage: node_tests.py BIN_DIR [--suite node|pytorch-converted|pytorch-operator ...]
+       [--only SUBSTRING ...] [--limit N] [--verbose]
        [--min-pass-rate R]  (exit 1 when passed / supported is below R)
 """
+import glob
 import argparse
 import collections
 import os
@@ -60,6 +67,46 @@ def inline_constants(model, inputs):
     del m.graph.input[:]
     m.graph.input.extend(keep_inputs)
     return m, keep_data
+
+
+class DirCase:
+    """A case read from a model directory with data sets (the layout of
+    ONNX's pytorch-converted / pytorch-operator data)."""
+
+    rtol, atol = 1e-3, 1e-7
+
+    def __init__(self, suite, path):
+        self.name = f"{suite}/{os.path.basename(path)}"
+        self.model = onnx.load(os.path.join(path, "model.onnx"))
+        self.data_sets = []
+        for d in sorted(glob.glob(os.path.join(path, "test_data_set_*"))):
+            self.data_sets.append((self.read(d, "input"), self.read(d, "output")))
+
+    @staticmethod
+    def read(d, kind):
+        arrays = []
+        for k in range(len(glob.glob(os.path.join(d, f"{kind}_*.pb")))):
+            t = onnx.TensorProto()
+            with open(os.path.join(d, f"{kind}_{k}.pb"), "rb") as f:
+                t.ParseFromString(f.read())
+            arrays.append(onnx.numpy_helper.to_array(t))
+        return arrays
+
+
+def collect(suites):
+    cases = []
+    if "node" in suites:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from onnx.backend.test.case.node import collect_testcases
+
+            cases += [c for c in collect_testcases(None) if "_expanded" not in c.name]
+    data = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data")
+    for suite in ("pytorch-converted", "pytorch-operator"):
+        if suite in suites:
+            for path in sorted(glob.glob(os.path.join(data, suite, "test_*"))):
+                cases.append(DirCase(suite, path))
+    return cases
 
 
 def run_case(case, bin_dir, tmp):
@@ -117,16 +164,14 @@ def run_one(model, case, data_sets, bin_dir, tmp):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("bin_dir")
+    ap.add_argument("--suite", nargs="*", default=["node", "pytorch-converted", "pytorch-operator"],
+                    choices=["node", "pytorch-converted", "pytorch-operator"])
     ap.add_argument("--only", nargs="*", default=[])
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--min-pass-rate", type=float, default=0.0)
     args = ap.parse_args()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from onnx.backend.test.case.node import collect_testcases
-
-        cases = [c for c in collect_testcases(None) if "_expanded" not in c.name]
+    cases = collect(args.suite)
     if args.only:
         cases = [c for c in cases if any(s in c.name for s in args.only)]
     if args.limit:
