@@ -46,6 +46,8 @@ struct Scope<'c, 'a> {
     problem: Problem,
     values: Vec<Tracked<'c, 'a>>,
     by_value: HashMap<usize, usize>,
+    /// Values whose type's spec is invalid (reported once).
+    invalid: HashSet<usize>,
     /// The op behind each [`OpId`] (reports locate errors and notes there).
     ops: Vec<OperationRef<'c, 'a>>,
     signatures: HashMap<usize, Signature<'c>>,
@@ -73,10 +75,13 @@ impl<'c, 'a> Scope<'c, 'a> {
             Ok(Some(spec)) => spec,
             Ok(None) => return None,
             Err(e) => {
-                self.errors.push(Located::at(
-                    at,
-                    format!("invalid shape spec in type {}: {e}", value.r#type()),
-                ));
+                // Reported once, where the value is first met.
+                if self.invalid.insert(key(value)) {
+                    self.errors.push(Located::at(
+                        at,
+                        format!("invalid shape spec in type {}: {e}", value.r#type()),
+                    ));
+                }
                 return None;
             }
         };
@@ -252,6 +257,7 @@ impl<'c, 'a> Scope<'c, 'a> {
         };
         let index = self.op_id(op);
         let mut operands = vec![];
+        let mut complete = true;
         for operand in op.operands() {
             match self.shape_of(operand, false, true, op) {
                 Some(s) => operands.push(s),
@@ -263,9 +269,15 @@ impl<'c, 'a> Scope<'c, 'a> {
                             operand.r#type()
                         ),
                     ));
+                    complete = false;
                 }
-                None => {}
+                // An invalid spec, already reported: the op's constraints
+                // would only repeat it as an operand count mismatch.
+                None => complete = false,
             }
+        }
+        if !complete {
+            return;
         }
         let Some(result) = op
             .result(0)
@@ -383,6 +395,7 @@ pub(crate) fn infer<'c, 'a>(
         problem: Problem::new(),
         values: vec![],
         by_value: HashMap::new(),
+        invalid: HashSet::new(),
         ops: vec![],
         signatures: HashMap::new(),
         errors: vec![],

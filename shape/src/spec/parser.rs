@@ -18,6 +18,7 @@ pub(super) fn parse_shape(spec: &str) -> Result<ShapeSpec, SpecError> {
     let mut p = Parser::new(spec)?;
     let (batch, input, output) = p.slot::<ShapeAxis>(&[Tok::Eof])?;
     p.expect_eof()?;
+    p.check_names()?;
     Ok(ShapeSpec {
         batch,
         input,
@@ -64,6 +65,7 @@ fn parse_slots(spec: &str, max_operands: Option<usize>) -> Result<EinsumSpec, Sp
     }
     let (batch, input, output) = p.slot::<EinsumAxis>(&[Tok::Eof])?;
     p.expect_eof()?;
+    p.check_names()?;
     Ok(EinsumSpec {
         rhs,
         lhs: SlotSpec {
@@ -159,6 +161,10 @@ struct Parser<'a> {
     spec: &'a str,
     tokens: Vec<Token>,
     pos: usize,
+    /// Every variable name as written: whether it names a row variable
+    /// (`..d..`) or a dimension variable (`d`, an affine term, a
+    /// concatenated part), and where.
+    names: Vec<(String, bool, Span)>,
 }
 
 impl<'a> Parser<'a> {
@@ -167,7 +173,58 @@ impl<'a> Parser<'a> {
             spec,
             tokens: lex(spec)?,
             pos: 0,
+            names: Vec::new(),
         })
+    }
+
+    /// OCANNL's rule (`test_einsum_capture`): one name in one spec is a row
+    /// variable or a dimension variable, not both. The error is at the
+    /// second use, naming the first.
+    fn check_names(&self) -> Result<(), SpecError> {
+        for (i, (name, row, span)) in self.names.iter().enumerate() {
+            if let Some((_, _, first)) = self.names[..i]
+                .iter()
+                .find(|(n, r, _)| n == name && r != row)
+            {
+                let then = if *row {
+                    "a dimension variable"
+                } else {
+                    "a row variable"
+                };
+                return Err(SpecError::new(
+                    *span,
+                    format!(
+                        "name '{name}' is used as both a dimension variable and a row variable (as {then} at position {})",
+                        first.start
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Records the variable names of an axis (see [`Parser::names`]).
+    fn note_names(&mut self, raw: &RawAxis, span: Span) {
+        let mut note = |n: &str| self.names.push((n.to_owned(), false, span));
+        match raw {
+            RawAxis::Ident(n) => note(n),
+            RawAxis::Affine {
+                stride, over, conv, ..
+            } => {
+                if let IntOrIdent::Ident(n) = stride {
+                    note(n);
+                }
+                note(over);
+                if let Some(c) = conv {
+                    if let IntOrIdent::Ident(n) = &c.dilation {
+                        note(n);
+                    }
+                    note(&c.kernel);
+                }
+            }
+            RawAxis::Concat(parts) => parts.iter().for_each(|n| note(n)),
+            RawAxis::Int(_) | RawAxis::Underscore | RawAxis::Labeled { .. } => {}
+        }
     }
 
     /// The token as written: integers by their text (a literal past `u64`
@@ -353,6 +410,7 @@ impl<'a> Parser<'a> {
             if let RawAxis::Int(n) = raw {
                 self.bounded(n, span, A::INT)?;
             }
+            self.note_names(&raw, span);
             axes.push(A::convert(raw, span)?);
             let n = self.commas(2)?;
             if !self.at_axis_start() {
@@ -377,6 +435,7 @@ impl<'a> Parser<'a> {
         let Tok::Ident(name) = self.peek().tok.clone() else {
             return Err(self.expected("a row variable name after `..`"));
         };
+        self.names.push((name.clone(), true, self.peek().span));
         self.bump();
         if self.at(&Tok::Comma) {
             self.bump();

@@ -581,3 +581,38 @@ fn block_specs_take_any_number_of_operands() {
         Err("expected `|`, `->`, `;` or `=>`, found end of input at position 4".to_owned())
     );
 }
+
+/// OCANNL's `test_einsum_capture`: one name is a row variable or a
+/// dimension variable within a spec, never both.
+#[test]
+fn row_and_dimension_variable_share_a_name() {
+    check_shape(
+        "..d..,d",
+        "error: name 'd' is used as both a dimension variable and a row variable (as a row variable at position 2) at position 6",
+    );
+    check_shape(
+        "d|..d..",
+        "error: name 'd' is used as both a dimension variable and a row variable (as a dimension variable at position 0) at position 4",
+    );
+    check_einsum(
+        "..d..,d; d,e => ..d..,e",
+        "error: name 'd' is used as both a dimension variable and a row variable (as a row variable at position 2) at position 6",
+    );
+    check_einsum(
+        "..v..,v => v,..v..",
+        "error: name 'v' is used as both a dimension variable and a row variable (as a row variable at position 2) at position 6",
+    );
+    // Affine terms and concatenated parts are dimension variables too.
+    check_einsum(
+        "..k..,o+k => o",
+        "error: name 'k' is used as both a dimension variable and a row variable (as a row variable at position 2) at position 6",
+    );
+    check_einsum(
+        "..a..; b => a^b",
+        "error: name 'a' is used as both a dimension variable and a row variable (as a row variable at position 2) at position 12",
+    );
+    // Different names, and a label that happens to match, are fine.
+    check_shape("..d..,e", "..d..,e");
+    check_shape("..rgb..,rgb=3", "..rgb..,rgb=3");
+    check_einsum("..b..,d; d,e => ..b..,e", "..b..,d; d,e => ..b..,e");
+}
