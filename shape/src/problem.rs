@@ -219,6 +219,7 @@ impl Problem {
                 Constraint::RowIneq {
                     cur: cur.0.row(cur.2).clone(),
                     subr: subr.0.row(subr.2).clone(),
+                    marked: false,
                 },
                 origin,
             );

@@ -44,6 +44,7 @@ mod close;
 mod counts;
 mod dims;
 mod env;
+mod marked;
 mod rank;
 mod simplify;
 
@@ -282,6 +283,10 @@ pub enum Constraint {
         cur: Row,
         /// The smaller side.
         subr: Row,
+        /// Whether `subr` came from a row with leading axes
+        /// (`solver/marked.rs`): then the rows are as long as each other, aligned
+        /// at both ends, even once `subr` is left without leading axes.
+        marked: bool,
     },
     /// The dim is at least this size (e.g. a fixed index `i` needs `> i`).
     AtLeast(Dim, u64),

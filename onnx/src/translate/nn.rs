@@ -516,8 +516,9 @@ impl Translator {
             };
             let l = labels("a", axis);
             match x.rank {
-                // Every axis named (leading axes before a row variable are
-                // aligned from the end in broadcasts: see ARCHITECTURE.md).
+                // Every axis named (leading axes before a row variable align
+                // from the left in broadcasts, ONNX's from the right: see
+                // ARCHITECTURE.md).
                 Some(r) if r >= axis => (labels("a", r).join(","), l.join(",")),
                 Some(r) => return self.err(format!("axis {axis} of a rank-{r} input")),
                 None => {

@@ -117,9 +117,10 @@ fn out_of_range(c: &Constraint) -> Option<(ShapeErrorKind, String)> {
         Constraint::DimEq(a, b) | Constraint::DimIneq { cur: a, subr: b } => {
             dims(&mut [a, b].into_iter())
         }
-        Constraint::RowEq(a, b) | Constraint::RowIneq { cur: a, subr: b } => {
-            rows(std::slice::from_ref(a)).or_else(|| rows(std::slice::from_ref(b)))
-        }
+        Constraint::RowEq(a, b)
+        | Constraint::RowIneq {
+            cur: a, subr: b, ..
+        } => rows(std::slice::from_ref(a)).or_else(|| rows(std::slice::from_ref(b))),
         Constraint::AtLeast(d, n) => dim(d).or_else(|| {
             (*n > MAX_SIZE).then(|| {
                 (

@@ -215,7 +215,7 @@ impl Solver {
                             _ => None,
                         }
                     }
-                    Constraint::RowIneq { cur, subr } => {
+                    Constraint::RowIneq { cur, subr, .. } => {
                         let (cur, subr) = (self.resolve_row(cur), self.resolve_row(subr));
                         match (cur.var, subr.var) {
                             (_, Some(w)) if subr.bare_var().is_some() && cur.var != Some(w) => None,
@@ -283,7 +283,7 @@ impl Solver {
         let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut roots: Vec<u32> = vec![];
         for t in self.stuck() {
-            if let Constraint::RowIneq { cur, subr } = &t.constraint {
+            if let Constraint::RowIneq { cur, subr, .. } = &t.constraint {
                 let subr = self.resolve_row(subr);
                 if let Some(w) = subr.bare_var() {
                     let cur = self.expand_row(cur);

@@ -24,7 +24,10 @@ impl Solver {
     /// adds the axes it writes to the component's bound.
     pub(super) fn note_rows(&mut self, c: &Constraint) {
         let (rows, extra): (&[Row], usize) = match c {
-            Constraint::RowEq(a, b) | Constraint::RowIneq { cur: a, subr: b } => {
+            Constraint::RowEq(a, b)
+            | Constraint::RowIneq {
+                cur: a, subr: b, ..
+            } => {
                 let mut vars = a.var.into_iter().chain(b.var);
                 if let Some(first) = vars.next() {
                     for other in vars {

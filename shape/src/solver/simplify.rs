@@ -76,9 +76,13 @@ impl Solver {
                 self.row_eq(a, b, origin)
                     .map_err(|e| self.with_provenance(e, &[a0, b0]))
             }
-            Constraint::RowIneq { cur: c0, subr: s0 } => {
-                let (cur, subr) = (self.expand_row(c0), self.expand_row(s0));
-                self.row_ineq(cur, subr, origin)
+            Constraint::RowIneq {
+                cur: c0,
+                subr: s0,
+                marked,
+            } => {
+                let (cur, subr) = (self.expand_row(c0), self.expand_row_marked(s0));
+                self.row_ineq(cur, subr, *marked, origin)
                     .map_err(|e| self.with_provenance(e, &[c0, s0]))
             }
             Constraint::AtLeast(d, n) => match self.find_dim(*d) {
@@ -210,7 +214,12 @@ impl Solver {
     }
 
     /// `cur >= subr` for dims.
-    fn dim_ineq(&mut self, cur: Dim, subr: Dim, origin: Origin) -> Result<Step, ShapeError> {
+    pub(super) fn dim_ineq(
+        &mut self,
+        cur: Dim,
+        subr: Dim,
+        origin: Origin,
+    ) -> Result<Step, ShapeError> {
         match (self.find_dim(cur), self.find_dim(subr)) {
             (x, y) if x == y => Ok(Step::Done),
             // n >= 1 (unlabelled) for every n.
@@ -386,7 +395,7 @@ impl Solver {
 
     /// Expands row variable `v` by fresh axes: `v = B ++ v' ++ E` with
     /// `|B| = at_beg`, `|E| = at_end`.
-    fn expand_both(
+    pub(super) fn expand_both(
         &mut self,
         v: RowVar,
         at_beg: usize,
@@ -412,8 +421,18 @@ impl Solver {
         )
     }
 
-    /// `cur >= subr` for rows.
-    fn row_ineq(&mut self, cur: Row, subr: Row, origin: Origin) -> Result<Step, ShapeError> {
+    /// `cur >= subr` for rows. An operand row with leading axes aligns
+    /// them from the left ([`super::marked`]); otherwise from the end.
+    fn row_ineq(
+        &mut self,
+        cur: Row,
+        subr: Row,
+        marked: bool,
+        origin: Origin,
+    ) -> Result<Step, ShapeError> {
+        if marked || !subr.beg.is_empty() {
+            return self.marked_ineq(cur, subr, origin);
+        }
         let too_few = |s: &Self, cur: &Row, subr: &Row| {
             s.row_error(
                 ShapeErrorKind::TooFewAxes,
@@ -465,6 +484,7 @@ impl Solver {
                             var: Some(w),
                             end: vec![],
                         },
+                        marked: false,
                     },
                     origin,
                 ));
@@ -559,6 +579,7 @@ impl Solver {
                     var: w,
                     end: se,
                 },
+                marked: false,
             },
             origin,
         ));
