@@ -1,7 +1,8 @@
 // Ported from OCANNL's own tests (github.com/ahrefs/ocannl, commit
 // c338ea3fbb8bf9f405291968ef5d50d4de341fd4): leading axes before a row
-// variable (beg_dims) align from the LEFT (KNOWN DISAGREEMENT #2; the frozen
-// solver aligns the whole operand from the right and accepts these). See
+// variable (beg_dims) align from the LEFT (a disagreement fixed in issue 15:
+// the solver used to align the whole operand from the right and accept
+// these). See
 // beg-dims.mlir for how upstream `Row` constraints are translated to ops.
 // (only-expected: the notes naming the constraining ops are this project's
 // own provenance; only the errors are checked.)

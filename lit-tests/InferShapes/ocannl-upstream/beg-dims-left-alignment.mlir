@@ -1,8 +1,8 @@
 // Ported from OCANNL's own tests (github.com/ahrefs/ocannl, commit
 // c338ea3fbb8bf9f405291968ef5d50d4de341fd4): leading axes before a row
-// variable align from the LEFT against the other side's axes (KNOWN
-// DISAGREEMENT #2; the frozen solver aligns them from the right, so this case
-// fails with it). See beg-dims.mlir for how the upstream `Row` constraints are
+// variable align from the LEFT against the other side's axes (a disagreement
+// fixed in issue 15: the solver used to align them from the right, so this
+// case failed). See beg-dims.mlir for how the upstream `Row` constraints are
 // translated to ops.
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-shapes,ocannl-check-shapes)' | FileCheck %s
 

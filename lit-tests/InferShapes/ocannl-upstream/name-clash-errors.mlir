@@ -1,6 +1,6 @@
 // Ported from OCANNL's test/einsum/test_einsum_capture.ml (github.com/ahrefs/ocannl,
-// commit c338ea3fbb8bf9f405291968ef5d50d4de341fd4): the dim/row variable name clash (KNOWN DISAGREEMENT #1:
-// the frozen solver accepts these specs; OCANNL rejects them). See
+// commit c338ea3fbb8bf9f405291968ef5d50d4de341fd4): the dim/row variable name clash (fixed in issue 15, disagreement #1:
+// the solver used to accept these specs; OCANNL rejects them). See
 // capture.mlir for how captures, `set_dim` and `set_equal` are translated.
 // (only-expected: the notes naming the constraining ops are this project's own
 // provenance, which OCANNL does not have; only the errors are checked.)

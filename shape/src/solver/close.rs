@@ -12,6 +12,8 @@
 //! first decides for all candidates from the same snapshot of the solver,
 //! then binds, then propagates to a fixpoint.
 
+use std::collections::{HashMap, HashSet};
+
 use super::{
     Constraint, Dim, DimVar, Label, OpId, Origin, Role, Row, RowVar, ShapeError, Solver,
     counts::{Factors, factors},
@@ -61,17 +63,19 @@ impl Solver {
 
         self.close_ambiguous_equations(Ambiguous::CrossingTerminal)?;
 
-        // Stage 4: terminal dims take their LUB; terminal rows close.
+        // Stage 4: terminal dims take their LUB; terminal rows close. So
+        // does the axis a concatenation of unknown parts makes, when it is
+        // broadcast to a size above 1 (OCANNL's test_block_tensor, Test 5e:
+        // `2 ^ 3 ^ kk` added to a size-7 axis is 7, so `kk` is 2): it cannot
+        // be 1 unless its parts sum to 1.
         let dim_lubs = self.dim_lubs();
+        let wholes = self.concat_wholes();
         let decisions: Vec<(DimVar, Dim)> = self
             .free_dims()
-            .filter(|v| self.dims[v.0 as usize].terminal)
             .filter_map(|v| {
-                dim_lubs
-                    .get(v.0 as usize)
-                    .copied()
-                    .flatten()
-                    .map(|(d, l)| (v, Dim::Size(d, l)))
+                let lub = dim_lubs.get(v.0 as usize).copied().flatten()?;
+                let take = self.dims[v.0 as usize].terminal || (wholes.contains(&v) && lub.0 > 1);
+                take.then_some((v, Dim::Size(lub.0, lub.1)))
             })
             .collect();
         self.bind_dims(decisions)?;
@@ -112,31 +116,69 @@ impl Solver {
     /// parts are, and it is their sum.
     fn guess_dims(&mut self, terminal_only: bool) -> Result<(), ShapeError> {
         for discardable in [true, false] {
-            let wholes: Vec<DimVar> = self
-                .stuck()
-                .filter_map(|t| match &t.constraint {
-                    Constraint::Concat { whole, .. } => match self.find_dim(*whole) {
-                        Dim::Var(v) => Some(v),
-                        Dim::Size(..) => None,
-                    },
-                    _ => None,
-                })
-                .collect();
-            let decisions: Vec<(DimVar, Dim)> = self
-                .free_dims()
-                .filter(|v| {
-                    let info = &self.dims[v.0 as usize];
-                    (info.terminal || !terminal_only)
-                        && info.discardable == discardable
-                        && !wholes.contains(v)
-                        && self.can_guess(*v)
-                })
-                .map(|v| (v, Dim::size(self.dims[v.0 as usize].at_least)))
-                .collect();
-            self.bind_dims(decisions)?;
-            self.propagate()?;
+            // First the dims that no unknown sum bounds from below (a
+            // consumer of a stack, `p >= a^b`, waits for `a + b`), then the
+            // others.
+            for wait_for_sums in [true, false] {
+                let wholes = self.concat_wholes();
+                let waiting = if wait_for_sums {
+                    self.bounded_by(&wholes)
+                } else {
+                    HashSet::new()
+                };
+                let decisions: Vec<(DimVar, Dim)> = self
+                    .free_dims()
+                    .filter(|v| {
+                        let info = &self.dims[v.0 as usize];
+                        (info.terminal || !terminal_only)
+                            && info.discardable == discardable
+                            && !wholes.contains(v)
+                            && !waiting.contains(v)
+                            && self.can_guess(*v)
+                    })
+                    .map(|v| (v, Dim::size(self.dims[v.0 as usize].at_least)))
+                    .collect();
+                self.bind_dims(decisions)?;
+                self.propagate()?;
+            }
         }
         Ok(())
+    }
+
+    /// The free axes that stuck concatenations make of their parts.
+    fn concat_wholes(&self) -> Vec<DimVar> {
+        self.stuck()
+            .filter_map(|t| match &t.constraint {
+                Constraint::Concat { whole, .. } => match self.find_dim(*whole) {
+                    Dim::Var(v) => Some(v),
+                    Dim::Size(..) => None,
+                },
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The free dims that stuck inequalities `cur >= subr` bound from below
+    /// by one of `roots`, directly or through other such dims.
+    fn bounded_by(&self, roots: &[DimVar]) -> HashSet<DimVar> {
+        let mut above: HashMap<DimVar, Vec<DimVar>> = HashMap::new();
+        for t in self.stuck() {
+            if let Constraint::DimIneq { cur, subr } = &t.constraint
+                && let (Dim::Var(c), Dim::Var(s)) = (self.find_dim(*cur), self.find_dim(*subr))
+            {
+                above.entry(s).or_default().push(c);
+            }
+        }
+        let mut seen: HashSet<DimVar> = HashSet::new();
+        let mut todo: Vec<DimVar> = roots.to_vec();
+        while let Some(v) = todo.pop() {
+            for &c in above.get(&v).into_iter().flatten() {
+                if seen.insert(c) {
+                    todo.push(c);
+                }
+            }
+        }
+        seen
     }
 
     /// A stuck equation `u ++ e1 = b2 ++ v` (leftovers crossing) has

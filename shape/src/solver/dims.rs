@@ -6,7 +6,7 @@
 //! [`super::arith`]).
 
 use super::{
-    Dim, DimVar, Origin, ShapeError, ShapeErrorKind, Solver,
+    Dim, DimVar, Label, Origin, ShapeError, ShapeErrorKind, Solver,
     arith::{self, fit},
     simplify::Step,
 };
@@ -53,7 +53,8 @@ impl Solver {
         };
         let Dim::Size(w, _) = self.find_dim(whole) else {
             if unknown.is_empty() {
-                return self.dim_eq(whole, Dim::size(known), origin);
+                let label = self.shared_label(&involved, origin)?;
+                return self.dim_eq(whole, Dim::Size(known, label), origin);
             }
             let mut dims: Vec<DimVar> = unknown.iter().map(|(v, _)| *v).collect();
             if let Dim::Var(v) = self.find_dim(whole) {
@@ -123,6 +124,7 @@ impl Solver {
             .into_iter()
             .chain(kernel.map(|(k, _)| k))
             .collect();
+        let label = self.shared_label(&involved, origin)?;
         let fail = |s: &Self, msg: String| {
             s.dim_error(ShapeErrorKind::IncompatibleStride, msg, origin, &involved)
         };
@@ -147,7 +149,7 @@ impl Solver {
                         format!("the strided axis needs size {stride} * {o} = {need}"),
                     ));
                 };
-                self.affine_bind(input, need, origin)
+                self.affine_bind(input, need, label, origin)
             }
             (Some(i), None, None) => {
                 if i % stride != 0 {
@@ -158,7 +160,7 @@ impl Solver {
                         ),
                     ));
                 }
-                self.affine_bind(output, i / stride, origin)
+                self.affine_bind(output, i / stride, label, origin)
             }
             // input = stride * (output - 1) + span.
             (_, Some(o), Some((Some(kd), dil))) => {
@@ -177,7 +179,7 @@ impl Solver {
                         ),
                     ));
                 };
-                self.affine_bind(input, need, origin)
+                self.affine_bind(input, need, label, origin)
             }
             (Some(i), None, Some((Some(kd), dil))) => {
                 let Some(span) = fit(span(kd, dil)) else {
@@ -202,7 +204,7 @@ impl Solver {
                         ),
                     ));
                 }
-                self.affine_bind(output, (i - span) / stride + 1, origin)
+                self.affine_bind(output, (i - span) / stride + 1, label, origin)
             }
             // The kernel from input and output.
             (Some(i), Some(o), Some((None, dil))) => {
@@ -230,7 +232,7 @@ impl Solver {
                     return Err(no_kernel(self));
                 }
                 let (kd, _) = kernel.expect("matched Some");
-                self.affine_bind(kd, (i - covered - 1) / dil + 1, origin)
+                self.affine_bind(kd, (i - covered - 1) / dil + 1, label, origin)
             }
             _ => Ok(Step::Stuck {
                 dims: involved
@@ -271,6 +273,7 @@ impl Solver {
         };
         let (i, o, k) = (size(self, input), size(self, output), size(self, kernel));
         let involved = [input, output, kernel];
+        let label = self.shared_label(&involved, origin)?;
         let what = format!("stride {stride}, dilation {dil}, padding {lo} and {hi}");
         let fail = |s: &Self, msg: String| {
             s.dim_error(ShapeErrorKind::IncompatibleStride, msg, origin, &involved)
@@ -301,7 +304,7 @@ impl Solver {
                         &involved,
                     ));
                 };
-                self.affine_bind(output, out, origin)
+                self.affine_bind(output, out, label, origin)
             }
             (None, Some(o), Some(kd)) if stride == 1 => {
                 let need = wide(o) + span(kd) - 1;
@@ -320,7 +323,7 @@ impl Solver {
                         &involved,
                     ));
                 };
-                self.affine_bind(input, need, origin)
+                self.affine_bind(input, need, label, origin)
             }
             (Some(i), Some(o), None) if stride == 1 => {
                 // span = input + lo + hi - output + 1 = (k - 1) * dil + 1.
@@ -341,7 +344,7 @@ impl Solver {
                         &involved,
                     ));
                 };
-                self.affine_bind(kernel, kd, origin)
+                self.affine_bind(kernel, kd, label, origin)
             }
             _ => Ok(Step::Stuck {
                 dims: involved
@@ -358,7 +361,13 @@ impl Solver {
 
     /// Binds (or checks) `d = n` for an affine constraint: a mismatch is an
     /// incompatible stride, not a plain size mismatch.
-    fn affine_bind(&mut self, d: Dim, n: u64, origin: Origin) -> Result<Step, ShapeError> {
+    fn affine_bind(
+        &mut self,
+        d: Dim,
+        n: u64,
+        label: Label,
+        origin: Origin,
+    ) -> Result<Step, ShapeError> {
         match self.find_dim(d) {
             Dim::Size(m, _) if m == n => Ok(Step::Done),
             Dim::Size(m, _) => Err(self.dim_error(
@@ -367,7 +376,34 @@ impl Solver {
                 origin,
                 &[d],
             )),
-            Dim::Var(_) => self.dim_eq(d, Dim::size(n), origin),
+            Dim::Var(_) => self.dim_eq(d, Dim::Size(n, label), origin),
         }
+    }
+
+    /// The label the axes of a computed dim share (OCANNL's `basis`: a
+    /// concatenated, strided or convolution axis keeps the label of its
+    /// labelled parts): none if none has one, an error if two differ.
+    pub(super) fn shared_label(&self, dims: &[Dim], origin: Origin) -> Result<Label, ShapeError> {
+        let mut found = Label::NONE;
+        for d in dims {
+            if let Dim::Size(_, l) = self.find_dim(*d)
+                && l != Label::NONE
+            {
+                if found != Label::NONE && found != l {
+                    return Err(self.dim_error(
+                        ShapeErrorKind::LabelMismatch,
+                        format!(
+                            "label mismatch: labels {} and {} meet on one computed axis",
+                            self.label_name(found),
+                            self.label_name(l)
+                        ),
+                        origin,
+                        dims,
+                    ));
+                }
+                found = l;
+            }
+        }
+        Ok(found)
     }
 }

@@ -505,11 +505,13 @@ impl Solver {
                 Ok(())
             }
             Some((e, elabel, _)) if e == d && (elabel == label || label == Label::NONE) => Ok(()),
-            Some((e, _, _)) if e == d => {
+            Some((e, Label::NONE, _)) if e == d => {
                 self.dims[v.0 as usize].lub = Some((d, label, origin));
                 Ok(())
             }
-            // Two different upper bounds > 1: only 1 broadcasts to both.
+            // Two different upper bounds > 1, or one size with two labels
+            // (OCANNL's `join_dim`: conflicting bases generalise to the
+            // broadcast axis): only 1 broadcasts to both.
             Some(_) => self.bind_dim(v, Dim::size(1), origin),
         }
     }
