@@ -1,0 +1,370 @@
+#!/usr/bin/env python3
+"""Shape inference, ocannl-opt's `ocannl-infer-shapes` against ONNX's
+`onnx.shape_inference.infer_shapes`, on GPT-2-like decoder stacks of L layers.
+
+Both sides get the same pre-LN decoder layer, repeated L times on an input of
+batch 8, sequence 128, width 768, 12 heads of 64 (MLP width 3072):
+
+    h = LN1(x); q, k, v = h Wq + bq, h Wk + bk, h Wv + bv (split into heads)
+    a = softmax(q k^T / 8) v (heads merged); x = x + (a Wo + bo)
+    h = LN2(x); x = x + (gelu(h W1 + b1) W2 + b2)
+
+- ONNX (opset 20): x [8, 128, 768] and all 16 weights of a layer are graph
+  inputs with their full shapes (no weight data, so the model stays small);
+  the Reshape targets and the scale are tiny shared initializers. A layer is
+  29 nodes: LayerNormalization, 3 x (MatMul, Add, Reshape, Transpose),
+  MatMul, Div, Softmax, MatMul, Transpose, Reshape, MatMul, Add, Add,
+  LayerNormalization, MatMul, Add, Gelu, MatMul, Add, Add. Timed:
+  `infer_shapes(model, strict_mode=True)` (C++, on the in-memory ModelProto,
+  value_info cleared first).
+- ocannl: one `func.func` whose weights are arguments of unknown or partly
+  known shape, the OCANNL way, inferred by the pass: Q/K/V weights
+  `...->12,64` (the head split is in the weight's output row, so there is
+  no Reshape/Transpose), every other weight and bias `...->...` or `...`
+  (Wo and W2 entirely backward, from the residual adds), W1 `...->3072`. The
+  sequence is the input row of x, `8|128->768`, as in the "transformer"
+  workload of shape/benches/inference.rs, whose op structure this follows
+  (attention einsums over row variables). A layer is 39 ops, the ONNX
+  nodes spelt out as the ONNX importer does: LayerNormalization 9 (sum,
+  scale, sub, sum of squares, scale, add eps, sqrt, div, gain-and-bias
+  einsum), Softmax 5 (max, sub, exp, sum, div), Gelu 5 (mul, erf, add,
+  mul, mul), each MatMul+Add(+Reshape+Transpose) one `ocannl.fma`, the
+  attention MatMuls one einsum each, Div a mul. Every result type is
+  `...|...->...`.
+
+Timed (best of --repeat): the pass alone, from `--mlir-timing` (its wall
+time; the report also splits out parsing and printing), and the whole
+`ocannl-opt FILE -p 'builtin.module(ocannl-infer-shapes)' -o /dev/null`
+process. The table shows per L: ocannl ops and ms, ONNX nodes and ms, the
+throughput ratios (our ops/s over ONNX nodes/s, for the pass and the whole
+process; goals: pass >= 3x, process >= 1x) and, since one layer is 39 ops
+against 29 nodes, the same-model ratios (ONNX ms over ours). Before timing,
+a run checks that the pass infers the weights' shapes (layers 0 and L-1).
+
+    .onnx-venv/bin/python tools/bench/infer_vs_onnx.py --bin-dir target/release
+        [--layers 12,48,400] [--repeat 3] [--keep DIR] [--solver]
+
+For the solver alone (no MLIR parsing or printing), --solver prints the
+command of the Rust benchmark: cargo bench -p ocannl-shape --bench inference
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import onnx
+from onnx import TensorProto, helper
+
+BATCH, SEQ, D, HEADS, MLP = 8, 128, 768, 12, 3072
+DH = D // HEADS
+OPSET = 20
+PASS = "ocannl-infer-shapes"
+SOLVER_CMD = "cargo bench -p ocannl-shape --bench inference -- transformer"
+
+# ---------------------------------------------------------------- ONNX side
+
+
+def onnx_model(layers):
+    """The decoder stack as an ONNX ModelProto; returns (model, nodes)."""
+    f32, i64 = TensorProto.FLOAT, TensorProto.INT64
+    inputs = [helper.make_tensor_value_info("x", f32, [BATCH, SEQ, D])]
+    inits = [
+        helper.make_tensor("heads_shape", i64, [4], [BATCH, SEQ, HEADS, DH]),
+        helper.make_tensor("model_shape", i64, [3], [BATCH, SEQ, D]),
+        helper.make_tensor("scale", f32, [], [float(DH) ** 0.5]),
+    ]
+    nodes = []
+
+    def weight(name, shape):
+        inputs.append(helper.make_tensor_value_info(name, f32, shape))
+        return name
+
+    def node(op, ins, name, **attrs):
+        nodes.append(helper.make_node(op, ins, [name], name=name, **attrs))
+        return name
+
+    def linear(h, p, n_in, n_out):
+        m = node("MatMul", [h, weight(f"{p}_w", [n_in, n_out])], f"{p}_mm")
+        return node("Add", [m, weight(f"{p}_b", [n_out])], f"{p}_out")
+
+    def layer_norm(h, p):
+        return node("LayerNormalization", [h, weight(f"{p}_g", [D]), weight(f"{p}_b", [D])],
+                    f"{p}_out", axis=-1, epsilon=1e-5)
+
+    x = "x"
+    for i in range(layers):
+        p = f"l{i}"
+        h = layer_norm(x, f"{p}_ln1")
+        heads = {}
+        for t, perm in (("q", [0, 2, 1, 3]), ("k", [0, 2, 3, 1]), ("v", [0, 2, 1, 3])):
+            lin = linear(h, f"{p}_{t}", D, D)
+            r = node("Reshape", [lin, "heads_shape"], f"{p}_{t}_split")
+            heads[t] = node("Transpose", [r], f"{p}_{t}_heads", perm=perm)
+        s = node("MatMul", [heads["q"], heads["k"]], f"{p}_scores")
+        s = node("Div", [s, "scale"], f"{p}_scaled")
+        pr = node("Softmax", [s], f"{p}_probs", axis=-1)
+        a = node("MatMul", [pr, heads["v"]], f"{p}_attend")
+        a = node("Transpose", [a], f"{p}_merge_t", perm=[0, 2, 1, 3])
+        a = node("Reshape", [a, "model_shape"], f"{p}_merged")
+        o = linear(a, f"{p}_o", D, D)
+        x = node("Add", [x, o], f"{p}_res1")
+        h = layer_norm(x, f"{p}_ln2")
+        u = node("Gelu", [linear(h, f"{p}_up", D, MLP)], f"{p}_gelu")
+        x = node("Add", [x, linear(u, f"{p}_down", MLP, D)], f"{p}_res2")
+    out = helper.make_tensor_value_info(x, f32, [BATCH, SEQ, D])
+    graph = helper.make_graph(nodes, "gpt2_like", inputs, [out], initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    return model, len(nodes)
+
+
+def time_onnx(model, repeat):
+    """Best seconds of `repeat` strict shape inferences, and the result."""
+    best, inferred = None, None
+    for _ in range(repeat):
+        m = onnx.ModelProto()
+        m.CopyFrom(model)
+        del m.graph.value_info[:]
+        start = time.perf_counter()
+        inferred = onnx.shape_inference.infer_shapes(m, strict_mode=True)
+        secs = time.perf_counter() - start
+        best = secs if best is None else min(best, secs)
+    return best, inferred
+
+
+# -------------------------------------------------------------- ocannl side
+
+OPEN = '!ocannl.tensor<f32, "...|...->...">'
+SCALAR = '!ocannl.tensor<f32, "">'
+
+
+def ty(spec):
+    return f'!ocannl.tensor<f32, "{spec}">'
+
+
+# The weight arguments of one layer: (name, spec). Q/K/V fix the head split
+# in their output row; everything else is inferred.
+WEIGHTS = [
+    ("ln1_g", "..."), ("ln1_b", "..."),
+    ("wq", "...->12,64"), ("bq", "..."),
+    ("wk", "...->12,64"), ("bk", "..."),
+    ("wv", "...->12,64"), ("bv", "..."),
+    ("wo", "...->..."), ("bo", "..."),
+    ("ln2_g", "..."), ("ln2_b", "..."),
+    ("w1", f"...->{MLP}"), ("b1", "..."),
+    ("w2", "...->..."), ("b2", "..."),
+]
+assert WEIGHTS[2][1] == f"...->{HEADS},{DH}"
+
+# What the pass must infer for them.
+EXPECTED = {
+    "ln1_g": f"{D}", "ln1_b": f"{D}",
+    "wq": f"{D}->{HEADS},{DH}", "bq": f"{HEADS},{DH}",
+    "wk": f"{D}->{HEADS},{DH}", "bk": f"{HEADS},{DH}",
+    "wv": f"{D}->{HEADS},{DH}", "bv": f"{HEADS},{DH}",
+    "wo": f"{HEADS},{DH}->{D}", "bo": f"{D}",
+    "ln2_g": f"{D}", "ln2_b": f"{D}",
+    "w1": f"{D}->{MLP}", "b1": f"{MLP}",
+    "w2": f"{MLP}->{D}", "b2": f"{D}",
+}
+
+# (name, value): scalar constants shared by every layer.
+CONSTANTS = [("inv_d", 1.0 / D), ("eps", 1e-5), ("inv_scale", 1.0 / DH ** 0.5),
+             ("inv_sqrt2", 0.5 ** 0.5), ("one", 1.0), ("half", 0.5)]
+
+
+class Func:
+    """Writes one func.func, op by op, with every result `...|...->...`."""
+
+    def __init__(self):
+        self.lines, self.ops, self.n, self.types = [], 0, 0, {}
+
+    def op(self, name, operands, attrs=""):
+        res = f"%v{self.n}"
+        self.n += 1
+        self.ops += 1
+        ins = ", ".join(operands)
+        tys = ", ".join(self.types[o] for o in operands)
+        self.lines.append(f'  {res} = "ocannl.{name}"({ins}){attrs} : ({tys}) -> {OPEN}')
+        self.types[res] = OPEN
+        return res
+
+    def einsum(self, spec, operands, accum=None):
+        extra = f', accum = "{accum}"' if accum else ""
+        return self.op("einsum", operands, f' {{spec = "{spec}"{extra}}}')
+
+
+def ocannl_func(layers):
+    """The decoder stack as ocannl MLIR; returns (text, ops)."""
+    f = Func()
+    args = [("%x", ty(f"{BATCH}|{SEQ}->{D}"))]
+    for i in range(layers):
+        args += [(f"%l{i}_{n}", ty(s)) for n, s in WEIGHTS]
+    f.types.update(args)
+    for name, value in CONSTANTS:
+        f.lines.append(f'  %{name} = "ocannl.constant"() {{value = {value:.9e} : f32}} : () -> {SCALAR}')
+        f.types[f"%{name}"] = SCALAR
+        f.ops += 1
+
+    def layer_norm(x, g, b):
+        mean = f.op("mul", [f.einsum("...|s->d => ...|s->", [x]), "%inv_d"])
+        c = f.op("sub", [x, mean])
+        var = f.op("mul", [f.einsum("...|s->d; ...|s->d => ...|s->", [c, c]), "%inv_d"])
+        sd = f.op("sqrt", [f.op("add", [var, "%eps"])])
+        n = f.op("div", [c, sd])
+        return f.einsum("...|s->d; d; d => ...|s->d", [n, g, b])
+
+    x = "%x"
+    for i in range(layers):
+        w = {n: f"%l{i}_{n}" for n, _ in WEIGHTS}
+        h = layer_norm(x, w["ln1_g"], w["ln1_b"])
+        q, k, v = (f.op("fma", [w[f"w{t}"], h, w[f"b{t}"]]) for t in "qkv")
+        # Scores: batch `...`, queries `s`, keys `t`, heads `h`, head width
+        # `e`; the query axis joins the batch row so that softmax over the
+        # keys (the input row) broadcasts from the end.
+        s = f.op("mul", [f.einsum("...|s->h,e; ...|t->h,e => ...,s|t->h", [q, k]), "%inv_scale"])
+        m = f.einsum("...|t->h => ...|h", [s], accum="max")
+        e = f.op("exp", [f.op("sub", [s, m])])
+        p = f.op("div", [e, f.einsum("...|t->h => ...|h", [e])])
+        a = f.einsum("...,s|t->h; ...|t->h,e => ...|s->h,e", [p, v])
+        x = f.op("add", [x, f.op("fma", [w["wo"], a, w["bo"]])])
+        h = layer_norm(x, w["ln2_g"], w["ln2_b"])
+        u = f.op("fma", [w["w1"], h, w["b1"]])
+        t = f.op("add", [f.op("erf", [f.op("mul", [u, "%inv_sqrt2"])]), "%one"])
+        g = f.op("mul", [f.op("mul", [u, "%half"]), t])
+        x = f.op("add", [x, f.op("fma", [w["w2"], g, w["b2"]])])
+    sig = ", ".join(f"{n}: {t}" for n, t in args)
+    text = (f"func.func @gpt2_like({sig}) -> {OPEN} {{\n" + "\n".join(f.lines)
+            + f"\n  return {x} : {OPEN}\n}}\n")
+    return text, f.ops
+
+
+def run_opt(opt, path, extra, out=os.devnull):
+    cmd = [opt, path, "-p", f"builtin.module({PASS})", "-o", out, *extra]
+    start = time.perf_counter()
+    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    secs = time.perf_counter() - start
+    if r.returncode != 0:
+        err = r.stderr.decode(errors="replace")
+        sys.exit(f"infer_vs_onnx.py: ocannl-opt failed on {path}:\n{err[:2000]}")
+    return secs, r.stderr.decode(errors="replace")
+
+
+def timing_report(text):
+    """{row name: wall seconds} from a --mlir-timing text report."""
+    rows = {}
+    for m in re.finditer(r"^\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(.+?)\s*$", text, re.M):
+        rows[m.group(2)] = float(m.group(1))
+    if PASS not in rows:
+        sys.exit(f"infer_vs_onnx.py: no '{PASS}' row in the --mlir-timing report:\n{text[:2000]}")
+    return rows
+
+
+def check_weights(opt, path, layers, d):
+    """Runs the pass once, printing, and checks layers 0 and L-1's weights."""
+    out = os.path.join(d, "inferred.mlir")
+    run_opt(opt, path, [], out)
+    with open(out) as fh:
+        sig = next((l for l in fh if "func.func @gpt2_like(" in l), "")
+    got = re.findall(r'%arg\d+: !ocannl\.tensor<f32, "([^"]*)">', sig)
+    if len(got) != 1 + len(WEIGHTS) * layers:
+        sys.exit(f"infer_vs_onnx.py: {len(got)} arguments in the inferred signature of {path}")
+    for i in {0, layers - 1}:
+        for j, (n, _) in enumerate(WEIGHTS):
+            shape = got[1 + i * len(WEIGHTS) + j]
+            if shape != EXPECTED[n]:
+                sys.exit(f"infer_vs_onnx.py: layer {i} {n}: inferred {shape!r}, "
+                         f"expected {EXPECTED[n]!r} ({out})")
+    os.remove(out)
+
+
+def time_ocannl(opt, path, repeat):
+    """Best (pass s, process s, {timing row: s}) of `repeat` runs."""
+    best_pass, best_proc, best_rows = None, None, None
+    for _ in range(repeat):
+        _, report = run_opt(opt, path, ["--mlir-timing"])
+        rows = timing_report(report)
+        if best_pass is None or rows[PASS] < best_pass:
+            best_pass, best_rows = rows[PASS], rows
+        secs, _ = run_opt(opt, path, [])
+        best_proc = secs if best_proc is None else min(best_proc, secs)
+    return best_pass, best_proc, best_rows
+
+
+def check_onnx(inferred, layers):
+    """Strict inference must have typed every node's output (the last
+    layer's attention and MLP checked)."""
+    vi = {v.name: v for v in inferred.graph.value_info}
+    if len(vi) != len(inferred.graph.node) - 1:  # the last is the graph output
+        sys.exit(f"infer_vs_onnx.py: ONNX typed {len(vi)} of {len(inferred.graph.node) - 1} values")
+    p = f"l{layers - 1}"
+    for name, want in ((f"{p}_probs", [BATCH, HEADS, SEQ, SEQ]), (f"{p}_gelu", [BATCH, SEQ, MLP]),
+                       (f"{p}_merged", [BATCH, SEQ, D])):
+        v = vi.get(name)
+        dims = [d.dim_value for d in v.type.tensor_type.shape.dim] if v else None
+        if dims != want:
+            sys.exit(f"infer_vs_onnx.py: ONNX inferred {dims} for {name}, not {want}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bin-dir", default="target/release")
+    ap.add_argument("--layers", default="12,48,400")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--keep", metavar="DIR", help="write the .mlir and .onnx files to DIR")
+    ap.add_argument("--solver", action="store_true",
+                    help="print the command for solver-only figures (the Rust benchmark) and exit")
+    args = ap.parse_args()
+    if args.solver:
+        print("solver only (no MLIR parse/print), transformer-block workload, 1k to 1M ops:")
+        print(f"    {SOLVER_CMD}")
+        return
+    opt = os.path.join(args.bin_dir, "ocannl-opt")
+    if not os.path.exists(opt):
+        sys.exit(f"infer_vs_onnx.py: {opt} is missing (cargo build --release -p ocannl-tools)")
+    layers = [int(s) for s in args.layers.split(",")]
+    print(f"shape inference, GPT-2-like stack ({BATCH}x{SEQ}x{D}, {HEADS} heads, MLP {MLP}); "
+          f"best of {args.repeat}")
+    print(f"ocannl: {opt} -p 'builtin.module({PASS})'; "
+          f"ONNX {onnx.__version__}: infer_shapes(strict_mode=True), opset {OPSET}")
+    head = (f"{'L':>4} {'ops':>6} {'pass ms':>8} {'proc ms':>8} {'parse ms':>8} {'nodes':>6} "
+            f"{'onnx ms':>8} {'pass x':>7} {'proc x':>7} {'model pass x':>13} {'model proc x':>13}")
+    print(head)
+    ratios = []
+    with tempfile.TemporaryDirectory() as tmp:
+        d = args.keep or tmp
+        os.makedirs(d, exist_ok=True)
+        for n in layers:
+            text, ops = ocannl_func(n)
+            path = os.path.join(d, f"gpt2-{n}.mlir")
+            with open(path, "w") as fh:
+                fh.write(text)
+            model, nodes = onnx_model(n)
+            onnx.checker.check_model(model)
+            if args.keep:
+                onnx.save(model, os.path.join(d, f"gpt2-{n}.onnx"))
+            check_weights(opt, path, n, d)
+            pass_s, proc_s, rows = time_ocannl(opt, path, args.repeat)
+            onnx_s, inferred = time_onnx(model, args.repeat)
+            check_onnx(inferred, n)
+            onnx_rate = nodes / onnx_s
+            r = (ops / pass_s / onnx_rate, ops / proc_s / onnx_rate,
+                 onnx_s / pass_s, onnx_s / proc_s)
+            ratios.append(r)
+            print(f"{n:>4} {ops:>6} {pass_s * 1e3:>8.1f} {proc_s * 1e3:>8.1f} "
+                  f"{rows.get('Parser', 0) * 1e3:>8.1f} {nodes:>6} {onnx_s * 1e3:>8.1f} "
+                  f"{r[0]:>6.2f}x {r[1]:>6.2f}x {r[2]:>12.2f}x {r[3]:>12.2f}x")
+    print("pass x / proc x: ocannl ops/s (pass alone / whole process) over ONNX nodes/s; "
+          "model x: ONNX ms over ocannl ms for the same model")
+    for label, k, goal in (("pass", 0, 3.0), ("process", 1, 1.0)):
+        worst = min(r[k] for r in ratios)
+        print(f"goal: {label} >= {goal:g}x ONNX nodes/s: worst {worst:.2f}x, "
+              f"{'met' if worst >= goal else 'NOT met'}")
+    print(f"solver alone (no MLIR parse/print): {SOLVER_CMD}")
+
+
+if __name__ == "__main__":
+    main()
