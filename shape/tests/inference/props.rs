@@ -381,7 +381,7 @@ impl<'a> Gen<'a> {
     }
 
     fn op(&mut self) {
-        match self.c.below(13) {
+        match self.c.below(14) {
             0 => {
                 let a = self.pick_tensor();
                 let r = self.lines[a].shape.clone();
@@ -441,8 +441,54 @@ impl<'a> Gen<'a> {
                     self.push_op(format!("range[\"{}\"]", r.to_spec()), &[], r);
                 }
             }
-            _ => self.reshape(),
+            12 => self.reshape(),
+            _ => self.concat(),
         }
+    }
+
+    /// concat: the operand and 1–2 new parts side by side on the last
+    /// output axis (the other rows and axes shared), its size their sum and
+    /// its label the operand's. Forgetting a part's spec and broadcasting the
+    /// result into a known tensor later gives the part through the total
+    /// (OCANNL's test_block_tensor, Test 5e).
+    fn concat(&mut self) {
+        let mut a = self.pick_tensor();
+        if self.lines[a].shape.output().is_empty() {
+            let mut s = self.lines[a].shape.clone();
+            let extra = self.axis();
+            s.rows[2].push(extra);
+            a = self.new_arg(s);
+        }
+        let sa = self.lines[a].shape.clone();
+        let last = sa.output().last().expect("an output axis").clone();
+        let mut operands = vec![a];
+        let mut total = last.size;
+        for _ in 0..1 + self.c.below(2) {
+            let size = 1 + self.c.below(5) as u64;
+            total += size;
+            let mut s = sa.clone();
+            *s.rows[2].last_mut().expect("an output axis") = Ax {
+                size,
+                label: last.label,
+            };
+            operands.push(self.new_arg(s));
+        }
+        let parts: Vec<String> = (0..operands.len()).map(|k| format!("p{k}")).collect();
+        let slots: Vec<String> = parts
+            .iter()
+            .map(|p| format!("..b..|..i..->..o..,{p}"))
+            .collect();
+        let spec = format!(
+            "{} => ..b..|..i..->..o..,{}",
+            slots.join("; "),
+            parts.join("^")
+        );
+        let mut r = sa;
+        *r.rows[2].last_mut().expect("an output axis") = Ax {
+            size: total,
+            label: last.label,
+        };
+        self.push_op(format!("concat[\"{spec}\"]"), &operands, r);
     }
 
     /// matmul, or fma with an accumulated third operand.
