@@ -493,7 +493,13 @@ impl Solver {
     /// output-kind one (or the last) and no further axes to the others.
     fn resolve_total_elems(&mut self) -> Result<bool, ShapeError> {
         let mut decisions: Vec<(RowVar, Row)> = vec![];
-        let lubs = self.row_lubs();
+        // The least upper bounds cost a pass over every row: only a pending
+        // strided count reads them.
+        let needs_lubs = self.stuck().any(|t| {
+            matches!(&t.constraint, Constraint::StridedElems { var, .. }
+                if matches!(self.find_dim(*var), Dim::Var(_)))
+        });
+        let lubs = if needs_lubs { self.row_lubs() } else { vec![] };
         for t in self.stuck() {
             match &t.constraint {
                 Constraint::StridedElems { rows, var, .. } => {
