@@ -20,25 +20,8 @@ impl Translator {
         }
         let rank = xs.iter().find_map(|x| x.rank);
         let lay = Layout::new(&[axis], rank).map_err(|m| self.error(m))?;
-        let parts: Vec<String> = (0..xs.len())
-            .map(|i| lay.map(|_| Some(format!("p{i}"))))
-            .collect();
-        let joined: Vec<String> = (0..xs.len()).map(|i| format!("p{i}")).collect();
-        let spec = format!(
-            "{} => {}",
-            parts.join("; "),
-            lay.map(|_| Some(joined.join("^")))
-        );
         let refs: Vec<&Val> = xs.iter().collect();
-        let elem = xs[0].elem;
-        let v = self.emit(
-            "concat",
-            &refs,
-            &format!("spec = \"{}\"", super::multichar(&spec)),
-            elem,
-            self.out_spec(node, 0),
-            None,
-        );
+        let v = self.concat_along(&lay, &refs, self.out_spec(node, 0));
         self.bind(node, 0, with_rank(v, rank));
         Ok(())
     }
@@ -285,22 +268,7 @@ impl Translator {
                 parts.push(self.einsum(&spec, &[&x], None, None, "...".into()));
             }
             let refs: Vec<&Val> = parts.iter().collect();
-            let names: Vec<String> = (0..parts.len()).map(|k| format!("p{k}")).collect();
-            let ins: Vec<String> = names.iter().map(|n| lay.map(|_| Some(n.clone()))).collect();
-            let spec = format!(
-                "{} => {}",
-                ins.join("; "),
-                lay.map(|_| Some(names.join("^")))
-            );
-            let elem = x.elem;
-            let v = self.emit(
-                "concat",
-                &refs,
-                &format!("spec = \"{}\"", super::multichar(&spec)),
-                elem,
-                self.out_spec(node, 0),
-                None,
-            );
+            let v = self.concat_along(&lay, &refs, self.out_spec(node, 0));
             with_rank(v, x.rank)
         };
         self.bind(node, 0, v);
@@ -413,5 +381,25 @@ impl Translator {
             self.bind(node, j, with_rank(part, x.rank));
         }
         Ok(())
+    }
+
+    /// `ocannl.concat` of `parts` on the axis of `lay` (the other axes
+    /// shared): `lay(p0); lay(p1)... => lay(p0^p1...)`.
+    fn concat_along(&mut self, lay: &Layout, parts: &[&Val], out_spec: String) -> Val {
+        let names: Vec<String> = (0..parts.len()).map(|k| format!("p{k}")).collect();
+        let ins: Vec<String> = names.iter().map(|n| lay.map(|_| Some(n.clone()))).collect();
+        let spec = format!(
+            "{} => {}",
+            ins.join("; "),
+            lay.map(|_| Some(names.join("^")))
+        );
+        self.emit(
+            "concat",
+            parts,
+            &format!("spec = \"{}\"", super::multichar(&spec)),
+            parts[0].elem,
+            out_spec,
+            None,
+        )
     }
 }

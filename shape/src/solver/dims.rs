@@ -234,16 +234,7 @@ impl Solver {
                 let (kd, _) = kernel.expect("matched Some");
                 self.affine_bind(kd, (i - covered - 1) / dil + 1, label, origin)
             }
-            _ => Ok(Step::Stuck {
-                dims: involved
-                    .iter()
-                    .filter_map(|d| match self.find_dim(*d) {
-                        Dim::Var(v) => Some(v),
-                        Dim::Size(..) => None,
-                    })
-                    .collect(),
-                rows: vec![],
-            }),
+            _ => Ok(self.stuck_on_free(&involved)),
         }
     }
 
@@ -346,16 +337,21 @@ impl Solver {
                 };
                 self.affine_bind(kernel, kd, label, origin)
             }
-            _ => Ok(Step::Stuck {
-                dims: involved
-                    .iter()
-                    .filter_map(|d| match self.find_dim(*d) {
-                        Dim::Var(v) => Some(v),
-                        Dim::Size(..) => None,
-                    })
-                    .collect(),
-                rows: vec![],
-            }),
+            _ => Ok(self.stuck_on_free(&involved)),
+        }
+    }
+
+    /// Waiting for whichever of `dims` are still free.
+    fn stuck_on_free(&self, dims: &[Dim]) -> Step {
+        Step::Stuck {
+            dims: dims
+                .iter()
+                .filter_map(|d| match self.find_dim(*d) {
+                    Dim::Var(v) => Some(v),
+                    Dim::Size(..) => None,
+                })
+                .collect(),
+            rows: vec![],
         }
     }
 

@@ -347,6 +347,13 @@ impl Solver {
     /// A row with bound row variables substituted; dims are kept as written,
     /// so that their binding chains (provenance) stay reachable.
     pub(crate) fn expand_row(&self, row: &Row) -> Row {
+        self.expand_row_marked(row).normalize()
+    }
+
+    /// [`Solver::expand_row`], keeping the marker: the leading axes of each
+    /// row reached stay in `beg` even when the row ends closed (the result
+    /// may then have `beg` without a variable; see `solver/marked.rs`).
+    pub(crate) fn expand_row_marked(&self, row: &Row) -> Row {
         let mut beg: Vec<Dim> = row.beg.clone();
         let mut end_rev: Vec<Dim> = row.end.iter().rev().copied().collect();
         let mut var = row.var;
@@ -366,7 +373,6 @@ impl Solver {
             var,
             end: end_rev,
         }
-        .normalize()
     }
 
     /// Binds dim variable `v` (unbound) to `value` (a representative).

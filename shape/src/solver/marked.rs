@@ -8,7 +8,7 @@
 //! `test/einsum/test_beg_dims_alignment.ml` at ahrefs/ocannl `c338ea3f`).
 //! The leading axes stay leading through substitution: `2,..rho..,4` with
 //! `rho = [3]` is `2 | 3,4`, the `|` (the *marker*) being where broadcasting
-//! would insert axes. [`Solver::expand_row_marked`] keeps the marker of an
+//! would insert axes. `Solver::expand_row_marked` keeps the marker of an
 //! operand row; [`Solver::marked_ineq`] applies the alignment.
 //!
 //! **One departure**: OCANNL lets such a row broadcast into a *longer* row
@@ -25,31 +25,6 @@ use super::{
 };
 
 impl Solver {
-    /// `row` with bound row variables substituted, keeping the marker: the
-    /// leading axes of each row reached stay in `beg` even when the row
-    /// ends closed (the result may then have `beg` without a variable).
-    pub(crate) fn expand_row_marked(&self, row: &Row) -> Row {
-        let mut beg: Vec<Dim> = row.beg.clone();
-        let mut end_rev: Vec<Dim> = row.end.iter().rev().copied().collect();
-        let mut var = row.var;
-        while let Some(v) = var {
-            match &self.rows[v.0 as usize].binding {
-                Some((inner, _)) => {
-                    beg.extend(inner.beg.iter().copied());
-                    end_rev.extend(inner.end.iter().rev().copied());
-                    var = inner.var;
-                }
-                None => break,
-            }
-        }
-        end_rev.reverse();
-        Row {
-            beg,
-            var,
-            end: end_rev,
-        }
-    }
-
     /// Binds `v` to `n` fresh axes (a closed row).
     fn close_to_fresh(&mut self, v: RowVar, n: usize, origin: Origin) -> Result<(), ShapeError> {
         let terminal = self.rows[v.0 as usize].terminal;
@@ -127,14 +102,7 @@ impl Solver {
                     return Err(self.middle_broadcast(&cur, &subr, origin));
                 };
                 self.close_to_fresh(a, n, origin)?;
-                Ok(Step::Replace(vec![tag(
-                    Constraint::RowIneq {
-                        cur,
-                        subr,
-                        marked: true,
-                    },
-                    origin,
-                )]))
+                Ok(retry(cur, subr, origin))
             }
             // [c] >= sb ++ w ++ se: w takes the middle of c.
             (None, Some(w)) => {
@@ -143,14 +111,7 @@ impl Solver {
                     return Err(too_few(self));
                 }
                 self.close_to_fresh(w, c.len() - subr.known_len(), origin)?;
-                Ok(Step::Replace(vec![tag(
-                    Constraint::RowIneq {
-                        cur,
-                        subr,
-                        marked: true,
-                    },
-                    origin,
-                )]))
+                Ok(retry(cur, subr, origin))
             }
             // cb ++ a ++ ce >= sb ++ a ++ se: as long only if the known
             // parts are; aligned when the splits agree.
@@ -177,14 +138,7 @@ impl Solver {
                 let at_beg = budget.min(sb.len().saturating_sub(cb.len()));
                 if at_beg + at_end > 0 {
                     self.expand_both(a, at_beg, at_end, origin)?;
-                    return Ok(Step::Replace(vec![tag(
-                        Constraint::RowIneq {
-                            cur,
-                            subr,
-                            marked: true,
-                        },
-                        origin,
-                    )]));
+                    return Ok(retry(cur, subr, origin));
                 }
                 let (nb, ne) = (cb.len().min(sb.len()), ce.len().min(se.len()));
                 if nb == 0 && ne == 0 {
@@ -220,4 +174,16 @@ impl Solver {
             }
         }
     }
+}
+
+/// The same constraint, looked at again once a variable of it is bound.
+fn retry(cur: Row, subr: Row, origin: Origin) -> Step {
+    Step::Replace(vec![tag(
+        Constraint::RowIneq {
+            cur,
+            subr,
+            marked: true,
+        },
+        origin,
+    )])
 }
