@@ -4,6 +4,11 @@
 //! every pass that reads ops (verify, infer-shapes, check-shapes,
 //! projections, lowering).
 
+use std::{
+    collections::{HashMap, hash_map::Entry},
+    rc::Rc,
+};
+
 use melior::ir::{
     AttributeLike,
     operation::{OperationLike, OperationRef},
@@ -14,17 +19,44 @@ use ocannl_dialect::{
 };
 use ocannl_shape::{
     problem::{OpLogic, Problem},
-    spec::{EinsumSpec, ShapeSpec, parse_block_spec, parse_einsum_spec, parse_shape_spec},
+    spec::{
+        EinsumSpec, ShapeSpec, SpecError, parse_block_spec, parse_einsum_spec, parse_shape_spec,
+    },
 };
 
 pub(crate) use ir::string_attr;
+
+/// Parsed einsum and block specs by their text: a pass that reads many ops
+/// parses each distinct spec once (a model repeats a few).
+#[derive(Default)]
+pub(crate) struct SpecCache {
+    einsum: HashMap<(bool, String), Rc<EinsumSpec>>,
+}
+
+impl SpecCache {
+    /// The parsed einsum (`block` false) or block spec `text`.
+    fn get(&mut self, block: bool, text: String) -> Result<Rc<EinsumSpec>, SpecError> {
+        match self.einsum.entry((block, text)) {
+            Entry::Occupied(e) => Ok(Rc::clone(e.get())),
+            Entry::Vacant(e) => {
+                let text = &e.key().1;
+                let spec = if block {
+                    parse_block_spec(text)?
+                } else {
+                    parse_einsum_spec(text)?
+                };
+                Ok(Rc::clone(e.insert(Rc::new(spec))))
+            }
+        }
+    }
+}
 
 /// The shape logic of an ocannl op with the attribute values it needs,
 /// owned (an einsum spec is borrowed by [`OpLogic`]).
 pub(crate) struct OwnedLogic {
     logic: ShapeLogic,
     reshape: bool,
-    einsum: Option<EinsumSpec>,
+    einsum: Option<Rc<EinsumSpec>>,
     index: u64,
     spec: Option<ShapeSpec>,
     elems: Option<u64>,
@@ -35,6 +67,15 @@ pub(crate) struct OwnedLogic {
 impl OwnedLogic {
     /// Reads the logic of `op` (catalog entry `def`) and its attributes.
     pub(crate) fn of(op: OperationRef<'_, '_>, def: &catalog::OpDef) -> Result<Self, String> {
+        Self::of_cached(op, def, &mut SpecCache::default())
+    }
+
+    /// [`OwnedLogic::of`], parsing einsum and block specs through `cache`.
+    pub(crate) fn of_cached(
+        op: OperationRef<'_, '_>,
+        def: &catalog::OpDef,
+        cache: &mut SpecCache,
+    ) -> Result<Self, String> {
         let mut owned = OwnedLogic {
             logic: def.logic,
             reshape: def.computes == catalog::Computes::Reshape,
@@ -45,7 +86,7 @@ impl OwnedLogic {
             exact: None,
         };
         match def.logic {
-            ShapeLogic::Einsum => match string_attr(&op, "spec").map(|s| parse_einsum_spec(&s)) {
+            ShapeLogic::Einsum => match string_attr(&op, "spec").map(|s| cache.get(false, s)) {
                 Some(Ok(spec)) => owned.einsum = Some(spec),
                 Some(Err(e)) => return Err(format!("invalid einsum spec: {e}")),
                 None => return Err("requires attribute 'spec'".into()),
@@ -74,7 +115,7 @@ impl OwnedLogic {
                     .filter(|dims| dims.len() >= 2)
                     .map(|dims| dims.iter().map(|d| d.unwrap_or(0).max(0) as u64).collect());
             }
-            ShapeLogic::Block => match string_attr(&op, "spec").map(|s| parse_block_spec(&s)) {
+            ShapeLogic::Block => match string_attr(&op, "spec").map(|s| cache.get(true, s)) {
                 Some(Ok(spec)) => owned.einsum = Some(spec),
                 Some(Err(e)) => return Err(format!("invalid block spec: {e}")),
                 None => return Err("requires attribute 'spec'".into()),
@@ -95,12 +136,12 @@ impl OwnedLogic {
             ShapeLogic::ComposeAccumulate => OpLogic::ComposeAccumulate,
             ShapeLogic::Transpose => OpLogic::Transpose,
             ShapeLogic::Einsum => {
-                OpLogic::Einsum(self.einsum.as_ref().expect("set by `of` for einsum"))
+                OpLogic::Einsum(self.einsum.as_deref().expect("set by `of` for einsum"))
             }
             ShapeLogic::BatchSlice => OpLogic::BatchSlice { index: self.index },
             ShapeLogic::Terminal if self.reshape => OpLogic::Reshape,
             ShapeLogic::Block => {
-                OpLogic::Block(self.einsum.as_ref().expect("set by `of` for block"))
+                OpLogic::Block(self.einsum.as_deref().expect("set by `of` for block"))
             }
             ShapeLogic::Terminal => OpLogic::Terminal {
                 spec: None,
@@ -120,14 +161,20 @@ impl OwnedLogic {
             ShapeLogic::Compose => CheckLogic::Compose,
             ShapeLogic::ComposeAccumulate => CheckLogic::ComposeAccumulate,
             ShapeLogic::Transpose => CheckLogic::Transpose,
-            ShapeLogic::Einsum => {
-                CheckLogic::Einsum(self.einsum.clone().expect("set by `of` for einsum"))
-            }
+            ShapeLogic::Einsum => CheckLogic::Einsum(
+                self.einsum
+                    .as_deref()
+                    .cloned()
+                    .expect("set by `of` for einsum"),
+            ),
             ShapeLogic::BatchSlice => CheckLogic::BatchSlice { index: self.index },
             ShapeLogic::Terminal if self.reshape => CheckLogic::Reshape,
-            ShapeLogic::Block => {
-                CheckLogic::Block(self.einsum.clone().expect("set by `of` for block"))
-            }
+            ShapeLogic::Block => CheckLogic::Block(
+                self.einsum
+                    .as_deref()
+                    .cloned()
+                    .expect("set by `of` for block"),
+            ),
             ShapeLogic::Terminal => CheckLogic::Terminal {
                 spec: self.spec.clone(),
                 elems: self.elems,

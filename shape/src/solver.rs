@@ -168,6 +168,18 @@ impl Shape {
         }
     }
 
+    /// Whether every row is closed and every axis a size (nothing left to
+    /// solve or name).
+    pub fn is_concrete(&self) -> bool {
+        [&self.batch, &self.input, &self.output].iter().all(|r| {
+            r.var.is_none()
+                && r.beg
+                    .iter()
+                    .chain(&r.end)
+                    .all(|d| matches!(d, Dim::Size(..)))
+        })
+    }
+
     /// The row of `kind`, mutably.
     pub fn row_mut(&mut self, kind: RowKind) -> &mut Row {
         match kind {
@@ -229,6 +241,22 @@ impl Origin {
             rhs,
             axis: None,
         }
+    }
+
+    /// A number ordered as the origin is (`a < b` iff `a.sort_key() <
+    /// b.sort_key()`), for sorting many origins cheaply.
+    pub(crate) fn sort_key(&self) -> u128 {
+        fn side((role, kind): (Role, RowKind)) -> u128 {
+            let role = match role {
+                Role::Result => 0,
+                Role::Operand(i) => 0x100 | u128::from(i),
+                Role::SpecSlot(i) => 0x200 | u128::from(i),
+                Role::Attribute => 0x300,
+            };
+            (role << 2) | kind as u128
+        }
+        let axis = self.axis.map_or(0, |a| u128::from(a) + 1);
+        (u128::from(self.op.0) << 41) | (side(self.lhs) << 29) | (side(self.rhs) << 17) | axis
     }
 
     fn at_axis(mut self, axis_from_end: usize) -> Self {
@@ -421,4 +449,43 @@ pub enum Closing {
     None,
     /// All closing stages: every variable is solved.
     Full,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{OpId, Origin, Role};
+    use crate::spec::RowKind;
+
+    /// `Origin::sort_key` orders as `Origin`'s `Ord` does.
+    #[test]
+    fn sort_key_orders_as_origin() {
+        let roles = [
+            Role::Result,
+            Role::Operand(0),
+            Role::Operand(255),
+            Role::SpecSlot(0),
+            Role::SpecSlot(7),
+            Role::Attribute,
+        ];
+        let kinds = [RowKind::Batch, RowKind::Input, RowKind::Output];
+        let mut origins = vec![];
+        for op in [0, 1, u32::MAX] {
+            for &lr in &roles {
+                for &rr in &roles[..3] {
+                    for &k in &kinds {
+                        for axis in [None, Some(0), Some(1), Some(u16::MAX)] {
+                            let mut o = Origin::new(OpId(op), (lr, k), (rr, kinds[2 - k as usize]));
+                            o.axis = axis;
+                            origins.push(o);
+                        }
+                    }
+                }
+            }
+        }
+        for a in &origins {
+            for b in &origins {
+                assert_eq!(a.cmp(b), a.sort_key().cmp(&b.sort_key()), "{a:?} vs {b:?}");
+            }
+        }
+    }
 }

@@ -2,10 +2,10 @@
 //! constraints of its ops, calls and control flow, the solution written
 //! back (steps 2 to 5 of the pass's algorithm).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, hash_map::Entry};
 
 use melior::ir::{
-    BlockLike, Location, RegionLike, Type, Value, ValueLike,
+    BlockLike, Location, RegionLike, Type, TypeLike, Value, ValueLike,
     operation::{OperationLike, OperationRef, OperationResult},
 };
 use ocannl_dialect::{
@@ -16,13 +16,14 @@ use ocannl_dialect::{
 };
 use ocannl_shape::{
     problem::{OpLogic, Problem, ShapeId},
-    solver::{Closing, OpId, Role, ShapeError},
+    solver::{Closing, OpId, Role, Shape, ShapeError},
+    spec::{ShapeSpec, SpecError},
 };
 
 use super::{Located, calls::CallGraph};
 use crate::{
     ffi::flow::{Edge, control_flow_edges},
-    op_logic::OwnedLogic,
+    op_logic::{OwnedLogic, SpecCache},
     pass::PassFailed,
     tensor_types::{function_type, set_signature, solved_type},
 };
@@ -52,10 +53,30 @@ struct Scope<'c, 'a> {
     ops: Vec<OperationRef<'c, 'a>>,
     signatures: HashMap<usize, Signature<'c>>,
     errors: Vec<Located<'c>>,
+    /// The parsed spec of each tensor type met (`None`: not a tensor), by
+    /// the type's (uniqued) storage: a program repeats a few types many
+    /// times, and each is parsed once.
+    specs: HashMap<usize, Option<ShapeSpec>>,
+    /// Parsed einsum and block specs.
+    logic_specs: SpecCache,
 }
 
 fn key(v: Value<'_, '_>) -> usize {
     v.to_raw().ptr as usize
+}
+
+/// The spec of `ty` through `cache` (see [`Scope::specs`]); an invalid spec
+/// is not cached (it is reported, and reporting is rare).
+fn cached_spec<'s>(
+    cache: &'s mut HashMap<usize, Option<ShapeSpec>>,
+    ty: Type<'_>,
+) -> Result<Option<&'s ShapeSpec>, SpecError> {
+    let key = ty.to_raw().ptr as usize;
+    let spec = match cache.entry(key) {
+        Entry::Occupied(e) => e.into_mut(),
+        Entry::Vacant(e) => e.insert(shape_spec(ty)?),
+    };
+    Ok(spec.as_ref())
 }
 
 impl<'c, 'a> Scope<'c, 'a> {
@@ -71,7 +92,7 @@ impl<'c, 'a> Scope<'c, 'a> {
         if let Some(&i) = self.by_value.get(&key(value)) {
             return Some(self.values[i].shape);
         }
-        let spec = match shape_spec(value.r#type()) {
+        let spec = match cached_spec(&mut self.specs, value.r#type()) {
             Ok(Some(spec)) => spec,
             Ok(None) => return None,
             Err(e) => {
@@ -85,7 +106,7 @@ impl<'c, 'a> Scope<'c, 'a> {
                 return None;
             }
         };
-        let shape = self.problem.shape_from_spec(&spec, terminal);
+        let shape = self.problem.shape_from_spec(spec, terminal);
         self.by_value.insert(key(value), self.values.len());
         self.values.push(Tracked {
             value,
@@ -102,8 +123,8 @@ impl<'c, 'a> Scope<'c, 'a> {
         terminal: bool,
         at: OperationRef<'c, 'a>,
     ) -> Option<ShapeId> {
-        match shape_spec(ty) {
-            Ok(Some(spec)) => Some(self.problem.shape_from_spec(&spec, terminal)),
+        match cached_spec(&mut self.specs, ty) {
+            Ok(Some(spec)) => Some(self.problem.shape_from_spec(spec, terminal)),
             Ok(None) => None,
             Err(e) => {
                 self.errors.push(Located::at(
@@ -261,7 +282,7 @@ impl<'c, 'a> Scope<'c, 'a> {
         for operand in op.operands() {
             match self.shape_of(operand, false, true, op) {
                 Some(s) => operands.push(s),
-                None if shape_spec(operand.r#type()).is_ok() => {
+                None if cached_spec(&mut self.specs, operand.r#type()).is_ok() => {
                     self.errors.push(Located::at(
                         op,
                         format!(
@@ -287,7 +308,7 @@ impl<'c, 'a> Scope<'c, 'a> {
             return;
         };
         let result = self.values[result].shape;
-        let owned = match OwnedLogic::of(op, def) {
+        let owned = match OwnedLogic::of_cached(op, def, &mut self.logic_specs) {
             Ok(owned) => owned,
             Err(e) => {
                 self.errors
@@ -362,21 +383,31 @@ impl<'c, 'a> Scope<'c, 'a> {
     /// Writes the solution into every writable value's type and every
     /// function's signature (step 5).
     fn write_back(&self, component: &[usize], functions: &[OperationRef<'c, 'a>]) {
+        // A program repeats a few solved types many times: a concrete solved
+        // shape (no variables to name) gives the same new type for the same
+        // old type, so each pair is printed and built once.
+        let mut cache: HashMap<(usize, Shape), Option<Type<'c>>> = HashMap::new();
+        let mut solve = |ty: Type<'c>, shape: ShapeId| -> Option<Type<'c>> {
+            let resolved = self.problem.shape(shape);
+            if !resolved.is_concrete() {
+                return solved_type(ty, &self.problem.to_spec(shape));
+            }
+            *cache
+                .entry((ty.to_raw().ptr as usize, resolved))
+                .or_insert_with(|| solved_type(ty, &self.problem.to_spec(shape)))
+        };
         for tracked in self.values.iter().filter(|t| t.writable) {
-            let spec = self.problem.to_spec(tracked.shape);
-            if let Some(new) = solved_type(tracked.value.r#type(), &spec) {
+            if let Some(new) = solve(tracked.value.r#type(), tracked.shape) {
                 tracked.value.set_type(new);
             }
         }
-        let solved = |(ty, shape): &(Type<'c>, Option<ShapeId>)| {
-            shape
-                .and_then(|s| solved_type(*ty, &self.problem.to_spec(s)))
-                .unwrap_or(*ty)
-        };
         for &f in component {
             let sig = &self.signatures[&f];
-            let inputs: Vec<Type<'c>> = sig.inputs.iter().map(solved).collect();
-            let results: Vec<Type<'c>> = sig.results.iter().map(solved).collect();
+            let mut solved = |(ty, shape): &(Type<'c>, Option<ShapeId>)| {
+                shape.and_then(|s| solve(*ty, s)).unwrap_or(*ty)
+            };
+            let inputs: Vec<Type<'c>> = sig.inputs.iter().map(&mut solved).collect();
+            let results: Vec<Type<'c>> = sig.results.iter().map(&mut solved).collect();
             set_signature(functions[f], &inputs, &results);
         }
     }
@@ -399,6 +430,8 @@ pub(crate) fn infer<'c, 'a>(
         ops: vec![],
         signatures: HashMap::new(),
         errors: vec![],
+        specs: HashMap::new(),
+        logic_specs: SpecCache::default(),
     };
     let mut edges = Vec::with_capacity(component.len());
     for &f in component {

@@ -189,17 +189,38 @@ impl Solver {
     /// form a set, and the solution and the error reported are functions of
     /// the set.
     pub fn enqueue_deferred(&mut self) {
-        let mut ids = std::mem::take(&mut self.deferred);
-        let key = |id: &u32| {
-            let t = self.store[*id as usize]
-                .as_ref()
-                .expect("deferred constraints are stored");
-            (t.origin, &t.constraint)
-        };
-        ids.sort_unstable_by(|a, b| key(a).cmp(&key(b)));
-        for id in ids {
+        let deferred = std::mem::take(&mut self.deferred);
+        // Sorted by origin (small, copied next to the ids), then each run of
+        // equal origins by constraint: the order of sorting by the pair,
+        // without chasing every comparison into the store.
+        let mut keyed: Vec<(u128, u32)> = deferred
+            .iter()
+            .map(|&id| (self.tagged(id).origin.sort_key(), id))
+            .collect();
+        keyed.sort_unstable();
+        let mut start = 0;
+        while start < keyed.len() {
+            let origin = keyed[start].0;
+            let len = keyed[start..].iter().take_while(|k| k.0 == origin).count();
+            if len > 1 {
+                keyed[start..start + len].sort_unstable_by(|a, b| {
+                    self.tagged(a.1)
+                        .constraint
+                        .cmp(&self.tagged(b.1).constraint)
+                });
+            }
+            start += len;
+        }
+        for (_, id) in keyed {
             self.enqueue(id);
         }
+    }
+
+    /// A stored constraint.
+    fn tagged(&self, id: u32) -> &Tagged {
+        self.store[id as usize]
+            .as_ref()
+            .expect("deferred constraints are stored")
     }
 
     /// Stores a constraint in a free slot (not queued yet).
