@@ -243,8 +243,8 @@ impl Origin {
         }
     }
 
-    /// A number ordered as the origin is (`a < b` iff `a.sort_key() <
-    /// b.sort_key()`), for sorting many origins cheaply.
+    /// A number below 2^73 ordered as the origin is (`a < b` iff
+    /// `a.sort_key() < b.sort_key()`), for sorting many origins cheaply.
     pub(crate) fn sort_key(&self) -> u128 {
         fn side((role, kind): (Role, RowKind)) -> u128 {
             let role = match role {
@@ -485,6 +485,7 @@ mod tests {
         for a in &origins {
             for b in &origins {
                 assert_eq!(a.cmp(b), a.sort_key().cmp(&b.sort_key()), "{a:?} vs {b:?}");
+                assert!(a.sort_key() < 1 << 73);
             }
         }
     }

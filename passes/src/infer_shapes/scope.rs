@@ -4,6 +4,8 @@
 
 use std::collections::{HashMap, HashSet, hash_map::Entry};
 
+use rustc_hash::FxHashMap;
+
 use melior::ir::{
     BlockLike, Location, RegionLike, Type, TypeLike, Value, ValueLike,
     operation::{OperationLike, OperationRef, OperationResult},
@@ -46,7 +48,7 @@ struct Signature<'c> {
 struct Scope<'c, 'a> {
     problem: Problem,
     values: Vec<Tracked<'c, 'a>>,
-    by_value: HashMap<usize, usize>,
+    by_value: FxHashMap<usize, usize>,
     /// Values whose type's spec is invalid (reported once).
     invalid: HashSet<usize>,
     /// The op behind each [`OpId`] (reports locate errors and notes there).
@@ -56,7 +58,7 @@ struct Scope<'c, 'a> {
     /// The parsed spec of each tensor type met (`None`: not a tensor), by
     /// the type's (uniqued) storage: a program repeats a few types many
     /// times, and each is parsed once.
-    specs: HashMap<usize, Option<ShapeSpec>>,
+    specs: FxHashMap<usize, Option<ShapeSpec>>,
     /// Parsed einsum and block specs.
     logic_specs: SpecCache,
 }
@@ -68,7 +70,7 @@ fn key(v: Value<'_, '_>) -> usize {
 /// The spec of `ty` through `cache` (see [`Scope::specs`]); an invalid spec
 /// is not cached (it is reported, and reporting is rare).
 fn cached_spec<'s>(
-    cache: &'s mut HashMap<usize, Option<ShapeSpec>>,
+    cache: &'s mut FxHashMap<usize, Option<ShapeSpec>>,
     ty: Type<'_>,
 ) -> Result<Option<&'s ShapeSpec>, SpecError> {
     let key = ty.to_raw().ptr as usize;
@@ -386,7 +388,7 @@ impl<'c, 'a> Scope<'c, 'a> {
         // A program repeats a few solved types many times: a concrete solved
         // shape (no variables to name) gives the same new type for the same
         // old type, so each pair is printed and built once.
-        let mut cache: HashMap<(usize, Shape), Option<Type<'c>>> = HashMap::new();
+        let mut cache: FxHashMap<(usize, Shape), Option<Type<'c>>> = FxHashMap::default();
         let mut solve = |ty: Type<'c>, shape: ShapeId| -> Option<Type<'c>> {
             let resolved = self.problem.shape(shape);
             if !resolved.is_concrete() {
@@ -425,12 +427,12 @@ pub(crate) fn infer<'c, 'a>(
     let mut scope = Scope {
         problem: Problem::new(),
         values: vec![],
-        by_value: HashMap::new(),
+        by_value: FxHashMap::default(),
         invalid: HashSet::new(),
         ops: vec![],
         signatures: HashMap::new(),
         errors: vec![],
-        specs: HashMap::new(),
+        specs: FxHashMap::default(),
         logic_specs: SpecCache::default(),
     };
     let mut edges = Vec::with_capacity(component.len());

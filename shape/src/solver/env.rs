@@ -193,26 +193,33 @@ impl Solver {
         // Sorted by origin (small, copied next to the ids), then each run of
         // equal origins by constraint: the order of sorting by the pair,
         // without chasing every comparison into the store.
-        let mut keyed: Vec<(u128, u32)> = deferred
+        // One number per constraint: the origin's key (73 bits) above the id
+        // (32 bits). Constraints are mostly added in origin order, which the
+        // stable sort's run detection turns into near-linear work.
+        let mut keyed: Vec<u128> = deferred
             .iter()
-            .map(|&id| (self.tagged(id).origin.sort_key(), id))
+            .map(|&id| (self.tagged(id).origin.sort_key() << 32) | u128::from(id))
             .collect();
-        keyed.sort_unstable();
+        keyed.sort();
+        let origin = |k: u128| k >> 32;
         let mut start = 0;
         while start < keyed.len() {
-            let origin = keyed[start].0;
-            let len = keyed[start..].iter().take_while(|k| k.0 == origin).count();
+            let o = origin(keyed[start]);
+            let len = keyed[start..]
+                .iter()
+                .take_while(|&&k| origin(k) == o)
+                .count();
             if len > 1 {
-                keyed[start..start + len].sort_unstable_by(|a, b| {
-                    self.tagged(a.1)
+                keyed[start..start + len].sort_unstable_by(|&a, &b| {
+                    self.tagged(a as u32)
                         .constraint
-                        .cmp(&self.tagged(b.1).constraint)
+                        .cmp(&self.tagged(b as u32).constraint)
                 });
             }
             start += len;
         }
-        for (_, id) in keyed {
-            self.enqueue(id);
+        for k in keyed {
+            self.enqueue(k as u32);
         }
     }
 
