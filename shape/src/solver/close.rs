@@ -325,19 +325,18 @@ impl Solver {
         let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut roots: Vec<u32> = vec![];
         for t in self.stuck() {
-            if let Constraint::RowIneq { cur, subr, .. } = &t.constraint {
-                let subr = self.resolve_row(subr);
-                if let Some(w) = subr.bare_var() {
-                    let cur = self.expand_row(cur);
-                    if cur.var != Some(w) {
-                        if let Some(a) = cur.bare_var() {
-                            succ[w.0 as usize].push(a.0);
-                        }
-                        if direct[w.0 as usize].is_empty() {
-                            roots.push(w.0);
-                        }
-                        direct[w.0 as usize].push(cur);
+            if let Constraint::RowIneq { cur, subr, .. } = &t.constraint
+                && let Some(w) = self.resolved_bare_var(subr)
+            {
+                let cur = self.expand_row(cur);
+                if cur.var != Some(w) {
+                    if let Some(a) = cur.bare_var() {
+                        succ[w.0 as usize].push(a.0);
                     }
+                    if direct[w.0 as usize].is_empty() {
+                        roots.push(w.0);
+                    }
+                    direct[w.0 as usize].push(cur);
                 }
             }
         }

@@ -372,6 +372,21 @@ impl Solver {
         r
     }
 
+    /// `self.resolve_row(row).bare_var()`, without building the row.
+    pub(crate) fn resolved_bare_var(&self, row: &Row) -> Option<RowVar> {
+        if !row.beg.is_empty() || !row.end.is_empty() {
+            return None;
+        }
+        let mut v = row.var?;
+        while let Some((inner, _)) = &self.rows[v.0 as usize].binding {
+            if !inner.beg.is_empty() || !inner.end.is_empty() {
+                return None;
+            }
+            v = inner.var?;
+        }
+        Some(v)
+    }
+
     /// A row with bound row variables substituted; dims are kept as written,
     /// so that their binding chains (provenance) stay reachable.
     pub(crate) fn expand_row(&self, row: &Row) -> Row {
