@@ -597,7 +597,12 @@ impl Problem {
     /// the name they were given, or a generated name (`d1`, `..r1..`) that
     /// no spec of the problem uses.
     pub fn to_spec(&self, id: ShapeId) -> ShapeSpec {
-        let shape = self.shape(id);
+        self.solved_to_spec(id, self.shape(id))
+    }
+
+    /// [`Problem::to_spec`] for a caller that already holds
+    /// `shape = self.shape(id)`.
+    pub fn solved_to_spec(&self, id: ShapeId, shape: Shape) -> ShapeSpec {
         // Names from the shape's own scope first, then from the others.
         let scope = self.shape_scopes[id.0 as usize];
         let order = |(s, name): &(u32, String)| (*s != scope, *s, name.clone());
@@ -613,7 +618,7 @@ impl Problem {
         let mut sorted: Vec<(&(u32, String), &RowVar)> = self.row_names.iter().collect();
         sorted.sort_by_key(|(k, _)| order(k));
         for ((_, name), v) in sorted {
-            if let Some(rep) = self.solver.resolve_row(&Row::of_var(*v)).bare_var() {
+            if let Some(rep) = self.solver.resolved_bare_var(&Row::of_var(*v)) {
                 row_names.entry(rep).or_insert_with(|| name.clone());
             }
         }

@@ -392,11 +392,15 @@ impl<'c, 'a> Scope<'c, 'a> {
         let mut solve = |ty: Type<'c>, shape: ShapeId| -> Option<Type<'c>> {
             let resolved = self.problem.shape(shape);
             if !resolved.is_concrete() {
-                return solved_type(ty, &self.problem.to_spec(shape));
+                return solved_type(ty, &self.problem.solved_to_spec(shape, resolved));
             }
-            *cache
-                .entry((ty.to_raw().ptr as usize, resolved))
-                .or_insert_with(|| solved_type(ty, &self.problem.to_spec(shape)))
+            match cache.entry((ty.to_raw().ptr as usize, resolved)) {
+                Entry::Occupied(e) => *e.get(),
+                Entry::Vacant(e) => {
+                    let spec = self.problem.solved_to_spec(shape, e.key().1.clone());
+                    *e.insert(solved_type(ty, &spec))
+                }
+            }
         };
         for tracked in self.values.iter().filter(|t| t.writable) {
             if let Some(new) = solve(tracked.value.r#type(), tracked.shape) {
