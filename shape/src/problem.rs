@@ -211,18 +211,24 @@ impl Problem {
                 })
             }
         };
-        let res = self.shapes[result.0 as usize].clone();
+        // Whole shapes are copied only by the ops that need them; a
+        // broadcast copies just the two rows it relates.
+        let res = |p: &Self| p.shapes[result.0 as usize].clone();
         let opnd = |p: &Self, i: usize| p.shapes[operands[i].0 as usize].clone();
-        let ineq = |p: &mut Self, cur: (&Shape, Role, RowKind), subr: (&Shape, Role, RowKind)| {
-            let origin = Origin::new(op, (cur.1, cur.2), (subr.1, subr.2));
-            p.push(
-                Constraint::RowIneq {
-                    cur: cur.0.row(cur.2).clone(),
-                    subr: subr.0.row(subr.2).clone(),
-                    marked: false,
-                },
-                origin,
-            );
+        let ineq = |p: &mut Self, (cr, ck): (Role, RowKind), (sr, sk): (Role, RowKind)| {
+            let row = |p: &Self, role: Role, kind: RowKind| {
+                let id = match role {
+                    Role::Operand(i) => operands[i as usize],
+                    _ => result,
+                };
+                p.shapes[id.0 as usize].row(kind).clone()
+            };
+            let constraint = Constraint::RowIneq {
+                cur: row(p, cr, ck),
+                subr: row(p, sr, sk),
+                marked: false,
+            };
+            p.push(constraint, Origin::new(op, (cr, ck), (sr, sk)));
         };
         match logic {
             OpLogic::PointwiseUn | OpLogic::PointwiseBin | OpLogic::PointwiseTern => {
@@ -232,9 +238,9 @@ impl Problem {
                     _ => 3,
                 })?;
                 for (cr, ck, sr, sk) in broadcast_pairs(logic, operands.len()) {
-                    let Role::Operand(i) = sr else { continue };
-                    let o = opnd(self, i as usize);
-                    ineq(self, (&res, cr, ck), (&o, sr, sk));
+                    if let Role::Operand(_) = sr {
+                        ineq(self, (cr, ck), (sr, sk));
+                    }
                 }
             }
             OpLogic::Compose | OpLogic::ComposeAccumulate | OpLogic::Transpose => {
@@ -243,13 +249,8 @@ impl Problem {
                     OpLogic::ComposeAccumulate => 3,
                     _ => 1,
                 })?;
-                let shape = |p: &Self, role: Role| match role {
-                    Role::Operand(i) => opnd(p, i as usize),
-                    _ => res.clone(),
-                };
                 for (cr, ck, sr, sk) in broadcast_pairs(logic, operands.len()) {
-                    let (cur, subr) = (shape(self, cr), shape(self, sr));
-                    ineq(self, (&cur, cr, ck), (&subr, sr, sk));
+                    ineq(self, (cr, ck), (sr, sk));
                 }
             }
             OpLogic::Einsum(spec) | OpLogic::Block(spec) => {
@@ -263,6 +264,7 @@ impl Problem {
                 let mut labels: HashMap<String, Dim> = HashMap::new();
                 let mut rows: HashMap<String, RowVar> = HashMap::new();
                 let n = operands.len();
+                let res = res(self);
                 for (i, slot) in spec
                     .rhs
                     .iter()
@@ -301,7 +303,7 @@ impl Problem {
             }
             OpLogic::BatchSlice { index } => {
                 arity(1)?;
-                let a = opnd(self, 0);
+                let (a, res) = (opnd(self, 0), res(self));
                 let slice = Dim::Var(self.solver.fresh_dim(false));
                 let mut expanded = res.batch.clone();
                 if expanded.var.is_some() {
@@ -333,6 +335,7 @@ impl Problem {
             OpLogic::Terminal { spec, elems, exact } => {
                 arity(0)?;
                 self.mark_terminal(result);
+                let res = res(self);
                 if let Some(spec) = spec {
                     let s = self.shapes[spec.0 as usize].clone();
                     for k in KINDS {
@@ -367,7 +370,7 @@ impl Problem {
             }
             OpLogic::Equal => {
                 arity(1)?;
-                let a = opnd(self, 0);
+                let (a, res) = (opnd(self, 0), res(self));
                 for k in KINDS {
                     let origin = Origin::new(op, (Role::Result, k), (Role::Operand(0), k));
                     self.push(
@@ -379,7 +382,7 @@ impl Problem {
             OpLogic::Reshape => {
                 arity(1)?;
                 self.mark_terminal(result);
-                let a = opnd(self, 0);
+                let (a, res) = (opnd(self, 0), res(self));
                 let origin = Origin::new(
                     op,
                     (Role::Result, RowKind::Batch),
@@ -576,6 +579,17 @@ impl Problem {
     /// The first unsatisfiable constraint, with provenance.
     pub fn solve(&mut self, closing: Closing) -> Result<(), ShapeError> {
         self.solver.solve(closing)
+    }
+
+    /// Reserves room for a program of `ops` more ops: the variables and
+    /// constraints a typical op adds (an estimate: element-wise ops add
+    /// about 3 dims, 6 rows and 7 constraints). Only saves regrowing tables.
+    pub fn reserve_ops(&mut self, ops: usize) {
+        self.solver.reserve(
+            ops.saturating_mul(4),
+            ops.saturating_mul(8),
+            ops.saturating_mul(8),
+        );
     }
 
     /// The solved (resolved) shape of `id`.

@@ -45,8 +45,10 @@ mod counts;
 mod dims;
 mod env;
 mod marked;
+mod provenance;
 mod rank;
 mod simplify;
+mod watch;
 
 use std::fmt;
 

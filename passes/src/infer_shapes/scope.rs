@@ -195,6 +195,7 @@ impl<'c, 'a> Scope<'c, 'a> {
             keep: true,
             descend: true,
         });
+        self.problem.reserve_ops(nested.len());
         for &op in &nested {
             let def = catalog::lookup(&ir::op_name(&op));
             let terminal = def.is_none_or(|d| d.logic == ShapeLogic::Terminal);

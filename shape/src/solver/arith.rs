@@ -167,7 +167,7 @@ fn out_of_range(c: &Constraint) -> Option<(ShapeErrorKind, String)> {
 
 impl Solver {
     /// Checks the values a constraint gives (see [`out_of_range`]); run
-    /// before the constraint is simplified, so that every size the solver
+    /// once, before a constraint added from outside is first simplified, so that every size the solver
     /// binds or computes with is at most [`MAX_SIZE`].
     pub(crate) fn check_literals(&self, t: &Tagged) -> Result<(), ShapeError> {
         match out_of_range(&t.constraint) {

@@ -9,7 +9,7 @@
 use super::{
     Constraint, Dim, DimVar, Origin, Row, RowVar, ShapeError, ShapeErrorKind, Solver,
     arith::{self, fit},
-    simplify::{Step, pairs, tag},
+    simplify::{Step, Vars, pairs, tag},
 };
 
 impl Solver {
@@ -48,7 +48,7 @@ impl Solver {
         if !row_vars.is_empty() || unknown.len() > 1 {
             return Ok(Step::Stuck {
                 dims: unknown.into_iter().map(|(v, _)| v).collect(),
-                rows: row_vars,
+                rows: row_vars.into(),
             });
         }
         match unknown.first() {
@@ -155,8 +155,8 @@ impl Solver {
         }
         dims.push(v);
         Ok(Step::Stuck {
-            dims,
-            rows: row_vars,
+            dims: dims.into(),
+            rows: row_vars.into(),
         })
     }
 
@@ -225,8 +225,8 @@ impl Solver {
                 Ok(Step::Replace(out))
             }
             _ => Ok(Step::Stuck {
-                dims: vec![],
-                rows: vars,
+                dims: Vars::new(),
+                rows: vars.into(),
             }),
         }
     }

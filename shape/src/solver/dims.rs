@@ -8,7 +8,7 @@
 use super::{
     Dim, DimVar, Label, Origin, ShapeError, ShapeErrorKind, Solver,
     arith::{self, fit},
-    simplify::Step,
+    simplify::{Step, Vars},
 };
 
 impl Solver {
@@ -60,7 +60,10 @@ impl Solver {
             if let Dim::Var(v) = self.find_dim(whole) {
                 dims.push(v);
             }
-            return Ok(Step::Stuck { dims, rows: vec![] });
+            return Ok(Step::Stuck {
+                dims: dims.into(),
+                rows: Vars::new(),
+            });
         };
         if known > w {
             return Err(fail(
@@ -97,7 +100,7 @@ impl Solver {
             }
             _ => Ok(Step::Stuck {
                 dims: unknown.iter().map(|(v, _)| *v).collect(),
-                rows: vec![],
+                rows: Vars::new(),
             }),
         }
     }
@@ -351,7 +354,7 @@ impl Solver {
                     Dim::Size(..) => None,
                 })
                 .collect(),
-            rows: vec![],
+            rows: Vars::new(),
         }
     }
 

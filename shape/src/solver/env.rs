@@ -3,6 +3,8 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use super::provenance::push_unique;
+use super::watch::{NIL, WatchPool};
 use super::{
     Closing, Constraint, Dim, DimVar, Label, Origin, Row, RowVar, ShapeError, ShapeErrorKind,
     Tagged,
@@ -13,10 +15,13 @@ use crate::spec::RowKind;
 pub(crate) struct DimInfo {
     /// `Some` once bound (to a size or another variable).
     pub binding: Option<(Dim, Origin)>,
-    /// Where the bound value itself came from (the provenance of the other
-    /// side of the binding constraint): bindings go straight to
+    /// Where the bound value itself came from: the other side of the
+    /// binding constraint, as written. Bindings go straight to
     /// representatives, so this keeps the story of how they got their size.
-    pub via: Vec<Origin>,
+    /// Its chain was fully bound (to a size) when this binding was made, and
+    /// bindings never change, so walking it when an error is reported gives
+    /// the provenance as it was then ([`Solver::dim_provenance`]).
+    pub via: Option<DimVar>,
     /// From a terminal shape (closes to its LUB, then 1).
     pub terminal: bool,
     /// Lower bound on the size (`AtLeast`); 0 for a discardable variable.
@@ -32,8 +37,9 @@ pub(crate) struct DimInfo {
     pub uniq_unless: Option<Vec<DimVar>>,
     /// The least upper bound from `d >= var` with `d > 1`.
     pub lub: Option<(u64, Label, Origin)>,
-    /// Stuck constraints to re-examine when this variable is bound.
-    pub watchers: Vec<u32>,
+    /// Stuck constraints to re-examine when this variable is bound (the
+    /// head of a list in [`Solver::watches`]).
+    pub watchers: u32,
     /// Union-by-size weight.
     pub size: u32,
 }
@@ -43,7 +49,8 @@ pub(crate) struct RowInfo {
     pub binding: Option<(Row, Origin)>,
     pub terminal: bool,
     pub kind: RowKind,
-    pub watchers: Vec<u32>,
+    /// As [`DimInfo::watchers`].
+    pub watchers: u32,
     /// Known axes accumulated through template expansions (rank-cycle guard).
     pub depth: usize,
     /// Union-find parent over row variables: variables related by a
@@ -71,6 +78,15 @@ pub struct Solver {
     deferred: Vec<u32>,
     queue: VecDeque<u32>,
     queued: Vec<bool>,
+    /// Constraints added from outside whose given sizes are not yet checked
+    /// ([`Solver::check_literals`]). Derived constraints only carry sizes
+    /// already checked (or computed and checked), and a constraint
+    /// re-examined after being stuck was checked the first time.
+    unchecked: Vec<bool>,
+    /// Reused buffer for the ids of derived constraints.
+    scratch_ids: Vec<u32>,
+    /// The watch lists of all variables.
+    watches: WatchPool,
 }
 
 impl Solver {
@@ -81,17 +97,29 @@ impl Solver {
         s
     }
 
+    /// Reserves room for this many more dim variables, row variables and
+    /// constraints, so that a caller that knows the problem's size saves
+    /// the tables' regrowth (copies into fresh memory).
+    pub fn reserve(&mut self, dims: usize, rows: usize, constraints: usize) {
+        self.dims.reserve(dims);
+        self.rows.reserve(rows);
+        self.store.reserve(constraints);
+        self.queued.reserve(constraints);
+        self.unchecked.reserve(constraints);
+        self.deferred.reserve(constraints);
+    }
+
     /// A fresh dimension variable.
     pub fn fresh_dim(&mut self, terminal: bool) -> DimVar {
         self.dims.push(DimInfo {
             binding: None,
-            via: vec![],
+            via: None,
             terminal,
             at_least: 1,
             discardable: false,
             uniq_unless: None,
             lub: None,
-            watchers: vec![],
+            watchers: NIL,
             size: 1,
         });
         DimVar(u32::try_from(self.dims.len() - 1).expect("fewer than 2^32 dim variables"))
@@ -104,7 +132,7 @@ impl Solver {
             binding: None,
             terminal,
             kind,
-            watchers: vec![],
+            watchers: NIL,
             depth: 0,
             parent: id,
             axes: 0,
@@ -159,6 +187,7 @@ impl Solver {
     pub fn add(&mut self, constraint: Constraint, origin: Origin) {
         self.note_rows(&constraint);
         let id = self.alloc(Tagged { constraint, origin });
+        self.unchecked[id as usize] = true;
         self.enqueue(id);
     }
 
@@ -167,6 +196,7 @@ impl Solver {
     pub fn add_deferred(&mut self, constraint: Constraint, origin: Origin) {
         self.note_rows(&constraint);
         let id = self.alloc(Tagged { constraint, origin });
+        self.unchecked[id as usize] = true;
         self.deferred.push(id);
     }
 
@@ -234,12 +264,28 @@ impl Solver {
     fn alloc(&mut self, t: Tagged) -> u32 {
         if let Some(id) = self.free.pop() {
             self.store[id as usize] = Some(t);
+            self.unchecked[id as usize] = false;
             return id;
         }
         let id = u32::try_from(self.store.len()).expect("fewer than 2^32 live constraints");
         self.store.push(Some(t));
         self.queued.push(false);
+        self.unchecked.push(false);
         id
+    }
+
+    /// Queues the constraints of the watch list starting at `head`.
+    fn wake(&mut self, mut head: u32) {
+        if head == NIL {
+            return;
+        }
+        let mut ids = std::mem::take(&mut self.scratch_ids);
+        ids.clear();
+        self.watches.take(&mut head, &mut ids);
+        for &id in &ids {
+            self.enqueue(id);
+        }
+        self.scratch_ids = ids;
     }
 
     pub(crate) fn enqueue(&mut self, id: u32) {
@@ -283,6 +329,9 @@ impl Solver {
             let Some(tagged) = self.store[id as usize].take() else {
                 continue;
             };
+            if std::mem::take(&mut self.unchecked[id as usize]) {
+                self.check_literals(&tagged)?;
+            }
             match self.step(&tagged)? {
                 super::simplify::Step::Done => self.free.push(id),
                 // Derived constraints go first (depth-first, "simplify
@@ -290,18 +339,21 @@ impl Solver {
                 // op's constraints are looked at.
                 super::simplify::Step::Replace(cs) => {
                     self.free.push(id);
-                    let ids: Vec<u32> = cs.into_iter().map(|c| self.alloc(c)).collect();
+                    let mut ids = std::mem::take(&mut self.scratch_ids);
+                    ids.clear();
+                    ids.extend(cs.into_iter().map(|c| self.alloc(c)));
                     for &id in ids.iter().rev() {
                         self.queued[id as usize] = true;
                         self.queue.push_front(id);
                     }
+                    self.scratch_ids = ids;
                 }
                 super::simplify::Step::Stuck { dims, rows } => {
                     for v in dims {
-                        self.dims[v.0 as usize].watchers.push(id);
+                        self.watches.push(&mut self.dims[v.0 as usize].watchers, id);
                     }
                     for v in rows {
-                        self.rows[v.0 as usize].watchers.push(id);
+                        self.watches.push(&mut self.rows[v.0 as usize].watchers, id);
                     }
                     self.store[id as usize] = Some(tagged);
                 }
@@ -333,34 +385,6 @@ impl Solver {
             }
         }
         d
-    }
-
-    /// The origins of the bindings on the way from `d` to its representative.
-    pub(crate) fn dim_provenance(&self, mut d: Dim, out: &mut Vec<Origin>) {
-        while let Dim::Var(v) = d {
-            match &self.dims[v.0 as usize].binding {
-                Some((next, origin)) => {
-                    push_unique(out, *origin);
-                    for o in &self.dims[v.0 as usize].via {
-                        push_unique(out, *o);
-                    }
-                    d = *next;
-                }
-                None => break,
-            }
-        }
-    }
-
-    /// The origins of the bindings that shaped a row variable.
-    pub(crate) fn row_provenance(&self, v: RowVar, out: &mut Vec<Origin>) {
-        let mut v = v;
-        while let Some((row, origin)) = &self.rows[v.0 as usize].binding {
-            push_unique(out, *origin);
-            match row.var {
-                Some(next) if out.len() < PROVENANCE => v = next,
-                _ => break,
-            }
-        }
     }
 
     /// A row with every bound variable substituted (dims to representatives).
@@ -432,13 +456,13 @@ impl Solver {
             &mut self.dims[v.0 as usize],
             DimInfo {
                 binding: None,
-                via: vec![],
+                via: None,
                 terminal: false,
                 at_least: 1,
                 discardable: false,
                 uniq_unless: None,
                 lub: None,
-                watchers: vec![],
+                watchers: NIL,
                 size: 0,
             },
         );
@@ -457,9 +481,7 @@ impl Solver {
         let resolved = self.find_dim(value);
         self.dims[v.0 as usize].binding = Some((value, origin));
         self.dims[v.0 as usize].terminal = terminal;
-        for id in watchers {
-            self.enqueue(id);
-        }
+        self.wake(watchers);
         match resolved {
             Dim::Var(u) => {
                 let target = &mut self.dims[u.0 as usize];
@@ -532,11 +554,10 @@ impl Solver {
         origin: Origin,
         source: Dim,
     ) -> Result<(), ShapeError> {
-        let mut via = vec![];
-        self.dim_provenance(source, &mut via);
-        via.retain(|o| *o != origin);
         self.bind_dim(v, value, origin)?;
-        self.dims[v.0 as usize].via = via;
+        if let Dim::Var(source) = source {
+            self.dims[v.0 as usize].via = Some(source);
+        }
         Ok(())
     }
 
@@ -605,72 +626,10 @@ impl Solver {
                 }
             }
         }
-        let watchers = std::mem::take(&mut self.rows[v.0 as usize].watchers);
+        let watchers = std::mem::replace(&mut self.rows[v.0 as usize].watchers, NIL);
         self.rows[v.0 as usize].binding = Some((value, origin));
-        for id in watchers {
-            self.enqueue(id);
-        }
+        self.wake(watchers);
         Ok(())
-    }
-
-    /// A rank-cycle error about row variable `v`, with its provenance.
-    fn rank_cycle(&self, v: RowVar, message: String, origin: Origin) -> ShapeError {
-        let mut related = vec![];
-        self.row_provenance(v, &mut related);
-        related.retain(|o| *o != origin);
-        ShapeError {
-            kind: ShapeErrorKind::RankCycle,
-            message: format!("{message} ({})", origin.describe()),
-            origin,
-            related,
-        }
-    }
-
-    /// An error about dims, with the provenance of their bindings.
-    pub(crate) fn dim_error(
-        &self,
-        kind: ShapeErrorKind,
-        message: String,
-        origin: Origin,
-        dims: &[Dim],
-    ) -> ShapeError {
-        let mut related = vec![];
-        for d in dims {
-            self.dim_provenance(*d, &mut related);
-        }
-        related.retain(|o| *o != origin);
-        ShapeError {
-            kind,
-            message: format!("{message} at {}", origin.describe()),
-            origin,
-            related,
-        }
-    }
-
-    /// An error about rows, with the provenance of their variables' bindings.
-    pub(crate) fn row_error(
-        &self,
-        kind: ShapeErrorKind,
-        message: String,
-        origin: Origin,
-        rows: &[&Row],
-    ) -> ShapeError {
-        let mut related = vec![];
-        for r in rows {
-            for d in r.beg.iter().chain(&r.end) {
-                self.dim_provenance(*d, &mut related);
-            }
-            if let Some(v) = r.var {
-                self.row_provenance(v, &mut related);
-            }
-        }
-        related.retain(|o| *o != origin);
-        ShapeError {
-            kind,
-            message: format!("{message} ({})", origin.describe()),
-            origin,
-            related,
-        }
     }
 
     /// Every unbound dim variable.
@@ -699,14 +658,5 @@ impl Solver {
     /// Whether `closing` left variables (for callers printing them).
     pub fn has_free_variables(&self) -> bool {
         self.free_dims().next().is_some() || self.free_rows().next().is_some()
-    }
-}
-
-/// The most origins an error lists as related.
-const PROVENANCE: usize = 8;
-
-pub(crate) fn push_unique(out: &mut Vec<Origin>, o: Origin) {
-    if !out.contains(&o) && out.len() < PROVENANCE {
-        out.push(o);
     }
 }

@@ -18,14 +18,18 @@ pub(crate) enum Step {
     Replace(Vec<Tagged>),
     /// Nothing more can be concluded until one of these is bound.
     Stuck {
-        dims: Vec<DimVar>,
-        rows: Vec<RowVar>,
+        dims: Vars<DimVar>,
+        rows: Vars<RowVar>,
     },
 }
 
+/// The variables a stuck constraint waits for: almost always at most two,
+/// kept inline (no allocation per stuck step).
+pub(crate) type Vars<T> = smallvec::SmallVec<[T; 2]>;
+
 pub(super) fn stuck_on_rows(rows: impl IntoIterator<Item = Option<RowVar>>) -> Step {
     Step::Stuck {
-        dims: vec![],
+        dims: Vars::new(),
         rows: rows.into_iter().flatten().collect(),
     }
 }
@@ -66,7 +70,6 @@ pub(super) fn pairs(
 
 impl Solver {
     pub(crate) fn step(&mut self, t: &Tagged) -> Result<Step, ShapeError> {
-        self.check_literals(t)?;
         let origin = t.origin;
         match &t.constraint {
             Constraint::DimEq(a, b) => self.dim_eq(*a, *b, origin),
@@ -251,8 +254,8 @@ impl Solver {
             }
             // u >= v: wait for either.
             (Dim::Var(u), Dim::Var(v)) => Ok(Step::Stuck {
-                dims: vec![u, v],
-                rows: vec![],
+                dims: smallvec::smallvec![u, v],
+                rows: Vars::new(),
             }),
         }
     }
