@@ -53,6 +53,8 @@
 #include "mlir/Support/TypeID.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+#include <cerrno>
+#include <fcntl.h>
 #include <memory>
 #include <string>
 #include <vector>
@@ -373,6 +375,16 @@ void ocannlRegisterAllUpstream(MlirDialectRegistry registry) {
   mlir::registerAllPasses();
 }
 
+namespace {
+/// Whether file descriptor 1 was closed when the process started (`tool >&-`).
+/// Read by a static initialiser, so before `main`: Rust's runtime and
+/// `llvm::InitLLVM` both reopen a closed descriptor 0-2 on `/dev/null`, after
+/// which the output would vanish and the tool would exit 0.
+const bool stdoutClosedAtStart = fcntl(1, F_GETFD) == -1 && errno == EBADF;
+} // namespace
+
+extern "C" bool ocannlStdoutClosedAtStart() { return stdoutClosedAtStart; }
+
 /// MlirOptMain with every upstream dialect, extension and pass, and the
 /// dialects `registerDialects` adds (the ocannl dialect, from Rust); returns
 /// the process exit code.
@@ -382,7 +394,8 @@ void ocannlRegisterAllUpstream(MlirDialectRegistry registry) {
 /// closed pipe, a full disk) is a one-line error and exit code 1 instead of
 /// LLVM's fatal "IO failure on output stream" report, and SIGPIPE keeps the
 /// disposition the process gave it (ignored: writes then fail with EPIPE)
-/// instead of InitLLVM's exit with code 74.
+/// instead of InitLLVM's exit with code 74. A standard output that was
+/// closed at start-up is an error too when the output goes there.
 int ocannlOptMain(int argc, char **argv, const char *toolName,
                   void (*registerDialects)(MlirDialectRegistry)) {
   mlir::DialectRegistry registry;
@@ -393,6 +406,11 @@ int ocannlOptMain(int argc, char **argv, const char *toolName,
   mlir::registerAllPasses();
   auto [inputFilename, outputFilename] =
       mlir::registerAndParseCLIOptions(argc, argv, toolName, registry);
+  if (outputFilename == "-" && stdoutClosedAtStart) {
+    llvm::errs() << "ocannl-opt: error: cannot write the output to '-': standard output is "
+                    "closed\n";
+    return 1;
+  }
   llvm::InitLLVM init(argc, argv, /*InstallPipeSignalExitHandler=*/false);
   mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
   if (inputFilename == "-" && llvm::sys::Process::FileDescriptorIsDisplayed(fileno(stdin)))

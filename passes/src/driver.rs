@@ -27,3 +27,13 @@ pub fn opt_main(args: Vec<String>) -> i32 {
         c"ocannl-opt: the ocannl dialect and passes on MLIR's opt driver\n",
     )
 }
+
+/// Whether standard output was closed when the process started (`tool >&-`).
+///
+/// Rust's runtime reopens a closed descriptor 0-2 on `/dev/null` before
+/// `main`, so output written there would vanish and the tool would exit 0.
+/// The shim reads the descriptor before that, during static initialisation;
+/// a tool that writes to standard output reports this as an error.
+pub fn stdout_closed_at_start() -> bool {
+    driver::stdout_closed_at_start()
+}

@@ -8,6 +8,7 @@ use std::{
 
 const OCANNL_OPT: &str = env!("CARGO_BIN_EXE_ocannl-opt");
 const OCANNL_RUN: &str = env!("CARGO_BIN_EXE_ocannl-run");
+const OCANNL_IMPORT_ONNX: &str = env!("CARGO_BIN_EXE_ocannl-import-onnx");
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -504,6 +505,30 @@ fn assert_output_errors_are_user_errors(tool: &str, args: &[&str]) {
         .output()
         .expect("the tool runs");
     assert_user_error(&out, "cannot write");
+    // Descriptor 1 not open at all (`tool >&-`): Rust's runtime and
+    // `InitLLVM` would reopen it on /dev/null and the output would vanish.
+    let script = r#"exec "$0" "$@" >&-"#;
+    let out = Command::new("sh")
+        .args(["-c", script, tool])
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("sh runs the tool");
+    assert_user_error(&out, "standard output is closed");
+    // With -o, standard output is not needed.
+    if tool == OCANNL_OPT {
+        let file = scratch("closed-stdout", "out.mlir", "");
+        let out = Command::new("sh")
+            .args(["-c", script, tool])
+            .args(args)
+            .args(["-o", &file.display().to_string()])
+            .current_dir(root())
+            .output()
+            .expect("sh runs the tool");
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let text = std::fs::read_to_string(&file).expect("the output file");
+        assert!(text.contains("llvm.func"), "{text}");
+    }
 }
 
 /// Closed and full standard output (`| head -1`, `> /dev/full`).
@@ -517,6 +542,10 @@ fn closed_or_full_stdout_is_a_user_error() {
             "-p",
             "builtin.module(ocannl-to-llvm)",
         ],
+    );
+    assert_output_errors_are_user_errors(
+        OCANNL_IMPORT_ONNX,
+        &["lit-tests/Import/Inputs/rosette.onnx"],
     );
 }
 

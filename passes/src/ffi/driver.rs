@@ -30,3 +30,10 @@ pub(crate) fn opt_main(args: &[CString], tool_name: &std::ffi::CStr) -> i32 {
         )
     }
 }
+
+/// Whether standard output was closed when the process started; read before
+/// `main`, since Rust's runtime reopens a closed descriptor on `/dev/null`.
+pub(crate) fn stdout_closed_at_start() -> bool {
+    // SAFETY: reads a `const bool` the shim set during static initialisation.
+    unsafe { shim::ocannlStdoutClosedAtStart() }
+}

@@ -48,6 +48,7 @@ unsafe extern "C" {
     ) -> MlirOperation;
     pub(super) fn ocannlCreateRegisteredPass(argument: *const c_char) -> MlirPass;
     pub(super) fn ocannlRegisterAllUpstream(registry: MlirDialectRegistry);
+    pub(super) fn ocannlStdoutClosedAtStart() -> bool;
     pub(super) fn ocannlOptMain(
         argc: c_int,
         argv: *mut *mut c_char,

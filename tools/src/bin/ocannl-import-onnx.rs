@@ -39,6 +39,11 @@ struct Cli {
     erase_input_shapes: Vec<String>,
 }
 
+/// mimalloc: the solver and the IR translation allocate many small,
+/// short-lived vectors (see `ocannl-opt.rs`).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let shown = cli.model.display().to_string();
@@ -71,6 +76,9 @@ fn main() -> ExitCode {
     let written = match &cli.output {
         Some(path) => std::fs::write(path, text.as_bytes())
             .map_err(|e| format!("{}: error: cannot write: {e}", path.display())),
+        None if ocannl_passes::driver::stdout_closed_at_start() => {
+            Err("error: cannot write the output: standard output is closed".to_string())
+        }
         None => io::stdout()
             .lock()
             .write_all(text.as_bytes())

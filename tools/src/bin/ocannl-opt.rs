@@ -6,6 +6,14 @@
 
 use std::process::ExitCode;
 
+/// mimalloc for Rust's allocations (MLIR's C++ keeps the system allocator):
+/// the solver and the IR translation allocate many small, short-lived
+/// vectors, and mimalloc's thread-local free lists make `ocannl-infer-shapes`
+/// about 30% faster than glibc's malloc (`tools/bench/infer_vs_onnx.py`).
+/// Loaded as a plugin, the passes use the host's allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let code = ocannl_passes::driver::opt_main(std::env::args().collect());
     ExitCode::from(u8::try_from(code).unwrap_or(1))

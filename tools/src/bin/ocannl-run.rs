@@ -103,6 +103,11 @@ enum Target {
     GridOnCpu,
 }
 
+/// mimalloc: the solver and the IR translation allocate many small,
+/// short-lived vectors (see `ocannl-opt.rs`).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -112,6 +117,14 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    if ocannl_passes::driver::stdout_closed_at_start() {
+        // It prints the results (or what --emit wrote) there.
+        let _ = writeln!(
+            io::stderr(),
+            "ocannl-run: error: cannot write the output: standard output is closed"
+        );
+        return ExitCode::from(1);
+    }
     let mut out = io::stdout().lock();
     let result = run(&cli, &mut out).and_then(|()| {
         out.flush()
