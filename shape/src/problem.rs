@@ -7,6 +7,9 @@
 
 use std::collections::HashMap;
 
+mod naming;
+pub use naming::Namer;
+
 use crate::{
     solver::{
         Closing, Constraint, Dim, DimVar, OpId, Origin, Role, Row, RowVar, Shape, ShapeError,
@@ -615,59 +618,16 @@ impl Problem {
     }
 
     /// [`Problem::to_spec`] for a caller that already holds
-    /// `shape = self.shape(id)`.
+    /// `shape = self.shape(id)`. Each call indexes the problem's variable
+    /// names: to name many shapes, build one [`Problem::namer`].
     pub fn solved_to_spec(&self, id: ShapeId, shape: Shape) -> ShapeSpec {
-        // Names from the shape's own scope first, then from the others.
-        let scope = self.shape_scopes[id.0 as usize];
-        let order = |(s, name): &(u32, String)| (*s != scope, *s, name.clone());
-        let mut dim_names: HashMap<DimVar, String> = HashMap::new();
-        let mut sorted: Vec<(&(u32, String), &DimVar)> = self.dim_names.iter().collect();
-        sorted.sort_by_key(|(k, _)| order(k));
-        for ((_, name), v) in sorted {
-            if let Dim::Var(rep) = self.solver.find_dim(Dim::Var(*v)) {
-                dim_names.entry(rep).or_insert_with(|| name.clone());
-            }
-        }
-        let mut row_names: HashMap<RowVar, String> = HashMap::new();
-        let mut sorted: Vec<(&(u32, String), &RowVar)> = self.row_names.iter().collect();
-        sorted.sort_by_key(|(k, _)| order(k));
-        for ((_, name), v) in sorted {
-            if let Some(rep) = self.solver.resolved_bare_var(&Row::of_var(*v)) {
-                row_names.entry(rep).or_insert_with(|| name.clone());
-            }
-        }
-        let dim = |d: &Dim| match *d {
-            Dim::Size(s, l) if l == crate::solver::Label::NONE => ShapeAxis::Size(s),
-            Dim::Size(s, l) => ShapeAxis::Labeled {
-                label: self.solver.label_name(l).to_owned(),
-                size: s,
-            },
-            Dim::Var(v) => ShapeAxis::Var(dim_names.get(&v).cloned().unwrap_or_else(|| {
-                self.fresh_name("d", v.0, |n| self.dim_names.keys().any(|k| k.1 == n))
-            })),
-        };
-        let row = |r: &Row| spec::Row {
-            beg: r.beg.iter().map(dim).collect(),
-            var: r.var.map(|v| {
-                spec::RowVar::Named(row_names.get(&v).cloned().unwrap_or_else(|| {
-                    self.fresh_name("r", v.0, |n| self.row_names.keys().any(|k| k.1 == n))
-                }))
-            }),
-            end: r.end.iter().map(dim).collect(),
-        };
-        ShapeSpec {
-            batch: row(&shape.batch),
-            input: row(&shape.input),
-            output: row(&shape.output),
-        }
+        self.namer().spec(id, &shape)
     }
 
-    fn fresh_name(&self, prefix: &str, id: u32, taken: impl Fn(&str) -> bool) -> String {
-        let mut name = format!("{prefix}{id}");
-        while taken(&name) {
-            name.push('_');
-        }
-        name
+    /// Names the unsolved variables of solved shapes (see [`Namer`]), in
+    /// time linear in the number of names once built.
+    pub fn namer(&self) -> Namer<'_> {
+        Namer::new(self)
     }
 
     /// The solver, for inspection.

@@ -390,15 +390,18 @@ impl<'c, 'a> Scope<'c, 'a> {
         // shape (no variables to name) gives the same new type for the same
         // old type, so each pair is printed and built once.
         let mut cache: FxHashMap<(usize, Shape), Option<Type<'c>>> = FxHashMap::default();
+        // One index of the variables' names for every shape (building it
+        // per shape made naming quadratic in the named variables).
+        let namer = self.problem.namer();
         let mut solve = |ty: Type<'c>, shape: ShapeId| -> Option<Type<'c>> {
             let resolved = self.problem.shape(shape);
             if !resolved.is_concrete() {
-                return solved_type(ty, &self.problem.solved_to_spec(shape, resolved));
+                return solved_type(ty, &namer.spec(shape, &resolved));
             }
             match cache.entry((ty.to_raw().ptr as usize, resolved)) {
                 Entry::Occupied(e) => *e.get(),
                 Entry::Vacant(e) => {
-                    let spec = self.problem.solved_to_spec(shape, e.key().1.clone());
+                    let spec = namer.spec(shape, &e.key().1);
                     *e.insert(solved_type(ty, &spec))
                 }
             }
