@@ -41,6 +41,7 @@
 
 mod arith;
 mod close;
+mod compress;
 mod counts;
 mod dims;
 mod env;

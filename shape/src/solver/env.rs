@@ -46,7 +46,12 @@ pub(crate) struct DimInfo {
 
 #[derive(Debug, Clone)]
 pub(crate) struct RowInfo {
+    /// `Some` once bound. Path compression ([`Solver::compress_rows`])
+    /// may later replace the row by its expansion (the same axes).
     pub binding: Option<(Row, Origin)>,
+    /// The row variable the binding was written with, before any
+    /// compression: the chain that error provenance walks.
+    pub via: Option<RowVar>,
     pub terminal: bool,
     pub kind: RowKind,
     /// As [`DimInfo::watchers`].
@@ -130,6 +135,7 @@ impl Solver {
         let id = u32::try_from(self.rows.len()).expect("fewer than 2^32 row variables");
         self.rows.push(RowInfo {
             binding: None,
+            via: None,
             terminal,
             kind,
             watchers: NIL,
@@ -359,6 +365,9 @@ impl Solver {
                 }
             }
         }
+        // Readers after propagation (closing, reading back every shape)
+        // expand rows many times: one link per chain keeps that linear.
+        self.compress_rows();
         Ok(())
     }
 
@@ -627,6 +636,7 @@ impl Solver {
             }
         }
         let watchers = std::mem::replace(&mut self.rows[v.0 as usize].watchers, NIL);
+        self.rows[v.0 as usize].via = value.var;
         self.rows[v.0 as usize].binding = Some((value, origin));
         self.wake(watchers);
         Ok(())

@@ -40,9 +40,9 @@ impl Solver {
     /// The origins of the bindings that shaped a row variable.
     pub(crate) fn row_provenance(&self, v: RowVar, out: &mut Vec<Origin>) {
         let mut v = v;
-        while let Some((row, origin)) = &self.rows[v.0 as usize].binding {
+        while let Some((_, origin)) = &self.rows[v.0 as usize].binding {
             push_unique(out, *origin);
-            match row.var {
+            match self.rows[v.0 as usize].via {
                 Some(next) if out.len() < PROVENANCE => v = next,
                 _ => break,
             }
