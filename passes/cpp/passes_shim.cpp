@@ -37,6 +37,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/ExtensibleDialect.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/InitLLVM.h"
@@ -557,16 +558,29 @@ MlirOperation ocannlForEachControlFlowEdge(MlirOperation root, OcannlEdgeFn edge
   return wrap(unsupported);
 }
 
+/// A cache of the symbol tables calls are resolved in (MLIR's
+/// SymbolTableCollection): each table is built once, so resolving a call is
+/// a hash lookup, not a scan of the module (`resolveCallable` without one
+/// made resolving every call of a module quadratic). Freed with
+/// `ocannlSymbolTablesDestroy`; the symbols must not change meanwhile.
+void *ocannlSymbolTablesCreate() { return new mlir::SymbolTableCollection(); }
+
+void ocannlSymbolTablesDestroy(void *tables) {
+  delete static_cast<mlir::SymbolTableCollection *>(tables);
+}
+
 /// Whether `op` is a call (`CallOpInterface`). When it is, `*callee` is the
 /// function it calls (null when it cannot be resolved: an indirect call or
-/// a missing symbol, or when `resolve` is false) and
+/// a missing symbol, or when `tables` is null: no lookup) and
 /// `[*firstArg, *firstArg + *numArgs)` are the operands passed as arguments.
-bool ocannlCallInfo(MlirOperation op, bool resolve, MlirOperation *callee, intptr_t *firstArg,
+bool ocannlCallInfo(MlirOperation op, void *tables, MlirOperation *callee, intptr_t *firstArg,
                     intptr_t *numArgs) {
   auto call = llvm::dyn_cast<mlir::CallOpInterface>(unwrap(op));
   if (!call)
     return false;
-  mlir::Operation *target = resolve ? call.resolveCallable() : nullptr;
+  mlir::Operation *target =
+      tables ? call.resolveCallableInTable(static_cast<mlir::SymbolTableCollection *>(tables))
+             : nullptr;
   *callee = wrap(target && llvm::isa<mlir::FunctionOpInterface>(target) ? target : nullptr);
   mlir::OperandRange args = call.getArgOperands();
   *firstArg = args.empty() ? 0 : static_cast<intptr_t>(args.getBeginOperandIndex());

@@ -206,8 +206,9 @@ fn run<'c>(
         .collect();
     let lowered: HashSet<usize> = funcs.iter().map(|f| f.to_raw().ptr as usize).collect();
     let mut calls = HashMap::new();
+    let mut tables = crate::ffi::flow::SymbolTables::new();
     for &func in &funcs {
-        let callees = check_lowerable(func, &lowered, &mut errors);
+        let callees = check_lowerable(func, &lowered, &mut tables, &mut errors);
         calls.insert(func.to_raw().ptr as usize, callees);
     }
     if let Some(call) = find_recursion(&funcs, &calls) {

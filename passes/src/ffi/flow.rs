@@ -77,17 +77,49 @@ pub(crate) struct Call<'c, 'a> {
     pub args: Vec<Value<'c, 'a>>,
 }
 
+/// The symbol tables calls are resolved in, each built once (MLIR's
+/// `SymbolTableCollection`): resolving a call is then a hash lookup, not a
+/// scan of the module. Keep one while resolving the calls of a module whose
+/// symbols do not change meanwhile.
+pub(crate) struct SymbolTables {
+    raw: std::ptr::NonNull<c_void>,
+}
+
+impl SymbolTables {
+    /// An empty cache.
+    pub(crate) fn new() -> Self {
+        // SAFETY: allocates a fresh, empty collection (never null: `new`
+        // throws, which LLVM builds turn into an abort, rather than fail).
+        let raw = unsafe { shim::ocannlSymbolTablesCreate() };
+        SymbolTables {
+            raw: std::ptr::NonNull::new(raw).expect("operator new returns non-null"),
+        }
+    }
+}
+
+impl Drop for SymbolTables {
+    fn drop(&mut self) {
+        // SAFETY: `raw` came from ocannlSymbolTablesCreate and is freed once.
+        unsafe { shim::ocannlSymbolTablesDestroy(self.raw.as_ptr()) }
+    }
+}
+
 /// `Some` when `op` is a call (`CallOpInterface`); its callee is looked up
-/// only when `resolve` is true (reading other functions is only safe for a
-/// pass that runs on their module).
-pub(crate) fn call_info<'c, 'a>(op: OperationRef<'c, 'a>, resolve: bool) -> Option<Call<'c, 'a>> {
+/// (in `tables`) only when `tables` is given (reading other functions is
+/// only safe for a pass that runs on their module).
+pub(crate) fn call_info<'c, 'a>(
+    op: OperationRef<'c, 'a>,
+    tables: Option<&mut SymbolTables>,
+) -> Option<Call<'c, 'a>> {
     let mut callee = MlirOperation {
         ptr: std::ptr::null_mut(),
     };
     let (mut first, mut count) = (0isize, 0isize);
-    // SAFETY: a live op and three out-parameters that outlive the call.
+    let tables = tables.map_or(std::ptr::null_mut(), |t| t.raw.as_ptr());
+    // SAFETY: a live op, a live collection or null, and three out-parameters
+    // that outlive the call.
     let is_call =
-        unsafe { shim::ocannlCallInfo(op.to_raw(), resolve, &mut callee, &mut first, &mut count) };
+        unsafe { shim::ocannlCallInfo(op.to_raw(), tables, &mut callee, &mut first, &mut count) };
     if !is_call {
         return None;
     }

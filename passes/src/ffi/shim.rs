@@ -71,9 +71,11 @@ unsafe extern "C" {
         edge: EdgeFn,
         data: *mut c_void,
     ) -> MlirOperation;
+    pub(super) fn ocannlSymbolTablesCreate() -> *mut c_void;
+    pub(super) fn ocannlSymbolTablesDestroy(tables: *mut c_void);
     pub(super) fn ocannlCallInfo(
         op: MlirOperation,
-        resolve: bool,
+        tables: *mut c_void,
         callee: *mut MlirOperation,
         first_arg: *mut isize,
         num_args: *mut isize,

@@ -11,7 +11,7 @@ use melior::ir::{
 use ocannl_dialect::{ir, types::TensorType};
 
 use super::Located;
-use crate::ffi::flow::call_info;
+use crate::ffi::flow::{SymbolTables, call_info};
 
 /// A call that passes tensors, from one covered function to another.
 pub(crate) struct CallSite<'c, 'a> {
@@ -54,6 +54,7 @@ impl<'c, 'a> CallGraph<'c, 'a> {
             .collect();
         let mut errors = Vec::new();
         let mut calls = Vec::with_capacity(functions.len());
+        let mut tables = resolve.then(SymbolTables::new);
         for &f in functions {
             let mut sites = Vec::new();
             let nested = ir::collect_ops(f, |_| ir::Select {
@@ -61,7 +62,7 @@ impl<'c, 'a> CallGraph<'c, 'a> {
                 descend: true,
             });
             for op in nested {
-                let Some(call) = call_info(op, resolve) else {
+                let Some(call) = call_info(op, tables.as_mut()) else {
                     continue;
                 };
                 if !passes_tensors(op) {

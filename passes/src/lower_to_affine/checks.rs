@@ -11,7 +11,10 @@ use melior::ir::{
 use ocannl_dialect::{catalog, ir, types::TensorType};
 
 use super::{Located, at, buffers::buffer_type, reserved};
-use crate::{ffi::flow::call_info, tensor_types::function_type};
+use crate::{
+    ffi::flow::{SymbolTables, call_info},
+    tensor_types::function_type,
+};
 
 /// A function argument's or result's buffer is valid ([`buffer_type`]) and
 /// can be passed as a bare pointer: upstream `convert-func-to-llvm` cannot
@@ -50,6 +53,7 @@ pub(super) fn is_ocannl_function(op: OperationRef<'_, '_>) -> bool {
 pub(super) fn check_lowerable<'c, 'a>(
     func: OperationRef<'c, 'a>,
     lowered: &HashSet<usize>,
+    tables: &mut SymbolTables,
     errors: &mut Vec<Located<'c>>,
 ) -> Vec<(usize, OperationRef<'c, 'a>)> {
     let mut callees = Vec::new();
@@ -97,7 +101,7 @@ pub(super) fn check_lowerable<'c, 'a>(
             let ok = if op_name == "func.return" {
                 b == entry
             } else if op_name == "func.call" {
-                let callee = call_info(op, true)
+                let callee = call_info(op, Some(&mut *tables))
                     .and_then(|c| c.callee)
                     .map(|c| c.to_raw().ptr as usize)
                     .filter(|c| lowered.contains(c));
