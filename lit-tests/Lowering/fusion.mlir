@@ -152,3 +152,26 @@ func.func @broadcast_consumer(%x: !ocannl.tensor<f32, "4">, %y: !ocannl.tensor<f
   %m = "ocannl.mul"(%e, %y) : (!ocannl.tensor<f32, "...|...->...">, !ocannl.tensor<f32, "3,4">) -> !ocannl.tensor<f32, "...|...->...">
   return %m : !ocannl.tensor<f32, "...|...->...">
 }
+
+// An operand cell that several fused steps read is loaded once per cell
+// for them: the chain stores nothing in between. (Thousands of identical
+// loads in one body made upstream `cse` quadratic:
+// tools/bench/compile_scaling.py, "shared".) The producer, the first add,
+// loads its own operands.
+// CHECK-LABEL: func.func @repeated_operand(
+// CHECK: affine.for
+// CHECK: affine.vector_load %arg0
+// CHECK-NEXT: affine.vector_load %arg1
+// CHECK-NEXT: %[[S1:.*]] = arith.addf
+// CHECK-NEXT: %[[B:.*]] = affine.vector_load %arg1
+// CHECK-NEXT: %[[S2:.*]] = arith.addf %[[S1]], %[[B]] : vector<8xf32>
+// CHECK-NEXT: %[[S3:.*]] = arith.mulf %[[S2]], %[[B]] : vector<8xf32>
+// CHECK-NEXT: affine.vector_store %[[S3]], %arg2
+// CHECK-NOT: affine.vector_load
+// CHECK: return
+func.func @repeated_operand(%x: !ocannl.tensor<f32, "4,16">, %b: !ocannl.tensor<f32, "16">) -> !ocannl.tensor<f32, "...|...->..."> {
+  %s1 = "ocannl.add"(%x, %b) : (!ocannl.tensor<f32, "4,16">, !ocannl.tensor<f32, "16">) -> !ocannl.tensor<f32, "...|...->...">
+  %s2 = "ocannl.add"(%s1, %b) : (!ocannl.tensor<f32, "...|...->...">, !ocannl.tensor<f32, "16">) -> !ocannl.tensor<f32, "...|...->...">
+  %s3 = "ocannl.mul"(%s2, %b) : (!ocannl.tensor<f32, "...|...->...">, !ocannl.tensor<f32, "16">) -> !ocannl.tensor<f32, "...|...->...">
+  return %s3 : !ocannl.tensor<f32, "...|...->...">
+}

@@ -6,6 +6,10 @@ Two shapes of program, each of N ocannl ops on 64-element f32 tensors:
 - chain:   y = neg(neg(...neg(x)...))                      (N ops in a row)
 - fan-out: N/2 unary ops all reading x, then a chain of adds folding them
            (every result read once; all N/2 live at the same time)
+- shared:  y = (((x + b) + b) + ... + b) with b broadcast along x (N adds
+           fused into one loop body that reads b's cell N times)
+- calls:   N functions, each calling the previous on its argument (N call
+           sites resolved, a row-variable binding chain N long)
 
 For N in --sizes it times `ocannl-opt FILE -p 'builtin.module(ocannl-to-llvm)'`
 (output to /dev/null; parse, every pass and printing included), best of
@@ -52,6 +56,32 @@ def fan_out(n):
     return "\n".join(lines)
 
 
+def shared(n):
+    t, b = '!ocannl.tensor<f32, "8->64">', '!ocannl.tensor<f32, "64">'
+    lines = [f"func.func @f(%x: {t}, %b: {b}) -> {t} {{"]
+    prev = "%x"
+    for i in range(n):
+        lines.append(f'  %v{i} = "ocannl.add"({prev}, %b) : ({t}, {b}) -> {t}')
+        prev = f"%v{i}"
+    lines.append(f"  return {prev} : {t}\n}}\n")
+    return "\n".join(lines)
+
+
+def calls(n):
+    open_t = '!ocannl.tensor<f32, "...|...->...">'
+    fns = [f'func.func @g0(%x: {open_t}) -> {open_t} {{\n'
+           f'  %0 = "ocannl.neg"(%x) : ({open_t}) -> {open_t}\n  return %0 : {open_t}\n}}']
+    for i in range(1, n):
+        fns.append(f"func.func @g{i}(%x: {open_t}) -> {open_t} {{\n"
+                   f"  %0 = func.call @g{i - 1}(%x) : ({open_t}) -> {open_t}\n"
+                   f"  return %0 : {open_t}\n}}")
+    fns.append(f"func.func @f(%x: {T}) -> {open_t} {{\n"
+               f'  %0 = "ocannl.neg"(%x) : ({T}) -> {open_t}\n'
+               f"  %1 = func.call @g{n - 1}(%0) : ({open_t}) -> {open_t}\n"
+               f"  return %1 : {open_t}\n}}\n")
+    return "\n".join(fns)
+
+
 def measure(opt, path, repeat):
     """Best wall time of `repeat` runs, and the peak resident memory (MiB)."""
     best, peak = None, 0.0
@@ -83,7 +113,8 @@ def main():
     print(f"ocannl-to-llvm compile time ({opt}, best of {args.repeat})")
     print(f"{'program':<8} {'ops':>7} {'seconds':>8} {'peak MiB':>9} {'ms/op':>7} {'growth':>7} {'size growth':>12}")
     with tempfile.TemporaryDirectory() as d:
-        for kind, gen in (("chain", chain), ("fan-out", fan_out)):
+        for kind, gen in (("chain", chain), ("fan-out", fan_out), ("shared", shared),
+                          ("calls", calls)):
             base = None
             for n in sizes:
                 path = os.path.join(d, f"{kind}-{n}.mlir")

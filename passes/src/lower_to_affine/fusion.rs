@@ -8,7 +8,7 @@
 //! A contraction's epilogue runs once per result cell, after its
 //! reduction.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, hash_map::Entry};
 
 use melior::ir::{
     Location, Type, Value, ValueLike,
@@ -249,6 +249,11 @@ impl<'c> Emitter<'c> {
         ty: Type<'c>,
         loc: Location<'c>,
     ) -> Result<Value<'c, 'a>, String> {
+        // An operand cell read by several steps (`x + b + b + ...`) is loaded
+        // once: the chain stores nothing, so the cell cannot change. (Left
+        // to upstream `cse`, thousands of identical loads in one block cost
+        // it a scan between each pair: quadratic.)
+        let mut loaded: HashMap<(usize, bool, Vec<AxisIndex>), Value<'c, 'a>> = HashMap::new();
         for s in steps {
             let Some(o) = &s.other else {
                 v = self.compute(at, &s.f, ty, &[v], loc)?;
@@ -266,14 +271,21 @@ impl<'c> Emitter<'c> {
             let elem = element_of(o.value);
             let lanes = ty != elem;
             let pad = self.scalar_attr(elem, 0.0);
-            let w = if lanes && o.along {
-                self.operand_load(at, o.value, &indices, space, ivs, pad, Some(ty), loc)
-            } else {
-                let w = self.operand_load(at, o.value, &indices, space, ivs, pad, None, loc);
-                if lanes {
-                    self.broadcast(at, w, ty, loc)
-                } else {
-                    w
+            let w = match loaded.entry((o.value.to_raw().ptr as usize, o.along, indices)) {
+                Entry::Occupied(e) => *e.get(),
+                Entry::Vacant(e) => {
+                    let indices = &e.key().2;
+                    let w = if lanes && o.along {
+                        self.operand_load(at, o.value, indices, space, ivs, pad, Some(ty), loc)
+                    } else {
+                        let w = self.operand_load(at, o.value, indices, space, ivs, pad, None, loc);
+                        if lanes {
+                            self.broadcast(at, w, ty, loc)
+                        } else {
+                            w
+                        }
+                    };
+                    *e.insert(w)
                 }
             };
             let args = if o.first { [w, v] } else { [v, w] };
