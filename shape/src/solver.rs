@@ -41,6 +41,7 @@
 
 mod arith;
 mod close;
+mod close_counts;
 mod compress;
 mod counts;
 mod dims;

@@ -14,10 +14,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{
-    Constraint, Dim, DimVar, Label, OpId, Origin, Role, Row, RowVar, ShapeError, Solver,
-    counts::{Factors, factors},
-};
+use super::{Constraint, Dim, DimVar, Label, OpId, Origin, Role, Row, RowVar, ShapeError, Solver};
 use crate::spec::RowKind;
 
 /// The origin recorded for bindings made by closing.
@@ -55,11 +52,7 @@ impl Solver {
             .collect();
         self.bind_rows(decisions)?;
         self.propagate()?;
-        // Resolving one element count can unlock another (a chain of
-        // reshapes): repeat while decisions are made.
-        while self.resolve_total_elems()? {
-            self.propagate()?;
-        }
+        self.close_element_counts()?;
 
         self.close_ambiguous_equations(Ambiguous::CrossingTerminal)?;
 
@@ -90,11 +83,7 @@ impl Solver {
         // Stage 5: remaining terminal dims take their lower bound or 1
         // (discardable ones 0, first).
         self.guess_dims(true)?;
-        // Resolving one element count can unlock another (a chain of
-        // reshapes): repeat while decisions are made.
-        while self.resolve_total_elems()? {
-            self.propagate()?;
-        }
+        self.close_element_counts()?;
 
         // Stage 6: every remaining row variable closes.
         self.close_ambiguous_equations(Ambiguous::Crossing)?;
@@ -289,7 +278,7 @@ impl Solver {
         }
     }
 
-    fn bind_rows(&mut self, decisions: Vec<(RowVar, Row)>) -> Result<(), ShapeError> {
+    pub(super) fn bind_rows(&mut self, decisions: Vec<(RowVar, Row)>) -> Result<(), ShapeError> {
         for (v, row) in decisions {
             if self.rows[v.0 as usize].binding.is_some() {
                 continue;
@@ -318,7 +307,7 @@ impl Solver {
     /// one (indexed by variable): the `cur` sides of the stuck inequalities
     /// `cur >= var`, followed through variable-to-variable bounds, combined
     /// by [`Solver::meet_rows`].
-    fn row_lubs(&mut self) -> Vec<Option<Row>> {
+    pub(super) fn row_lubs(&mut self) -> Vec<Option<Row>> {
         let n = self.rows.len();
         // Direct candidates: resolved `cur` of stuck `cur >= bare var`.
         let mut direct: Vec<Vec<Row>> = vec![Vec::new(); n];
@@ -448,27 +437,6 @@ impl Solver {
         out
     }
 
-    /// Of several row variables, the one that takes missing axes: the
-    /// output-kind one, else the last; the others get no further axes
-    /// (pushed to `decisions`). Returns the receiver.
-    fn close_all_but_receiver(
-        &self,
-        vars: &[RowVar],
-        decisions: &mut Vec<(RowVar, Row)>,
-    ) -> RowVar {
-        let receiver = vars
-            .iter()
-            .copied()
-            .find(|v| self.rows[v.0 as usize].kind == RowKind::Output)
-            .unwrap_or(vars[vars.len() - 1]);
-        for &v in vars {
-            if v != receiver {
-                decisions.push((v, Row::closed(vec![])));
-            }
-        }
-        receiver
-    }
-
     /// The reference's `can_guess_dim_to_one`: a variable kept from
     /// guessing (the numerator of a pending `StridedElems`) may be guessed
     /// only if one of its "unless" variables, still free, is kept from
@@ -481,87 +449,6 @@ impl Solver {
                 Dim::Size(..) => false,
             }),
         }
-    }
-
-    /// `Total_elems` with row variables left (reference, stage 5): one row
-    /// variable takes what is missing (one axis) or nothing; with several,
-    /// the output-kind one does and the others get no further axes. A
-    /// `StridedElems` whose count is unknown takes its single row
-    /// variable's least upper bound when that is fully known (then the count
-    /// follows). An `Exact` with several row variables gives the axes to the
-    /// output-kind one (or the last) and no further axes to the others.
-    fn resolve_total_elems(&mut self) -> Result<bool, ShapeError> {
-        let mut decisions: Vec<(RowVar, Row)> = vec![];
-        // The least upper bounds cost a pass over every row: only a pending
-        // strided count reads them.
-        let needs_lubs = self.stuck().any(|t| {
-            matches!(&t.constraint, Constraint::StridedElems { var, .. }
-                if matches!(self.find_dim(*var), Dim::Var(_)))
-        });
-        let lubs = if needs_lubs { self.row_lubs() } else { vec![] };
-        for t in self.stuck() {
-            match &t.constraint {
-                Constraint::StridedElems { rows, var, .. } => {
-                    if !matches!(self.find_dim(*var), Dim::Var(_)) {
-                        continue;
-                    }
-                    let rows: Vec<Row> = rows.iter().map(|r| self.resolve_row(r)).collect();
-                    let vars: Vec<RowVar> = rows.iter().filter_map(|r| r.var).collect();
-                    if let [v] = vars.as_slice()
-                        && let Some(Some(lub)) = lubs.get(v.0 as usize)
-                        && lub.var.is_none()
-                        && lub
-                            .end
-                            .iter()
-                            .all(|d| matches!(self.find_dim(*d), Dim::Size(..)))
-                    {
-                        decisions.push((*v, lub.clone()));
-                    }
-                    continue;
-                }
-                Constraint::Exact(rows, _) => {
-                    let rows: Vec<Row> = rows.iter().map(|r| self.resolve_row(r)).collect();
-                    let vars: Vec<RowVar> = rows.iter().filter_map(|r| r.var).collect();
-                    if vars.len() > 1 {
-                        self.close_all_but_receiver(&vars, &mut decisions);
-                    }
-                    continue;
-                }
-                _ => {}
-            }
-            let Constraint::TotalElems(rows, n) = &t.constraint else {
-                continue;
-            };
-            let rows: Vec<Row> = rows.iter().map(|r| self.resolve_row(r)).collect();
-            let Factors {
-                known,
-                dims,
-                rows: vars,
-            } = factors(&rows);
-            if vars.is_empty() {
-                continue;
-            }
-            let known = match known {
-                Ok(known) => known,
-                Err(product) => return Err(self.count_overflow(&rows, &product, t.origin)),
-            };
-            let receiver = self.close_all_but_receiver(&vars, &mut decisions);
-            if !dims.is_empty() || known == 0 {
-                continue;
-            }
-            if known == *n {
-                decisions.push((receiver, Row::closed(vec![])));
-            } else if n.is_multiple_of(known) {
-                decisions.push((receiver, Row::closed(vec![Dim::size(n / known)])));
-            }
-        }
-        decisions.sort_by_key(|(v, _)| *v);
-        decisions.dedup_by_key(|(v, _)| *v);
-        let progress = decisions
-            .iter()
-            .any(|(v, _)| self.rows[v.0 as usize].binding.is_none());
-        self.bind_rows(decisions)?;
-        Ok(progress)
     }
 }
 

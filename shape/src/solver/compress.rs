@@ -8,7 +8,9 @@
 //! (1.9 s; linear after compression).
 //!
 //! [`Solver::compress_rows`] rebinds every bound variable to its own
-//! expansion, so that each chain is one link. The expansion is what every
+//! expansion, so that each chain is one link. It looks at every row, so it
+//! runs at the end of [`Solver::solve`] and after a propagation that bound
+//! at least an eighth as many rows as there are (amortised linear). The expansion is what every
 //! reader of the binding computes anyway (the axes of the links
 //! concatenated, the leading ones kept before the variable as
 //! `expand_row_marked` keeps them), and bindings never change once made, so
@@ -24,6 +26,7 @@ impl Solver {
     /// Rebinds every bound row variable whose binding ends in a bound
     /// variable to its full expansion; linear in the rows' axes.
     pub(crate) fn compress_rows(&mut self) {
+        self.bound_since_compression = 0;
         let mut path: Vec<RowVar> = vec![];
         for start in 0..self.rows.len() {
             let mut v = RowVar(start as u32);

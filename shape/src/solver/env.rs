@@ -92,6 +92,11 @@ pub struct Solver {
     scratch_ids: Vec<u32>,
     /// The watch lists of all variables.
     watches: WatchPool,
+    /// While closing element counts: the constraints propagation left
+    /// stuck again (`solver/close_counts.rs`); `None` otherwise.
+    pub(crate) restuck: Option<Vec<u32>>,
+    /// Row variables bound since the last [`Solver::compress_rows`].
+    pub(crate) bound_since_compression: usize,
 }
 
 impl Solver {
@@ -362,12 +367,20 @@ impl Solver {
                         self.watches.push(&mut self.rows[v.0 as usize].watchers, id);
                     }
                     self.store[id as usize] = Some(tagged);
+                    if let Some(restuck) = &mut self.restuck {
+                        restuck.push(id);
+                    }
                 }
             }
         }
         // Readers after propagation (closing, reading back every shape)
-        // expand rows many times: one link per chain keeps that linear.
-        self.compress_rows();
+        // expand rows many times: one link per chain keeps that linear. A
+        // compression pass looks at every row, so it runs once enough rows
+        // were bound since the last (closing propagates once per round, and
+        // a round may bind only a few).
+        if self.bound_since_compression.saturating_mul(8) >= self.rows.len() {
+            self.compress_rows();
+        }
         Ok(())
     }
 
@@ -381,6 +394,9 @@ impl Solver {
         self.propagate()?;
         if closing == Closing::Full {
             self.close()?;
+        }
+        if self.bound_since_compression > 0 {
+            self.compress_rows();
         }
         Ok(())
     }
@@ -637,6 +653,7 @@ impl Solver {
         }
         let watchers = std::mem::replace(&mut self.rows[v.0 as usize].watchers, NIL);
         self.rows[v.0 as usize].via = value.var;
+        self.bound_since_compression += 1;
         self.rows[v.0 as usize].binding = Some((value, origin));
         self.wake(watchers);
         Ok(())
