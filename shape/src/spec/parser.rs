@@ -7,6 +7,8 @@
 //! shape specs reject affine and concatenated axes, einsum specs reject
 //! labeled sizes. This gives clearer errors than two disjoint grammars.
 
+use std::collections::HashMap;
+
 use super::lexer::{Tok, Token, lex};
 use super::{
     Conv, EinsumAxis, EinsumSpec, IntOrIdent, MAX_SIZE, Padding, Row, RowVar, ShapeAxis, ShapeSpec,
@@ -181,11 +183,12 @@ impl<'a> Parser<'a> {
     /// variable or a dimension variable, not both. The error is at the
     /// second use, naming the first.
     fn check_names(&self) -> Result<(), SpecError> {
-        for (i, (name, row, span)) in self.names.iter().enumerate() {
-            if let Some((_, _, first)) = self.names[..i]
-                .iter()
-                .find(|(n, r, _)| n == name && r != row)
-            {
+        // Per name: the first use as a dimension and as a row variable.
+        let mut firsts: HashMap<&str, [Option<Span>; 2]> = HashMap::new();
+        for (name, row, span) in &self.names {
+            let uses = firsts.entry(name.as_str()).or_default();
+            uses[usize::from(*row)].get_or_insert(*span);
+            if let Some(first) = uses[usize::from(!*row)] {
                 let then = if *row {
                     "a dimension variable"
                 } else {
