@@ -258,9 +258,7 @@ impl Solver {
                     }
                     _ => None,
                 };
-                if let Some(v) = pick
-                    && !decisions.contains(&v)
-                {
+                if let Some(v) = pick {
                     decisions.push(v);
                 }
             }
@@ -268,6 +266,7 @@ impl Solver {
                 return Ok(());
             }
             decisions.sort_unstable();
+            decisions.dedup();
             self.bind_rows(
                 decisions
                     .into_iter()
@@ -356,17 +355,13 @@ impl Solver {
         if rows.iter().any(|r| r.var.is_none()) {
             rows.retain(|r| r.var.is_none());
         }
-        // Deduplicate by the rows they resolve to.
-        let mut seen: Vec<Row> = vec![];
-        rows.retain(|r| {
-            let resolved = self.resolve_row(r);
-            let fresh = !seen.contains(&resolved);
-            if fresh {
-                seen.push(resolved);
-            }
-            fresh
-        });
-        rows.sort_by_key(|r| format!("{:?}", self.resolve_row(r)));
+        // Deduplicate by the rows they resolve to (a variable can have as
+        // many bounds as the program has ops: a set, not a scan).
+        let mut seen: HashSet<Row> = HashSet::new();
+        rows.retain(|r| seen.insert(self.resolve_row(r)));
+        // A fixed order (the resolved rows are distinct now), each key
+        // computed once.
+        rows.sort_by_cached_key(|r| format!("{:?}", self.resolve_row(r)));
         match rows.len() {
             0 => None,
             1 => rows.pop(),
