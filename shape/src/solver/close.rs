@@ -357,8 +357,20 @@ impl Solver {
         }
         // Deduplicate by the rows they resolve to (a variable can have as
         // many bounds as the program has ops: a set, not a scan).
-        let mut seen: HashSet<Row> = HashSet::new();
-        rows.retain(|r| seen.insert(self.resolve_row(r)));
+        if rows.len() <= 8 {
+            let mut seen: Vec<Row> = Vec::with_capacity(rows.len());
+            rows.retain(|r| {
+                let resolved = self.resolve_row(r);
+                let fresh = !seen.contains(&resolved);
+                if fresh {
+                    seen.push(resolved);
+                }
+                fresh
+            });
+        } else {
+            let mut seen: HashSet<Row> = HashSet::with_capacity(rows.len());
+            rows.retain(|r| seen.insert(self.resolve_row(r)));
+        }
         // A fixed order (the resolved rows are distinct now), each key
         // computed once.
         rows.sort_by_cached_key(|r| format!("{:?}", self.resolve_row(r)));

@@ -374,7 +374,7 @@ impl Solver {
             }
         }
         // Readers after propagation (closing, reading back every shape)
-        // expand rows many times: one link per chain keeps that linear. A
+        // expand rows many times: short chains keep that linear. A
         // compression pass looks at every row, so it runs once enough rows
         // were bound since the last (closing propagates once per round, and
         // a round may bind only a few).
