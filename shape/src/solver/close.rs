@@ -355,25 +355,19 @@ impl Solver {
         if rows.iter().any(|r| r.var.is_none()) {
             rows.retain(|r| r.var.is_none());
         }
-        // Deduplicate by the rows they resolve to (a variable can have as
-        // many bounds as the program has ops: a set, not a scan).
-        if rows.len() <= 8 {
-            let mut seen: Vec<Row> = Vec::with_capacity(rows.len());
-            rows.retain(|r| {
-                let resolved = self.resolve_row(r);
-                let fresh = !seen.contains(&resolved);
-                if fresh {
-                    seen.push(resolved);
-                }
-                fresh
-            });
-        } else {
-            let mut seen: HashSet<Row> = HashSet::with_capacity(rows.len());
-            rows.retain(|r| seen.insert(self.resolve_row(r)));
+        // In a fixed order (by the rows they resolve to, each resolved once),
+        // one of each resolved row: the first given, as the sort is stable.
+        // Sorting, not a scan per row: a variable can have as many bounds as
+        // the program has ops.
+        if rows.len() > 1 {
+            let mut keyed: Vec<(String, Row)> = rows
+                .into_iter()
+                .map(|r| (format!("{:?}", self.resolve_row(&r)), r))
+                .collect();
+            keyed.sort_by(|a, b| a.0.cmp(&b.0));
+            keyed.dedup_by(|a, b| a.0 == b.0);
+            rows = keyed.into_iter().map(|(_, r)| r).collect();
         }
-        // A fixed order (the resolved rows are distinct now), each key
-        // computed once.
-        rows.sort_by_cached_key(|r| format!("{:?}", self.resolve_row(r)));
         match rows.len() {
             0 => None,
             1 => rows.pop(),

@@ -25,19 +25,18 @@ impl Solver {
     /// round decides nothing (see the module documentation).
     pub(super) fn close_element_counts(&mut self) -> Result<(), ShapeError> {
         let mut ids: Vec<u32> = self.stuck_ids().collect();
-        let mut full = true;
         loop {
-            if !full && self.strided_pending(&ids) {
-                ids = self.stuck_ids().collect();
-                full = true;
-            }
             // Least upper bounds depend on every row: while a strided count
-            // is pending, every round looks at everything.
-            let strided = full && self.strided_pending(&ids);
+            // is pending, a round looks at everything (and so does the next,
+            // since any binding may have changed them). A pending one outside
+            // a partial `ids` was not pending then and has not changed since.
+            let strided = self.strided_pending(&ids);
+            if strided {
+                ids = self.stuck_ids().collect();
+            }
             let lubs = if strided { self.row_lubs() } else { vec![] };
             self.restuck = Some(Vec::new());
-            let progress = self.resolve_total_elems(&ids, &lubs);
-            let progress = match progress {
+            let progress = match self.resolve_total_elems(&ids, &lubs) {
                 Ok(true) => self.propagate().map(|()| true),
                 other => other,
             };
@@ -51,7 +50,6 @@ impl Solver {
                 ids = restuck;
                 ids.sort_unstable();
                 ids.dedup();
-                full = false;
             }
         }
     }
