@@ -43,12 +43,7 @@ impl Solver {
         let decisions: Vec<(RowVar, Row)> = self
             .free_rows()
             .filter(|v| self.rows[v.0 as usize].terminal)
-            .filter_map(|v| {
-                lubs.get(v.0 as usize)
-                    .cloned()
-                    .flatten()
-                    .map(|lub| (v, lub))
-            })
+            .filter_map(|v| lubs.get(v.0).map(|lub| (v, lub.clone())))
             .collect();
         self.bind_rows(decisions)?;
         self.propagate()?;
@@ -303,44 +298,75 @@ impl Solver {
     }
 
     /// The effective least upper bound of every free row variable that has
-    /// one (indexed by variable): the `cur` sides of the stuck inequalities
-    /// `cur >= var`, followed through variable-to-variable bounds, combined
-    /// by [`Solver::meet_rows`].
-    pub(super) fn row_lubs(&mut self) -> Vec<Option<Row>> {
+    /// one: the `cur` sides of the stuck inequalities `cur >= var`, followed
+    /// through variable-to-variable bounds, combined by
+    /// [`Solver::meet_rows`].
+    ///
+    /// The bounds are kept grouped by variable in one vector (not a vector
+    /// per row variable): closing a program of a million ops must not
+    /// allocate per variable.
+    pub(super) fn row_lubs(&mut self) -> RowLubs {
         let n = self.rows.len();
-        // Direct candidates: resolved `cur` of stuck `cur >= bare var`.
-        let mut direct: Vec<Vec<Row>> = vec![Vec::new(); n];
-        let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut roots: Vec<u32> = vec![];
+        // Direct candidates: resolved `cur` of stuck `cur >= bare var`, in
+        // the store's order.
+        let mut direct: Vec<(u32, Row)> = vec![];
         for t in self.stuck() {
             if let Constraint::RowIneq { cur, subr, .. } = &t.constraint
                 && let Some(w) = self.resolved_bare_var(subr)
             {
                 let cur = self.expand_row(cur);
                 if cur.var != Some(w) {
-                    if let Some(a) = cur.bare_var() {
-                        succ[w.0 as usize].push(a.0);
-                    }
-                    if direct[w.0 as usize].is_empty() {
-                        roots.push(w.0);
-                    }
-                    direct[w.0 as usize].push(cur);
+                    direct.push((w.0, cur));
                 }
             }
         }
-        roots.sort_unstable();
-        let mut done: Vec<Option<Row>> = vec![None; n];
-        for v in post_order(&roots, n, &succ) {
+        // Grouped by variable, in the store's order within a group: sorted
+        // as (variable, position) pairs, without moving the rows.
+        let mut keys: Vec<u64> = direct
+            .iter()
+            .enumerate()
+            .map(|(i, (w, _))| (u64::from(*w) << 32) | i as u64)
+            .collect();
+        keys.sort_unstable();
+        let mut first = vec![NONE; n];
+        let mut roots: Vec<u32> = vec![];
+        for (i, k) in keys.iter().enumerate() {
+            let w = (k >> 32) as u32;
+            if first[w as usize] == NONE {
+                first[w as usize] = i as u32;
+                roots.push(w);
+            }
+        }
+        let group = |w: u32| {
+            let start = match first[w as usize] {
+                NONE => keys.len(),
+                start => start as usize,
+            };
+            keys[start..]
+                .iter()
+                .take_while(move |k| (*k >> 32) as u32 == w)
+                .map(|k| &direct[(*k & 0xFFFF_FFFF) as usize].1)
+        };
+        let order = post_order(&roots, n, |v| {
+            group(v).filter_map(|c| c.bare_var().map(|a| a.0))
+        });
+        let mut lubs = RowLubs {
+            index: vec![NONE; n],
+            rows: Vec::with_capacity(order.len()),
+        };
+        for v in order {
             let mut effective: Vec<Row> = vec![];
-            for c in std::mem::take(&mut direct[v as usize]) {
+            for c in group(v) {
                 match c.bare_var() {
-                    Some(a) => effective.extend(done[a.0 as usize].clone()),
-                    None => effective.push(c),
+                    Some(a) => effective.extend(lubs.get(a.0).cloned()),
+                    None => effective.push(c.clone()),
                 }
             }
-            done[v as usize] = self.meet_rows(RowVar(v), effective);
+            let lub = self.meet_rows(RowVar(v), effective);
+            lubs.index[v as usize] = lubs.rows.len() as u32;
+            lubs.rows.push(lub);
         }
-        done
+        lubs
     }
 
     /// The greatest row below all of `rows` (for a LUB of `v`): closed rows,
@@ -418,7 +444,7 @@ impl Solver {
         }
         let roots: Vec<u32> = self.free_dims().map(|v| v.0).collect();
         let mut out: Vec<Option<(u64, Label)>> = vec![None; n];
-        for v in post_order(&roots, n, &upper) {
+        for v in post_order(&roots, n, |v| upper[v as usize].iter().copied()) {
             let mut found: Vec<(u64, Label)> = vec![];
             if let Some((d, l, _)) = self.dims[v as usize].lub {
                 found.push((d, l));
@@ -467,24 +493,26 @@ fn meet_dim(a: Dim, b: Dim) -> Dim {
 /// The nodes reachable from `roots` (over the adjacency lists `succ`, nodes
 /// `0..n`) in post-order: successors first, each node once, back edges of
 /// cycles ignored. Iterative: chains can be a million long.
-fn post_order(roots: &[u32], n: usize, succ: &[Vec<u32>]) -> Vec<u32> {
+fn post_order<I: Iterator<Item = u32>>(
+    roots: &[u32],
+    n: usize,
+    succ: impl Fn(u32) -> I,
+) -> Vec<u32> {
     // 0: unseen, 1: on the stack, 2: done.
     let mut state = vec![0u8; n];
     let mut order = Vec::new();
-    let mut stack: Vec<(u32, usize)> = vec![];
+    let mut stack: Vec<(u32, I)> = vec![];
     for &root in roots {
         if state[root as usize] != 0 {
             continue;
         }
         state[root as usize] = 1;
-        stack.push((root, 0));
-        while let Some((node, next)) = stack.last_mut() {
-            let children = &succ[*node as usize];
-            if let Some(&child) = children.get(*next) {
-                *next += 1;
+        stack.push((root, succ(root)));
+        while let Some((node, children)) = stack.last_mut() {
+            if let Some(child) = children.next() {
                 if state[child as usize] == 0 {
                     state[child as usize] = 1;
-                    stack.push((child, 0));
+                    stack.push((child, succ(child)));
                 }
             } else {
                 state[*node as usize] = 2;
@@ -494,6 +522,35 @@ fn post_order(roots: &[u32], n: usize, succ: &[Vec<u32>]) -> Vec<u32> {
         }
     }
     order
+}
+
+/// No entry (in [`RowLubs`] and the grouping of [`Solver::row_lubs`]).
+const NONE: u32 = u32::MAX;
+
+/// The least upper bounds [`Solver::row_lubs`] computed, by row variable.
+pub(super) struct RowLubs {
+    /// Per row variable: its place in `rows`, or [`NONE`].
+    index: Vec<u32>,
+    /// The bounds computed (`None`: the variable has none).
+    rows: Vec<Option<Row>>,
+}
+
+impl RowLubs {
+    /// No bounds (nothing computed).
+    pub(super) fn none() -> Self {
+        RowLubs {
+            index: vec![],
+            rows: vec![],
+        }
+    }
+
+    /// The least upper bound of `v`, if it has one.
+    pub(super) fn get(&self, v: u32) -> Option<&Row> {
+        match self.index.get(v as usize) {
+            Some(&i) if i != NONE => self.rows[i as usize].as_ref(),
+            _ => None,
+        }
+    }
 }
 
 /// For a stuck equation `a = b` between rows with variables `u` and `v`

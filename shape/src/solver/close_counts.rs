@@ -34,7 +34,11 @@ impl Solver {
             if strided {
                 ids = self.stuck_ids().collect();
             }
-            let lubs = if strided { self.row_lubs() } else { vec![] };
+            let lubs = if strided {
+                self.row_lubs()
+            } else {
+                super::close::RowLubs::none()
+            };
             self.restuck = Some(Vec::new());
             let progress = match self.resolve_total_elems(&ids, &lubs) {
                 Ok(true) => self.propagate().map(|()| true),
@@ -110,7 +114,7 @@ impl Solver {
     fn resolve_total_elems(
         &mut self,
         ids: &[u32],
-        lubs: &[Option<Row>],
+        lubs: &super::close::RowLubs,
     ) -> Result<bool, ShapeError> {
         let mut decisions: Vec<(RowVar, Row)> = vec![];
         for t in ids
@@ -125,7 +129,7 @@ impl Solver {
                     let rows: Vec<Row> = rows.iter().map(|r| self.resolve_row(r)).collect();
                     let vars: Vec<RowVar> = rows.iter().filter_map(|r| r.var).collect();
                     if let [v] = vars.as_slice()
-                        && let Some(Some(lub)) = lubs.get(v.0 as usize)
+                        && let Some(lub) = lubs.get(v.0)
                         && lub.var.is_none()
                         && lub
                             .end

@@ -88,8 +88,11 @@ pub struct Solver {
     /// already checked (or computed and checked), and a constraint
     /// re-examined after being stuck was checked the first time.
     unchecked: Vec<bool>,
-    /// Reused buffer for the ids of derived constraints.
+    /// Reused buffer for the ids of woken constraints.
     scratch_ids: Vec<u32>,
+    /// Reused stack of derived constraints (with their slot, or `NIL`)
+    /// during [`Solver::propagate`].
+    derived: Vec<(Tagged, u32)>,
     /// The watch lists of all variables.
     watches: WatchPool,
     /// While closing element counts: the constraints propagation left
@@ -241,7 +244,16 @@ impl Solver {
             .iter()
             .map(|&id| (self.tagged(id).origin.sort_key() << 32) | u128::from(id))
             .collect();
-        keyed.sort();
+        // The op id is the key's top bits. Ops usually come in order, and
+        // then sorting each op's few constraints is the whole sort.
+        let op = |k: u128| k >> (41 + 32);
+        if keyed.windows(2).all(|w| op(w[0]) <= op(w[1])) {
+            for group in keyed.chunk_by_mut(|a, b| op(*a) == op(*b)) {
+                group.sort_unstable();
+            }
+        } else {
+            keyed.sort_unstable();
+        }
         let origin = |k: u128| k >> 32;
         let mut start = 0;
         while start < keyed.len() {
@@ -273,13 +285,20 @@ impl Solver {
 
     /// Stores a constraint in a free slot (not queued yet).
     fn alloc(&mut self, t: Tagged) -> u32 {
+        let id = self.alloc_slot();
+        self.store[id as usize] = Some(t);
+        id
+    }
+
+    /// An empty slot of the store (from the free list, or a new one), to be
+    /// filled by the caller.
+    fn alloc_slot(&mut self) -> u32 {
         if let Some(id) = self.free.pop() {
-            self.store[id as usize] = Some(t);
             self.unchecked[id as usize] = false;
             return id;
         }
         let id = u32::try_from(self.store.len()).expect("fewer than 2^32 live constraints");
-        self.store.push(Some(t));
+        self.store.push(None);
         self.queued.push(false);
         self.unchecked.push(false);
         id
@@ -318,61 +337,37 @@ impl Solver {
         let budget =
             1_000_000 + 256 * (self.store.len() + self.dims.len() + self.rows.len()) as u64;
         let mut steps = 0u64;
+        // Derived constraints go first (depth-first, "simplify early"): an
+        // op's consequences are settled before the next op's constraints are
+        // looked at. They are processed from this stack, before the next
+        // queued constraint, and take a slot in the store only if they get
+        // stuck; waking pushes to the back of the queue, so this is the
+        // order of queueing them at its front.
+        let mut stack: Vec<(Tagged, u32)> = std::mem::take(&mut self.derived);
+        stack.clear();
         while let Some(id) = self.queue.pop_front() {
-            steps += 1;
-            if steps > budget {
-                let origin = self.store[id as usize].as_ref().map_or(
-                    Origin::new(
-                        super::OpId(u32::MAX),
-                        (super::Role::Result, RowKind::Output),
-                        (super::Role::Result, RowKind::Output),
-                    ),
-                    |t| t.origin,
-                );
-                return Err(ShapeError {
-                    kind: ShapeErrorKind::NoConvergence,
-                    message: format!("no progress after {steps} steps ({})", origin.describe()),
-                    origin,
-                    related: vec![],
-                });
-            }
             self.queued[id as usize] = false;
             let Some(tagged) = self.store[id as usize].take() else {
                 continue;
             };
-            if std::mem::take(&mut self.unchecked[id as usize]) {
-                self.check_literals(&tagged)?;
+            if std::mem::take(&mut self.unchecked[id as usize])
+                && let Err(e) = self.check_literals(&tagged)
+            {
+                self.derived = stack;
+                return Err(e);
             }
-            match self.step(&tagged)? {
-                super::simplify::Step::Done => self.free.push(id),
-                // Derived constraints go first (depth-first, "simplify
-                // early"): an op's consequences are settled before the next
-                // op's constraints are looked at.
-                super::simplify::Step::Replace(cs) => {
-                    self.free.push(id);
-                    let mut ids = std::mem::take(&mut self.scratch_ids);
-                    ids.clear();
-                    ids.extend(cs.into_iter().map(|c| self.alloc(c)));
-                    for &id in ids.iter().rev() {
-                        self.queued[id as usize] = true;
-                        self.queue.push_front(id);
-                    }
-                    self.scratch_ids = ids;
-                }
-                super::simplify::Step::Stuck { dims, rows } => {
-                    for v in dims {
-                        self.watches.push(&mut self.dims[v.0 as usize].watchers, id);
-                    }
-                    for v in rows {
-                        self.watches.push(&mut self.rows[v.0 as usize].watchers, id);
-                    }
-                    self.store[id as usize] = Some(tagged);
-                    if let Some(restuck) = &mut self.restuck {
-                        restuck.push(id);
-                    }
-                }
+            let mut result = self.settle(tagged, id, &mut stack, &mut steps, budget);
+            while result.is_ok()
+                && let Some((tagged, id)) = stack.pop()
+            {
+                result = self.settle(tagged, id, &mut stack, &mut steps, budget);
+            }
+            if let Err(e) = result {
+                self.derived = stack;
+                return Err(e);
             }
         }
+        self.derived = stack;
         // Readers after propagation (closing, reading back every shape)
         // expand rows many times: short chains keep that linear. A
         // compression pass looks at every row, so it runs once enough rows
@@ -380,6 +375,50 @@ impl Solver {
         // a round may bind only a few).
         if self.bound_since_compression.saturating_mul(8) >= self.rows.len() {
             self.compress_rows();
+        }
+        Ok(())
+    }
+
+    /// One step of [`Solver::propagate`] on a constraint (in slot `id` of
+    /// the store, or `NIL` for a derived one): done, replaced by constraints
+    /// pushed on `stack` (first on top), or stored and watched if stuck.
+    fn settle(
+        &mut self,
+        tagged: Tagged,
+        id: u32,
+        stack: &mut Vec<(Tagged, u32)>,
+        steps: &mut u64,
+        budget: u64,
+    ) -> Result<(), ShapeError> {
+        *steps += 1;
+        if *steps > budget {
+            return Err(no_convergence(*steps, tagged.origin));
+        }
+        match self.step(&tagged)? {
+            super::simplify::Step::Done => {
+                if id != NIL {
+                    self.free.push(id);
+                }
+            }
+            super::simplify::Step::Replace(cs) => {
+                if id != NIL {
+                    self.free.push(id);
+                }
+                stack.extend(cs.into_iter().rev().map(|c| (c, NIL)));
+            }
+            super::simplify::Step::Stuck { dims, rows } => {
+                let id = if id == NIL { self.alloc_slot() } else { id };
+                for v in dims {
+                    self.watches.push(&mut self.dims[v.0 as usize].watchers, id);
+                }
+                for v in rows {
+                    self.watches.push(&mut self.rows[v.0 as usize].watchers, id);
+                }
+                self.store[id as usize] = Some(tagged);
+                if let Some(restuck) = &mut self.restuck {
+                    restuck.push(id);
+                }
+            }
         }
         Ok(())
     }
@@ -446,6 +485,26 @@ impl Solver {
     /// row reached stay in `beg` even when the row ends closed (the result
     /// may then have `beg` without a variable; see `solver/marked.rs`).
     pub(crate) fn expand_row_marked(&self, row: &Row) -> Row {
+        // Chains are short (compression), so the usual cases are a free or
+        // absent variable, or one binding to a row whose variable is free:
+        // built directly, each vector allocated once at its size.
+        let inner = match row.var {
+            None => return row.clone(),
+            Some(v) => match &self.rows[v.0 as usize].binding {
+                None => return row.clone(),
+                Some((inner, _)) => inner,
+            },
+        };
+        if inner
+            .var
+            .is_none_or(|u| self.rows[u.0 as usize].binding.is_none())
+        {
+            return Row {
+                beg: concat(&row.beg, &inner.beg),
+                var: inner.var,
+                end: concat(&inner.end, &row.end),
+            };
+        }
         let mut beg: Vec<Dim> = row.beg.clone();
         let mut end_rev: Vec<Dim> = row.end.iter().rev().copied().collect();
         let mut var = row.var;
@@ -685,5 +744,23 @@ impl Solver {
     /// Whether `closing` left variables (for callers printing them).
     pub fn has_free_variables(&self) -> bool {
         self.free_dims().next().is_some() || self.free_rows().next().is_some()
+    }
+}
+
+/// `a ++ b`, allocated once.
+fn concat(a: &[Dim], b: &[Dim]) -> Vec<Dim> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    out.extend_from_slice(a);
+    out.extend_from_slice(b);
+    out
+}
+
+/// The error of a propagation that exceeded its step budget.
+fn no_convergence(steps: u64, origin: Origin) -> ShapeError {
+    ShapeError {
+        kind: ShapeErrorKind::NoConvergence,
+        message: format!("no progress after {steps} steps ({})", origin.describe()),
+        origin,
+        related: vec![],
     }
 }
