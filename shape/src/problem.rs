@@ -446,9 +446,14 @@ impl Problem {
             let mut axes = |p: &mut Self, list: &[EinsumAxis]| -> Result<Vec<Dim>, LogicError> {
                 list.iter()
                     .map(|a| match a {
-                        EinsumAxis::Label(l) => Ok(*labels
-                            .entry(l.clone())
-                            .or_insert_with(|| Dim::Var(p.solver.fresh_dim(false)))),
+                        EinsumAxis::Label(l) => Ok(match labels.get(l) {
+                            Some(d) => *d,
+                            None => {
+                                let d = Dim::Var(p.solver.fresh_dim(false));
+                                labels.insert(l.clone(), d);
+                                d
+                            }
+                        }),
                         EinsumAxis::Fresh => Ok(Dim::Var(p.solver.fresh_dim(false))),
                         EinsumAxis::Fixed(i) => {
                             let d = Dim::Var(p.solver.fresh_dim(false));
@@ -553,12 +558,17 @@ impl Problem {
             let end = axes(self, &row.end)?;
             let var = row.var.as_ref().map(|v| {
                 let name = match v {
-                    spec::RowVar::Anonymous => crate::solver::kind_name(kind).to_owned(),
-                    spec::RowVar::Named(n) => n.clone(),
+                    spec::RowVar::Anonymous => crate::solver::kind_name(kind),
+                    spec::RowVar::Named(n) => n.as_str(),
                 };
-                *rows
-                    .entry(name)
-                    .or_insert_with(|| self.solver.fresh_row(kind, false))
+                match rows.get(name) {
+                    Some(v) => *v,
+                    None => {
+                        let v = self.solver.fresh_row(kind, false);
+                        rows.insert(name.to_owned(), v);
+                        v
+                    }
+                }
             });
             *shape.row_mut(kind) = Row { beg, var, end };
         }

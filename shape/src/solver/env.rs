@@ -460,6 +460,12 @@ impl Solver {
         r
     }
 
+    /// The row's variable if the row is a bare, unbound row variable.
+    pub(crate) fn free_bare_var(&self, row: &Row) -> Option<RowVar> {
+        let v = row.bare_var()?;
+        self.rows[v.0 as usize].binding.is_none().then_some(v)
+    }
+
     /// `self.resolve_row(row).bare_var()`, without building the row.
     pub(crate) fn resolved_bare_var(&self, row: &Row) -> Option<RowVar> {
         if !row.beg.is_empty() || !row.end.is_empty() {

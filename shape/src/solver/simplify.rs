@@ -84,6 +84,15 @@ impl Solver {
                 subr: s0,
                 marked,
             } => {
+                // `a >= w` between two free variables, the most common
+                // stuck constraint (a least-upper-bound record): what
+                // `open_cur_ineq` concludes, without expanding the rows.
+                if !*marked
+                    && let (Some(a), Some(w)) = (self.free_bare_var(c0), self.free_bare_var(s0))
+                    && a != w
+                {
+                    return Ok(stuck_on_rows([Some(a), Some(w)]));
+                }
                 let (cur, subr) = (self.expand_row(c0), self.expand_row_marked(s0));
                 self.row_ineq(cur, subr, *marked, origin)
                     .map_err(|e| self.with_provenance(e, &[c0, s0]))
