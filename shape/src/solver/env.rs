@@ -484,7 +484,29 @@ impl Solver {
     /// A row with bound row variables substituted; dims are kept as written,
     /// so that their binding chains (provenance) stay reachable.
     pub(crate) fn expand_row(&self, row: &Row) -> Row {
-        self.expand_row_marked(row).normalize()
+        // The usual cases built directly, normalised (as in
+        // `expand_row_marked`).
+        let inner = match row.var {
+            // A marked row (leading axes without a variable) normalises.
+            None => return row.clone().normalize(),
+            Some(v) => match &self.rows[v.0 as usize].binding {
+                None => return row.clone(),
+                Some((inner, _)) => inner,
+            },
+        };
+        match inner.var {
+            None if inner.beg.is_empty() => Row {
+                beg: vec![],
+                var: None,
+                end: concat3(&row.beg, &inner.end, &row.end),
+            },
+            Some(u) if self.rows[u.0 as usize].binding.is_none() => Row {
+                beg: concat(&row.beg, &inner.beg),
+                var: inner.var,
+                end: concat(&inner.end, &row.end),
+            },
+            _ => self.expand_row_marked(row).normalize(),
+        }
     }
 
     /// [`Solver::expand_row`], keeping the marker: the leading axes of each
@@ -758,6 +780,15 @@ fn concat(a: &[Dim], b: &[Dim]) -> Vec<Dim> {
     let mut out = Vec::with_capacity(a.len() + b.len());
     out.extend_from_slice(a);
     out.extend_from_slice(b);
+    out
+}
+
+/// `a ++ b ++ c`, allocated once.
+fn concat3(a: &[Dim], b: &[Dim], c: &[Dim]) -> Vec<Dim> {
+    let mut out = Vec::with_capacity(a.len() + b.len() + c.len());
+    out.extend_from_slice(a);
+    out.extend_from_slice(b);
+    out.extend_from_slice(c);
     out
 }
 
