@@ -90,9 +90,6 @@ pub struct Solver {
     unchecked: Vec<bool>,
     /// Reused buffer for the ids of woken constraints.
     scratch_ids: Vec<u32>,
-    /// Reused stack of derived constraints (with their slot, or `NIL`)
-    /// during [`Solver::propagate`].
-    derived: Vec<(Tagged, u32)>,
     /// The watch lists of all variables.
     watches: WatchPool,
     /// While closing element counts: the constraints propagation left
@@ -343,31 +340,20 @@ impl Solver {
         // queued constraint, and take a slot in the store only if they get
         // stuck; waking pushes to the back of the queue, so this is the
         // order of queueing them at its front.
-        let mut stack: Vec<(Tagged, u32)> = std::mem::take(&mut self.derived);
-        stack.clear();
+        let mut stack: Vec<(Tagged, u32)> = vec![];
         while let Some(id) = self.queue.pop_front() {
             self.queued[id as usize] = false;
             let Some(tagged) = self.store[id as usize].take() else {
                 continue;
             };
-            if std::mem::take(&mut self.unchecked[id as usize])
-                && let Err(e) = self.check_literals(&tagged)
-            {
-                self.derived = stack;
-                return Err(e);
+            if std::mem::take(&mut self.unchecked[id as usize]) {
+                self.check_literals(&tagged)?;
             }
-            let mut result = self.settle(tagged, id, &mut stack, &mut steps, budget);
-            while result.is_ok()
-                && let Some((tagged, id)) = stack.pop()
-            {
-                result = self.settle(tagged, id, &mut stack, &mut steps, budget);
-            }
-            if let Err(e) = result {
-                self.derived = stack;
-                return Err(e);
+            self.settle(tagged, id, &mut stack, &mut steps, budget)?;
+            while let Some((tagged, id)) = stack.pop() {
+                self.settle(tagged, id, &mut stack, &mut steps, budget)?;
             }
         }
-        self.derived = stack;
         // Readers after propagation (closing, reading back every shape)
         // expand rows many times: short chains keep that linear. A
         // compression pass looks at every row, so it runs once enough rows
@@ -484,28 +470,40 @@ impl Solver {
     /// A row with bound row variables substituted; dims are kept as written,
     /// so that their binding chains (provenance) stay reachable.
     pub(crate) fn expand_row(&self, row: &Row) -> Row {
-        // The usual cases built directly, normalised (as in
-        // `expand_row_marked`).
-        let inner = match row.var {
-            // A marked row (leading axes without a variable) normalises.
-            None => return row.clone().normalize(),
-            Some(v) => match &self.rows[v.0 as usize].binding {
-                None => return row.clone(),
-                Some((inner, _)) => inner,
-            },
-        };
-        match inner.var {
-            None if inner.beg.is_empty() => Row {
-                beg: vec![],
-                var: None,
-                end: concat3(&row.beg, &inner.end, &row.end),
-            },
-            Some(u) if self.rows[u.0 as usize].binding.is_none() => Row {
+        match self.link(row) {
+            // (A marked row, leading axes without a variable, normalises.)
+            Link::Unbound => row.clone().normalize(),
+            Link::One(inner) if inner.var.is_some() => Row {
                 beg: concat(&row.beg, &inner.beg),
                 var: inner.var,
                 end: concat(&inner.end, &row.end),
             },
+            Link::One(inner) if inner.beg.is_empty() => Row {
+                beg: vec![],
+                var: None,
+                end: concat3(&row.beg, &inner.end, &row.end),
+            },
             _ => self.expand_row_marked(row).normalize(),
+        }
+    }
+
+    /// How far `row`'s variable is bound. Chains are short (compression), so
+    /// [`Link::Unbound`] and [`Link::One`] are the usual cases, which the
+    /// expansions build directly, each vector allocated once at its size.
+    fn link<'s>(&'s self, row: &Row) -> Link<'s> {
+        let Some(v) = row.var else {
+            return Link::Unbound;
+        };
+        match &self.rows[v.0 as usize].binding {
+            None => Link::Unbound,
+            Some((inner, _))
+                if inner
+                    .var
+                    .is_none_or(|u| self.rows[u.0 as usize].binding.is_none()) =>
+            {
+                Link::One(inner)
+            }
+            Some(_) => Link::Chain,
         }
     }
 
@@ -513,25 +511,16 @@ impl Solver {
     /// row reached stay in `beg` even when the row ends closed (the result
     /// may then have `beg` without a variable; see `solver/marked.rs`).
     pub(crate) fn expand_row_marked(&self, row: &Row) -> Row {
-        // Chains are short (compression), so the usual cases are a free or
-        // absent variable, or one binding to a row whose variable is free:
-        // built directly, each vector allocated once at its size.
-        let inner = match row.var {
-            None => return row.clone(),
-            Some(v) => match &self.rows[v.0 as usize].binding {
-                None => return row.clone(),
-                Some((inner, _)) => inner,
-            },
-        };
-        if inner
-            .var
-            .is_none_or(|u| self.rows[u.0 as usize].binding.is_none())
-        {
-            return Row {
-                beg: concat(&row.beg, &inner.beg),
-                var: inner.var,
-                end: concat(&inner.end, &row.end),
-            };
+        match self.link(row) {
+            Link::Unbound => return row.clone(),
+            Link::One(inner) => {
+                return Row {
+                    beg: concat(&row.beg, &inner.beg),
+                    var: inner.var,
+                    end: concat(&inner.end, &row.end),
+                };
+            }
+            Link::Chain => {}
         }
         let mut beg: Vec<Dim> = row.beg.clone();
         let mut end_rev: Vec<Dim> = row.end.iter().rev().copied().collect();
@@ -773,6 +762,16 @@ impl Solver {
     pub fn has_free_variables(&self) -> bool {
         self.free_dims().next().is_some() || self.free_rows().next().is_some()
     }
+}
+
+/// How far a row's variable is bound ([`Solver::link`]).
+enum Link<'s> {
+    /// No variable, or a free one: nothing to substitute.
+    Unbound,
+    /// Bound to this row, whose variable is free or absent.
+    One(&'s Row),
+    /// Bound through more than one link.
+    Chain,
 }
 
 /// `a ++ b`, allocated once.
