@@ -86,7 +86,7 @@ fn product_expr(factors: &[u64]) -> String {
 /// [`MAX_SIZE`] (an overflow), or a zero stride, dilation, coefficient or
 /// denominator (which the constraints' invariants exclude; checked so that
 /// a hand-built constraint cannot divide by zero).
-fn out_of_range(c: &Constraint) -> Option<(ShapeErrorKind, String)> {
+pub(super) fn out_of_range(c: &Constraint) -> Option<(ShapeErrorKind, String)> {
     let over = |what: &str, n: u64| {
         (n > MAX_SIZE).then(|| {
             (

@@ -196,6 +196,9 @@ impl Solver {
 
     /// Adds a constraint; it is processed by the next [`Solver::propagate`].
     pub fn add(&mut self, constraint: Constraint, origin: Origin) {
+        if holds_trivially(&constraint) {
+            return;
+        }
         self.note_rows(&constraint);
         let id = self.alloc(Tagged { constraint, origin });
         self.unchecked[id as usize] = true;
@@ -205,6 +208,9 @@ impl Solver {
     /// Stores a constraint without queueing it: [`Solver::enqueue_deferred`]
     /// queues all of them at once, in an order derived from their content.
     pub fn add_deferred(&mut self, constraint: Constraint, origin: Origin) {
+        if holds_trivially(&constraint) {
+            return;
+        }
         self.note_rows(&constraint);
         let id = self.alloc(Tagged { constraint, origin });
         self.unchecked[id as usize] = true;
@@ -799,4 +805,27 @@ fn no_convergence(steps: u64, origin: Origin) -> ShapeError {
         origin,
         related: vec![],
     }
+}
+
+/// Whether a constraint holds whatever its variables are, with its given
+/// sizes in range: `cur >= []` (an empty row broadcasts to every row)
+/// and `cur >= 1` (unlabelled). Its first step would finish it without
+/// binding anything, and it writes no axis a row could be forced to
+/// grow by ([`Solver::rank_bound`]), so it is not stored. Scalars make
+/// these common: every pointwise op with a scalar operand gives three.
+fn holds_trivially(c: &Constraint) -> bool {
+    let trivial = match c {
+        Constraint::RowIneq {
+            subr,
+            marked: false,
+            ..
+        } => subr.var.is_none() && subr.end.is_empty() && subr.beg.is_empty(),
+        Constraint::DimIneq {
+            subr: Dim::Size(1, Label::NONE),
+            ..
+        } => true,
+        _ => false,
+    };
+    // A size out of range is reported when the constraint is processed.
+    trivial && super::arith::out_of_range(c).is_none()
 }
