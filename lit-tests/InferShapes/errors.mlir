@@ -12,6 +12,18 @@ func.func @size_mismatch(%a: !ocannl.tensor<f32, "3">, %b: !ocannl.tensor<f32, "
 
 // -----
 
+// The result's written last axis pairs first (axis 1); the axis its row
+// variable grows by is axis 2, and the note says so.
+func.func @size_mismatch_after_growth(%a: !ocannl.tensor<f32, "3,4">, %b: !ocannl.tensor<f32, "5,4">) -> !ocannl.tensor<f32, "..."> {
+  // expected-note @+1 {{constrained here: output axis 2 (from the end) of the result vs output axis 2 of operand #0}}
+  %0 = "ocannl.neg"(%a) : (!ocannl.tensor<f32, "3,4">) -> !ocannl.tensor<f32, "...,4">
+  // expected-error @+1 {{size 5 does not broadcast to size 3 at output axis 2 (from the end) of the result vs output axis 2 of operand #1}}
+  %1 = "ocannl.add"(%0, %b) : (!ocannl.tensor<f32, "...,4">, !ocannl.tensor<f32, "5,4">) -> !ocannl.tensor<f32, "...">
+  return %1 : !ocannl.tensor<f32, "...">
+}
+
+// -----
+
 func.func @label_mismatch(%a: !ocannl.tensor<f32, "rgb=3">, %b: !ocannl.tensor<f32, "hsv=3">) -> !ocannl.tensor<f32, "..."> {
   // expected-note @+1 {{constrained here}}
   %0 = "ocannl.neg"(%a) : (!ocannl.tensor<f32, "rgb=3">) -> !ocannl.tensor<f32, "...">

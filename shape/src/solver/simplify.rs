@@ -473,7 +473,7 @@ impl Solver {
                 )))
             }
             // cb ++ a ++ ce >= [s].
-            (Some(a), None) => self.open_cur_ineq(cur, subr, a, origin),
+            (Some(a), None) => self.open_cur_ineq(cur, subr, a, origin, 1),
             // [c] >= sb ++ w ++ se: broadcasting aligns from the end, so se
             // pairs with the end of c; then c' >= sb ++ w, where sb's place
             // depends on |w| (unless sb is empty: a least-upper-bound record).
@@ -527,7 +527,7 @@ impl Solver {
                 Ok(stuck_on_rows([Some(a)]))
             }
             // cb ++ a ++ ce >= sb ++ w ++ se.
-            (Some(a), Some(_)) => self.open_cur_ineq(cur, subr, a, origin),
+            (Some(a), Some(_)) => self.open_cur_ineq(cur, subr, a, origin, 1),
         }
     }
 
@@ -538,35 +538,55 @@ impl Solver {
     /// 2. If axes of `se` are left (`ce` is used up), they align with the end
     ///    of `cb ++ a`. `|cur| >= |subr|` forces
     ///    `|a| >= |sb| + |se| - |cb| - |ce|`: `a` grows by that many fresh
-    ///    axes at its end (whose alignment with `se` is then forced), and the
-    ///    constraint is looked at again.
+    ///    axes at its end (whose alignment with `se` is then forced), and
+    ///    step 1 runs again on the rest.
     /// 3. What remains is `cb ++ a ++ ce >= w` (a least-upper-bound record,
     ///    kept stuck for the closing stages), or `... >= sb ++ w` whose
     ///    alignment depends on `|w|` (stuck until it is known).
+    ///
+    /// `axis` is the position of the last axes of `ce` and `se` in the rows
+    /// as the constraint wrote them (counted from the end, 1 = last).
     fn open_cur_ineq(
         &mut self,
         cur: Row,
         subr: Row,
         a: RowVar,
         origin: Origin,
+        axis: usize,
     ) -> Result<Step, ShapeError> {
         let w = subr.var;
-        let (cb, mut ce, sb, mut se) = (cur.beg, cur.end, subr.beg, subr.end);
-        let n = ce.len().min(se.len());
-        let mut out = pairs(
-            &ce[ce.len() - n..],
-            &se[se.len() - n..],
-            false,
-            origin,
-            Some(1),
-        );
-        ce.truncate(ce.len() - n);
-        se.truncate(se.len() - n);
-        let deficit = (sb.len() + se.len()).saturating_sub(cb.len() + ce.len());
-        if deficit > 0 {
+        let (mut cb, mut a, mut ce, sb, mut se) = (cur.beg, a, cur.end, subr.beg, subr.end);
+        let mut axis = axis;
+        let mut out = vec![];
+        loop {
+            let n = ce.len().min(se.len());
+            out.extend(pairs(
+                &ce[ce.len() - n..],
+                &se[se.len() - n..],
+                false,
+                origin,
+                Some(axis),
+            ));
+            ce.truncate(ce.len() - n);
+            se.truncate(se.len() - n);
+            axis += n;
+            let deficit = (sb.len() + se.len()).saturating_sub(cb.len() + ce.len());
+            if deficit == 0 {
+                break;
+            }
+            // `a` becomes `a' ++ fresh`; the fresh axes pair with the end of
+            // `se` in the next round (what another step on the rest would
+            // conclude).
             self.expand_both(a, 0, deficit, origin)?;
+            let expanded = self.expand_row(&Row {
+                beg: cb,
+                var: Some(a),
+                end: ce,
+            });
+            (cb, ce) = (expanded.beg, expanded.end);
+            a = expanded.var.expect("an expanded row variable stays open");
         }
-        let progressed = deficit > 0 || !out.is_empty();
+        let progressed = !out.is_empty();
         if se.is_empty() && sb.is_empty() {
             let Some(w) = w else {
                 return Ok(Step::Replace(out));
