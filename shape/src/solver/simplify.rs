@@ -531,6 +531,34 @@ impl Solver {
         }
     }
 
+    /// `f_i >= s_i` for fresh axes `f` (just made by growing a row
+    /// variable: no constraint mentions them yet) and aligned axes `s`.
+    /// Where `s_i` is a size, the conclusion is drawn now (`f_i = s_i`, or
+    /// nothing for an unlabelled 1): a fresh variable takes any size, and
+    /// no other constraint can see it, so drawing it before the derived
+    /// constraints queued ahead of it changes nothing. The others are
+    /// pushed on `out` (`s_i` may still be bound by those).
+    fn pair_fresh(
+        &mut self,
+        f: &[Dim],
+        s: &[Dim],
+        origin: Origin,
+        axis: usize,
+        out: &mut Vec<Tagged>,
+    ) -> Result<(), ShapeError> {
+        let n = f.len();
+        for (i, (&f, &s)) in f.iter().zip(s).enumerate() {
+            let o = origin.at_axis(axis + n - 1 - i);
+            if matches!(self.find_dim(s), Dim::Size(size, _) if size >= 1) {
+                let step = self.dim_ineq(f, s, o)?;
+                debug_assert!(matches!(step, Step::Done), "a fresh axis takes a size");
+            } else {
+                out.push(tag(Constraint::DimIneq { cur: f, subr: s }, o));
+            }
+        }
+        Ok(())
+    }
+
     /// `cb ++ a ++ ce >= sb ++ w ++ se` (`w` may be absent; `a != w`).
     /// Broadcasting aligns rows from the end (NumPy).
     ///
@@ -558,15 +586,15 @@ impl Solver {
         let (mut cb, mut a, mut ce, sb, mut se) = (cur.beg, a, cur.end, subr.beg, subr.end);
         let mut axis = axis;
         let mut out = vec![];
+        let mut grown = false;
         loop {
             let n = ce.len().min(se.len());
-            out.extend(pairs(
-                &ce[ce.len() - n..],
-                &se[se.len() - n..],
-                false,
-                origin,
-                Some(axis),
-            ));
+            let (c, s) = (&ce[ce.len() - n..], &se[se.len() - n..]);
+            if grown {
+                self.pair_fresh(c, s, origin, axis, &mut out)?;
+            } else {
+                out.extend(pairs(c, s, false, origin, Some(axis)));
+            }
             ce.truncate(ce.len() - n);
             se.truncate(se.len() - n);
             axis += n;
@@ -585,6 +613,7 @@ impl Solver {
             });
             (cb, ce) = (expanded.beg, expanded.end);
             a = expanded.var.expect("an expanded row variable stays open");
+            grown = true;
         }
         let progressed = !out.is_empty();
         if se.is_empty() && sb.is_empty() {
