@@ -615,7 +615,7 @@ impl Solver {
             a = expanded.var.expect("an expanded row variable stays open");
             grown = true;
         }
-        let progressed = !out.is_empty();
+        let progressed = grown || !out.is_empty();
         if se.is_empty() && sb.is_empty() {
             let Some(w) = w else {
                 return Ok(Step::Replace(out));

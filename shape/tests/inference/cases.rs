@@ -524,3 +524,21 @@ fn element_count_errors() {
     );
     check("c = constant[exact=2x3]() : 6", "error: rank mismatch");
 }
+
+/// A broadcast that grows the result's row variable (`r = ..r'..,3`)
+/// leaves a least-upper-bound record `..r'.. >= ..w..` for the operand's
+/// terminal row variable, which closing reads: `..w..` takes the bound
+/// `..r'..` gets from `s` (5,2), and is not closed empty.
+#[test]
+fn least_upper_bound_after_growth() {
+    check(
+        "arg w : ..w..,3
+         arg y : 5,2,3
+         r = neg(w) : ...
+         s = add(r, y) : ...",
+        "w: 5,2,3
+         y: 5,2,3
+         r: 5,2,3
+         s: 5,2,3",
+    );
+}
