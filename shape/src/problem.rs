@@ -596,8 +596,12 @@ impl Problem {
 
     /// Reserves room for a program of `ops` more ops: the variables and
     /// constraints a typical op adds (an estimate: element-wise ops add
-    /// about 3 dims, 6 rows and 7 constraints). Only saves regrowing tables.
+    /// about 3 dims, 6 rows and 7 constraints, and one result shape). Only
+    /// saves regrowing tables.
     pub fn reserve_ops(&mut self, ops: usize) {
+        // One result shape per op.
+        self.shapes.reserve(ops);
+        self.shape_scopes.reserve(ops);
         self.solver.reserve(
             ops.saturating_mul(4),
             ops.saturating_mul(8),
