@@ -414,6 +414,17 @@ impl Solver {
         at_end: usize,
         origin: Origin,
     ) -> Result<(), ShapeError> {
+        self.grow(v, at_beg, at_end, origin).map(drop)
+    }
+
+    /// [`Solver::expand_both`], returning `v'` and `E`.
+    fn grow(
+        &mut self,
+        v: RowVar,
+        at_beg: usize,
+        at_end: usize,
+        origin: Origin,
+    ) -> Result<(RowVar, Vec<Dim>), ShapeError> {
         let info = &self.rows[v.0 as usize];
         let (kind, terminal) = (info.kind, info.terminal);
         let fresh = |s: &mut Self, n: usize| -> Vec<Dim> {
@@ -427,10 +438,11 @@ impl Solver {
             Row {
                 beg,
                 var: Some(rest),
-                end,
+                end: end.clone(),
             },
             origin,
-        )
+        )?;
+        Ok((rest, end))
     }
 
     /// `cur >= subr` for rows. An operand row with leading axes aligns
@@ -583,7 +595,7 @@ impl Solver {
         axis: usize,
     ) -> Result<Step, ShapeError> {
         let w = subr.var;
-        let (mut cb, mut a, mut ce, sb, mut se) = (cur.beg, a, cur.end, subr.beg, subr.end);
+        let (cb, mut a, mut ce, sb, mut se) = (cur.beg, a, cur.end, subr.beg, subr.end);
         let mut axis = axis;
         let mut out = vec![];
         let mut grown = false;
@@ -605,14 +617,9 @@ impl Solver {
             // `a` becomes `a' ++ fresh`; the fresh axes pair with the end of
             // `se` in the next round (what another step on the rest would
             // conclude).
-            self.expand_both(a, 0, deficit, origin)?;
-            let expanded = self.expand_row(&Row {
-                beg: cb,
-                var: Some(a),
-                end: ce,
-            });
-            (cb, ce) = (expanded.beg, expanded.end);
-            a = expanded.var.expect("an expanded row variable stays open");
+            let (rest, mut fresh) = self.grow(a, 0, deficit, origin)?;
+            fresh.append(&mut ce);
+            (a, ce) = (rest, fresh);
             grown = true;
         }
         let progressed = grown || !out.is_empty();
