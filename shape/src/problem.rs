@@ -575,6 +575,13 @@ impl Problem {
         Ok(shape)
     }
 
+    /// Turns the solver's shortcuts off (`false`) or on (the default); the
+    /// solution is the same either way (property-tested). See
+    /// [`Solver::set_shortcuts`].
+    pub fn set_shortcuts(&mut self, enabled: bool) {
+        self.solver.set_shortcuts(enabled);
+    }
+
     /// Reorders the constraints added so far (a deterministic shuffle by
     /// `seed`), as a caller adding them in another order would: the solution
     /// does not depend on it (property-tested).

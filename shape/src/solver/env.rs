@@ -97,6 +97,8 @@ pub struct Solver {
     pub(crate) restuck: Option<Vec<u32>>,
     /// Row variables bound since the last [`Solver::compress_rows`].
     pub(crate) bound_since_compression: usize,
+    /// `false`: only the general rules ([`Solver::set_shortcuts`]).
+    pub(crate) no_shortcuts: bool,
 }
 
 impl Solver {
@@ -105,6 +107,15 @@ impl Solver {
         let mut s = Solver::default();
         s.labels.push(String::new());
         s
+    }
+
+    /// With `false`, the solver takes none of its shortcuts: every
+    /// constraint is stored and goes through the worklist, every row is
+    /// expanded by the general walk, and each rule concludes one step at a
+    /// time. The shortcuts draw the same conclusions in fewer steps; this
+    /// is for testing that (the property `shortcuts_agree` compares both).
+    pub fn set_shortcuts(&mut self, enabled: bool) {
+        self.no_shortcuts = !enabled;
     }
 
     /// Reserves room for this many more dim variables, row variables and
@@ -196,7 +207,7 @@ impl Solver {
 
     /// Adds a constraint; it is processed by the next [`Solver::propagate`].
     pub fn add(&mut self, constraint: Constraint, origin: Origin) {
-        if holds_trivially(&constraint) {
+        if !self.no_shortcuts && holds_trivially(&constraint) {
             return;
         }
         self.note_rows(&constraint);
@@ -208,7 +219,7 @@ impl Solver {
     /// Stores a constraint without queueing it: [`Solver::enqueue_deferred`]
     /// queues all of them at once, in an order derived from their content.
     pub fn add_deferred(&mut self, constraint: Constraint, origin: Origin) {
-        if holds_trivially(&constraint) {
+        if !self.no_shortcuts && holds_trivially(&constraint) {
             return;
         }
         self.note_rows(&constraint);
@@ -503,9 +514,10 @@ impl Solver {
         match &self.rows[v.0 as usize].binding {
             None => Link::Unbound,
             Some((inner, _))
-                if inner
-                    .var
-                    .is_none_or(|u| self.rows[u.0 as usize].binding.is_none()) =>
+                if !self.no_shortcuts
+                    && inner
+                        .var
+                        .is_none_or(|u| self.rows[u.0 as usize].binding.is_none()) =>
             {
                 Link::One(inner)
             }

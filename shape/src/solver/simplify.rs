@@ -88,6 +88,7 @@ impl Solver {
                 // stuck constraint (a least-upper-bound record): what
                 // `open_cur_ineq` concludes, without expanding the rows.
                 if !*marked
+                    && !self.no_shortcuts
                     && let (Some(a), Some(w)) = (self.free_bare_var(c0), self.free_bare_var(s0))
                     && a != w
                 {
@@ -612,6 +613,12 @@ impl Solver {
             axis += n;
             let deficit = (sb.len() + se.len()).saturating_sub(cb.len() + ce.len());
             if deficit == 0 {
+                break;
+            }
+            if self.no_shortcuts {
+                // Grow, and leave the rest to the next step.
+                self.expand_both(a, 0, deficit, origin)?;
+                grown = true;
                 break;
             }
             // `a` becomes `a' ++ fresh`; the fresh axes pair with the end of

@@ -30,12 +30,15 @@
 //! * **declarative**: solving after [`Problem::shuffle`] with several seeds
 //!   (and without) gives the same solution, or an error every time;
 //! * **declarative error kinds**: ... and then the same kind of error;
+//! * **shortcuts agree**: the solver with its shortcuts off
+//!   ([`Problem::set_shortcuts`]) gives the same solution or error kind;
 //! * **sound**: every solution is concrete and passes the independent
 //!   checker ([`ocannl_shape::check`]) for every op;
 //! * **complete on concrete graphs**: when no spec was forgotten or mutated,
 //!   the concrete graph is the only solution, and the solver finds it.
 //!
 //! [`Problem::shuffle`]: ocannl_shape::problem::Problem::shuffle
+//! [`Problem::set_shortcuts`]: ocannl_shape::problem::Problem::set_shortcuts
 
 use std::collections::HashMap;
 use std::sync::mpsc;
@@ -895,10 +898,24 @@ fn outcome_verified(
     seed: Option<u64>,
     verify: bool,
 ) -> (Result<String, String>, Option<Result<(), String>>) {
+    outcome_with(src, seed, verify, true)
+}
+
+/// [`outcome_verified`], with the solver's shortcuts on or off
+/// ([`Problem::set_shortcuts`]).
+///
+/// [`Problem::set_shortcuts`]: ocannl_shape::problem::Problem::set_shortcuts
+fn outcome_with(
+    src: &str,
+    seed: Option<u64>,
+    verify: bool,
+    shortcuts: bool,
+) -> (Result<String, String>, Option<Result<(), String>>) {
     let (tx, rx) = mpsc::channel();
     let owned = src.to_owned();
     std::thread::spawn(move || {
         let mut built = build(&owned);
+        built.problem.set_shortcuts(shortcuts);
         if let Some(seed) = seed {
             built.problem.shuffle(seed);
         }
@@ -960,6 +977,23 @@ proptest! {
                 src, first, seed, other
             );
         }
+    }
+
+    /// The solver's shortcuts (constraints that hold trivially not
+    /// stored, a grown row paired in the same step, one-link expansions,
+    /// least-upper-bound records recognised before expanding) conclude what
+    /// the general rules conclude, one step at a time: the same solution,
+    /// or the same kind of error.
+    #[test]
+    fn shortcuts_agree(data in choices()) {
+        let src = Gen::new(&data).program(true);
+        let fast = outcome(&src, None);
+        let plain = outcome_with(&src, None, false, false).0;
+        prop_assert!(
+            fast == plain,
+            "\nprogram:\n{}\nwith shortcuts: {:?}\nwithout: {:?}",
+            src, fast, plain
+        );
     }
 
     /// When every order fails, it fails with the same kind of error.
