@@ -207,25 +207,29 @@ impl Solver {
 
     /// Adds a constraint; it is processed by the next [`Solver::propagate`].
     pub fn add(&mut self, constraint: Constraint, origin: Origin) {
-        if !self.no_shortcuts && holds_trivially(&constraint) {
-            return;
+        if let Some(id) = self.admit(constraint, origin) {
+            self.enqueue(id);
         }
-        self.note_rows(&constraint);
-        let id = self.alloc(Tagged { constraint, origin });
-        self.unchecked[id as usize] = true;
-        self.enqueue(id);
     }
 
     /// Stores a constraint without queueing it: [`Solver::enqueue_deferred`]
     /// queues all of them at once, in an order derived from their content.
     pub fn add_deferred(&mut self, constraint: Constraint, origin: Origin) {
+        if let Some(id) = self.admit(constraint, origin) {
+            self.deferred.push(id);
+        }
+    }
+
+    /// Stores a constraint from outside (its sizes to be checked when it
+    /// is first processed), or `None` when it holds trivially.
+    fn admit(&mut self, constraint: Constraint, origin: Origin) -> Option<u32> {
         if !self.no_shortcuts && holds_trivially(&constraint) {
-            return;
+            return None;
         }
         self.note_rows(&constraint);
         let id = self.alloc(Tagged { constraint, origin });
         self.unchecked[id as usize] = true;
-        self.deferred.push(id);
+        Some(id)
     }
 
     /// Permutes the stored deferred constraints (a deterministic shuffle by

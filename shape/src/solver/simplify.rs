@@ -486,7 +486,7 @@ impl Solver {
                 )))
             }
             // cb ++ a ++ ce >= [s].
-            (Some(a), None) => self.open_cur_ineq(cur, subr, a, origin, 1),
+            (Some(a), None) => self.open_cur_ineq(cur, subr, a, origin),
             // [c] >= sb ++ w ++ se: broadcasting aligns from the end, so se
             // pairs with the end of c; then c' >= sb ++ w, where sb's place
             // depends on |w| (unless sb is empty: a least-upper-bound record).
@@ -540,7 +540,7 @@ impl Solver {
                 Ok(stuck_on_rows([Some(a)]))
             }
             // cb ++ a ++ ce >= sb ++ w ++ se.
-            (Some(a), Some(_)) => self.open_cur_ineq(cur, subr, a, origin, 1),
+            (Some(a), Some(_)) => self.open_cur_ineq(cur, subr, a, origin),
         }
     }
 
@@ -584,20 +584,18 @@ impl Solver {
     /// 3. What remains is `cb ++ a ++ ce >= w` (a least-upper-bound record,
     ///    kept stuck for the closing stages), or `... >= sb ++ w` whose
     ///    alignment depends on `|w|` (stuck until it is known).
-    ///
-    /// `axis` is the position of the last axes of `ce` and `se` in the rows
-    /// as the constraint wrote them (counted from the end, 1 = last).
     fn open_cur_ineq(
         &mut self,
         cur: Row,
         subr: Row,
         a: RowVar,
         origin: Origin,
-        axis: usize,
     ) -> Result<Step, ShapeError> {
         let w = subr.var;
         let (cb, mut a, mut ce, sb, mut se) = (cur.beg, a, cur.end, subr.beg, subr.end);
-        let mut axis = axis;
+        // The position of the last axes of `ce` and `se` in the rows as the
+        // constraint wrote them (counted from the end, 1 = last).
+        let mut axis = 1;
         let mut out = vec![];
         let mut grown = false;
         loop {
@@ -606,7 +604,8 @@ impl Solver {
             if grown {
                 self.pair_fresh(c, s, origin, axis, &mut out)?;
             } else {
-                out.extend(pairs(c, s, false, origin, Some(axis)));
+                // The first round: nothing is in `out` yet.
+                out = pairs(c, s, false, origin, Some(axis));
             }
             ce.truncate(ce.len() - n);
             se.truncate(se.len() - n);
