@@ -267,6 +267,23 @@ mod tests {
             }),
             Err(ShapeErrorKind::ElementCount)
         );
+        // Constraints that would hold whatever their variables are
+        // (`cur >= []`, `cur >= 1`) are dropped only with sizes in range.
+        assert_eq!(
+            kind(|_, _| Constraint::RowIneq {
+                cur: Row::closed(vec![Dim::size(u64::MAX)]),
+                subr: Row::closed(vec![]),
+                marked: false,
+            }),
+            Err(ShapeErrorKind::Overflow)
+        );
+        assert_eq!(
+            kind(|_, _| Constraint::DimIneq {
+                cur: Dim::size(u64::MAX),
+                subr: Dim::size(1),
+            }),
+            Err(ShapeErrorKind::Overflow)
+        );
         let (_, r) = solve_one(|a, _| Constraint::DimEq(a, Dim::size(u64::MAX)));
         let e = r.unwrap_err();
         assert_eq!(e.kind, ShapeErrorKind::Overflow);
