@@ -11,7 +11,7 @@ use melior::ir::{
     operation::{OperationLike, OperationRef, OperationResult},
 };
 use ocannl_dialect::{
-    catalog::{self, ShapeLogic},
+    catalog::{self, OpDef, ShapeLogic},
     diagnostics::emit_error,
     ir,
     types::shape_spec,
@@ -61,6 +61,9 @@ struct Scope<'c, 'a> {
     specs: FxHashMap<usize, Option<ShapeSpec>>,
     /// Parsed einsum and block specs.
     logic_specs: SpecCache,
+    /// Each op name's catalog entry, by the name's (uniqued) identifier:
+    /// looked up once per name, not copied out and searched per op.
+    defs: FxHashMap<usize, Option<&'static OpDef>>,
 }
 
 fn key(v: Value<'_, '_>) -> usize {
@@ -116,6 +119,14 @@ impl<'c, 'a> Scope<'c, 'a> {
             writable,
         });
         Some(shape)
+    }
+
+    /// The catalog entry of `op`'s name (`None`: not an ocannl op).
+    fn def(&mut self, op: &OperationRef<'c, 'a>) -> Option<&'static OpDef> {
+        *self
+            .defs
+            .entry(op.name().to_raw().ptr as usize)
+            .or_insert_with(|| catalog::lookup(&ir::op_name(op)))
     }
 
     /// The shape of a type written in a signature.
@@ -197,7 +208,7 @@ impl<'c, 'a> Scope<'c, 'a> {
         });
         self.problem.reserve_ops(nested.len());
         for &op in &nested {
-            let def = catalog::lookup(&ir::op_name(&op));
+            let def = self.def(&op);
             let terminal = def.is_none_or(|d| d.logic == ShapeLogic::Terminal);
             for result in op.results() {
                 let value: Value<'c, 'a> = result.into();
@@ -275,10 +286,10 @@ impl<'c, 'a> Scope<'c, 'a> {
 
     /// The constraints of one ocannl op's shape logic.
     fn constrain_op(&mut self, op: OperationRef<'c, 'a>) {
-        let name = ir::op_name(&op);
-        let Some(def) = catalog::lookup(&name) else {
+        let Some(def) = self.def(&op) else {
             return;
         };
+        let name = def.name;
         let index = self.op_id(op);
         let mut operands = vec![];
         let mut complete = true;
@@ -442,6 +453,7 @@ pub(crate) fn infer<'c, 'a>(
         errors: vec![],
         specs: FxHashMap::default(),
         logic_specs: SpecCache::default(),
+        defs: FxHashMap::default(),
     };
     let mut edges = Vec::with_capacity(component.len());
     for &f in component {
