@@ -26,6 +26,31 @@ fn closing_origin() -> Origin {
     )
 }
 
+/// The free variables of one table (dims or rows) in index order, kept
+/// current from stage to stage: variables are only ever bound, and new ones
+/// only appended, so a refresh looks at the variables still listed and at
+/// those made since, not at the whole table again (at a million ops, a scan
+/// of a table reads hundreds of megabytes).
+#[derive(Default)]
+struct FreeVars {
+    vars: Vec<u32>,
+    /// The table's length at the last refresh.
+    scanned: usize,
+}
+
+impl FreeVars {
+    fn refresh(&mut self, len: usize, is_free: impl Fn(usize) -> bool) -> &[u32] {
+        self.vars.retain(|&v| is_free(v as usize));
+        self.vars.extend(
+            (self.scanned..len)
+                .filter(|&i| is_free(i))
+                .map(|i| i as u32),
+        );
+        self.scanned = len;
+        &self.vars
+    }
+}
+
 impl Solver {
     /// Runs closing stages 3 to 7 (after [`Solver::propagate`]).
     ///
@@ -37,11 +62,15 @@ impl Solver {
         // the rows the later stages see do not depend on how (in which
         // order) they were reached.
         self.resolve_ambiguous_alignments()?;
+        let mut free_rows = FreeVars::default();
+        let mut free_dims = FreeVars::default();
 
         // Stage 3: terminal row variables take their least upper bound.
         let lubs = self.row_lubs();
         let decisions: Vec<(RowVar, Row)> = self
-            .free_rows()
+            .refresh_rows(&mut free_rows)
+            .iter()
+            .map(|&v| RowVar(v))
             .filter(|v| self.rows[v.0 as usize].terminal)
             .filter_map(|v| lubs.get(v.0).map(|lub| (v, lub.clone())))
             .collect();
@@ -56,10 +85,13 @@ impl Solver {
         // broadcast to a size above 1 (OCANNL's test_block_tensor, Test 5e:
         // `2 ^ 3 ^ kk` added to a size-7 axis is 7, so `kk` is 2): it cannot
         // be 1 unless its parts sum to 1.
-        let dim_lubs = self.dim_lubs();
+        self.refresh_dims(&mut free_dims);
+        let dim_lubs = self.dim_lubs(&free_dims.vars);
         let wholes = self.concat_wholes();
-        let decisions: Vec<(DimVar, Dim)> = self
-            .free_dims()
+        let decisions: Vec<(DimVar, Dim)> = free_dims
+            .vars
+            .iter()
+            .map(|&v| DimVar(v))
             .filter_map(|v| {
                 let lub = dim_lubs.get(v.0 as usize).copied().flatten()?;
                 let take = self.dims[v.0 as usize].terminal || (wholes.contains(&v) && lub.0 > 1);
@@ -68,7 +100,9 @@ impl Solver {
             .collect();
         self.bind_dims(decisions)?;
         let decisions: Vec<(RowVar, Row)> = self
-            .free_rows()
+            .refresh_rows(&mut free_rows)
+            .iter()
+            .map(|&v| RowVar(v))
             .filter(|v| self.rows[v.0 as usize].terminal)
             .map(|v| (v, Row::closed(vec![])))
             .collect();
@@ -77,19 +111,32 @@ impl Solver {
 
         // Stage 5: remaining terminal dims take their lower bound or 1
         // (discardable ones 0, first).
-        self.guess_dims(true)?;
+        self.guess_dims(true, &mut free_dims)?;
         self.close_element_counts()?;
 
         // Stage 6: every remaining row variable closes.
         self.close_ambiguous_equations(Ambiguous::Crossing)?;
-        let decisions: Vec<(RowVar, Row)> =
-            self.free_rows().map(|v| (v, Row::closed(vec![]))).collect();
+        let decisions: Vec<(RowVar, Row)> = self
+            .refresh_rows(&mut free_rows)
+            .iter()
+            .map(|&v| (RowVar(v), Row::closed(vec![])))
+            .collect();
         self.bind_rows(decisions)?;
         self.propagate()?;
 
         // Stage 7: every remaining dim takes its lower bound or 1
         // (discardable ones 0, first).
-        self.guess_dims(false)
+        self.guess_dims(false, &mut free_dims)
+    }
+
+    /// `free` brought up to date with the row table (see [`FreeVars`]).
+    fn refresh_rows<'f>(&self, free: &'f mut FreeVars) -> &'f [u32] {
+        free.refresh(self.rows.len(), |i| self.rows[i].binding.is_none())
+    }
+
+    /// `free` brought up to date with the dim table (see [`FreeVars`]).
+    fn refresh_dims<'f>(&self, free: &'f mut FreeVars) -> &'f [u32] {
+        free.refresh(self.dims.len(), |i| self.dims[i].binding.is_none())
     }
 
     /// Guesses free dims (only terminal ones if `terminal_only`) to their
@@ -98,20 +145,23 @@ impl Solver {
     /// rather than guessed; then the others (1 unless bounded).
     /// The axis a concatenation makes of unknown parts is not guessed: the
     /// parts are, and it is their sum.
-    fn guess_dims(&mut self, terminal_only: bool) -> Result<(), ShapeError> {
+    fn guess_dims(&mut self, terminal_only: bool, free: &mut FreeVars) -> Result<(), ShapeError> {
         for discardable in [true, false] {
             // First the dims that no unknown sum bounds from below (a
             // consumer of a stack, `p >= a^b`, waits for `a + b`), then the
             // others.
             for wait_for_sums in [true, false] {
+                self.refresh_dims(free);
                 let wholes = self.concat_wholes();
                 let waiting = if wait_for_sums {
                     self.bounded_by(&wholes)
                 } else {
                     HashSet::new()
                 };
-                let decisions: Vec<(DimVar, Dim)> = self
-                    .free_dims()
+                let decisions: Vec<(DimVar, Dim)> = free
+                    .vars
+                    .iter()
+                    .map(|&v| DimVar(v))
                     .filter(|v| {
                         let info = &self.dims[v.0 as usize];
                         (info.terminal || !terminal_only)
@@ -131,6 +181,9 @@ impl Solver {
 
     /// The free axes that stuck concatenations make of their parts.
     fn concat_wholes(&self) -> Vec<DimVar> {
+        if !self.has_concat {
+            return vec![];
+        }
         self.stuck()
             .filter_map(|t| match &t.constraint {
                 Constraint::Concat { whole, .. } => match self.find_dim(*whole) {
@@ -145,6 +198,9 @@ impl Solver {
     /// The free dims that stuck inequalities `cur >= subr` bound from below
     /// by one of `roots`, directly or through other such dims.
     fn bounded_by(&self, roots: &[DimVar]) -> HashSet<DimVar> {
+        if roots.is_empty() {
+            return HashSet::new();
+        }
         let mut above: HashMap<DimVar, Vec<DimVar>> = HashMap::new();
         for t in self.stuck() {
             if let Constraint::DimIneq { cur, subr } = &t.constraint
@@ -240,6 +296,15 @@ impl Solver {
                             (Some(u), Some(v)) => crossing_side(&a, &b, u, v),
                             _ => None,
                         }
+                    }
+                    // Most stuck inequalities are `cur >= w` records (the
+                    // first case below), told apart without building rows.
+                    Constraint::RowIneq { cur, subr, .. }
+                        if self
+                            .resolved_bare_var(subr)
+                            .is_some_and(|w| self.resolved_var(cur) != Some(w)) =>
+                    {
+                        None
                     }
                     Constraint::RowIneq { cur, subr, .. } => {
                         let (cur, subr) = (self.resolve_row(cur), self.resolve_row(subr));
@@ -431,7 +496,7 @@ impl Solver {
 
     /// The effective LUB of every free dim variable that has one (indexed by
     /// variable): its own, or through stuck `u >= v` bounds the LUB of `u`.
-    fn dim_lubs(&self) -> Vec<Option<(u64, Label)>> {
+    fn dim_lubs(&self, free: &[u32]) -> Vec<Option<(u64, Label)>> {
         let n = self.dims.len();
         let mut upper: Vec<Vec<u32>> = vec![Vec::new(); n];
         for t in self.stuck() {
@@ -442,9 +507,8 @@ impl Solver {
                 upper[v.0 as usize].push(u.0);
             }
         }
-        let roots: Vec<u32> = self.free_dims().map(|v| v.0).collect();
         let mut out: Vec<Option<(u64, Label)>> = vec![None; n];
-        for v in post_order(&roots, n, |v| upper[v as usize].iter().copied()) {
+        for v in post_order(free, n, |v| upper[v as usize].iter().copied()) {
             let mut found: Vec<(u64, Label)> = vec![];
             if let Some((d, l, _)) = self.dims[v as usize].lub {
                 found.push((d, l));

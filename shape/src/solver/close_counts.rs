@@ -24,6 +24,10 @@ impl Solver {
     /// Runs element-count rounds, each followed by propagation, until a
     /// round decides nothing (see the module documentation).
     pub(super) fn close_element_counts(&mut self) -> Result<(), ShapeError> {
+        if !self.has_counts {
+            // Nothing to decide: no scan of the store.
+            return Ok(());
+        }
         let mut ids: Vec<u32> = self.stuck_ids().collect();
         loop {
             // Least upper bounds depend on every row: while a strided count

@@ -99,6 +99,12 @@ pub struct Solver {
     pub(crate) bound_since_compression: usize,
     /// `false`: only the general rules ([`Solver::set_shortcuts`]).
     pub(crate) no_shortcuts: bool,
+    /// Whether a concatenation was ever added (only simplifying one derives
+    /// another): closing looks for stuck ones only then.
+    pub(crate) has_concat: bool,
+    /// Whether an element count (`TotalElems`, `StridedElems`, `Exact`)
+    /// was ever added (only simplifying one derives another).
+    pub(crate) has_counts: bool,
 }
 
 impl Solver {
@@ -227,6 +233,11 @@ impl Solver {
             return None;
         }
         self.note_rows(&constraint);
+        self.has_concat |= matches!(constraint, Constraint::Concat { .. });
+        self.has_counts |= matches!(
+            constraint,
+            Constraint::TotalElems(..) | Constraint::StridedElems { .. } | Constraint::Exact(..)
+        );
         let id = self.alloc(Tagged { constraint, origin });
         self.unchecked[id as usize] = true;
         Some(id)
@@ -483,6 +494,15 @@ impl Solver {
             if !inner.beg.is_empty() || !inner.end.is_empty() {
                 return None;
             }
+            v = inner.var?;
+        }
+        Some(v)
+    }
+
+    /// `self.resolve_row(row).var`, without building the row.
+    pub(crate) fn resolved_var(&self, row: &Row) -> Option<RowVar> {
+        let mut v = row.var?;
+        while let Some((inner, _)) = &self.rows[v.0 as usize].binding {
             v = inner.var?;
         }
         Some(v)
