@@ -93,7 +93,7 @@ impl Solver {
             .iter()
             .map(|&v| DimVar(v))
             .filter_map(|v| {
-                let lub = dim_lubs.get(v.0 as usize).copied().flatten()?;
+                let lub = dim_lubs.get(&v.0).copied()?;
                 let take = self.dims[v.0 as usize].terminal || (wholes.contains(&v) && lub.0 > 1);
                 take.then_some((v, Dim::Size(lub.0, lub.1)))
             })
@@ -373,20 +373,29 @@ impl Solver {
     pub(super) fn row_lubs(&mut self) -> RowLubs {
         let n = self.rows.len();
         // Direct candidates: resolved `cur` of stuck `cur >= bare var`, in
-        // the store's order.
-        let mut direct: Vec<(u32, Row)> = vec![];
+        // the store's order. Most are bare variables themselves (a chain of
+        // records), kept as one number; only the other rows are built.
+        let mut direct: Vec<(u32, Bound)> = vec![];
+        let mut built: Vec<Row> = vec![];
         for t in self.stuck() {
             if let Constraint::RowIneq { cur, subr, .. } = &t.constraint
                 && let Some(w) = self.resolved_bare_var(subr)
             {
+                if let Some(a) = self.resolved_bare_var(cur) {
+                    if a != w {
+                        direct.push((w.0, Bound::Var(a.0)));
+                    }
+                    continue;
+                }
                 let cur = self.expand_row(cur);
                 if cur.var != Some(w) {
-                    direct.push((w.0, cur));
+                    direct.push((w.0, Bound::Row(built.len() as u32)));
+                    built.push(cur);
                 }
             }
         }
         // Grouped by variable, in the store's order within a group: sorted
-        // as (variable, position) pairs, without moving the rows.
+        // as (variable, position) pairs, without moving the bounds.
         let mut keys: Vec<u64> = direct
             .iter()
             .enumerate()
@@ -410,26 +419,31 @@ impl Solver {
             keys[start..]
                 .iter()
                 .take_while(move |k| (*k >> 32) as u32 == w)
-                .map(|k| &direct[(*k & 0xFFFF_FFFF) as usize].1)
+                .map(|k| direct[(*k & 0xFFFF_FFFF) as usize].1)
         };
         let order = post_order(&roots, n, |v| {
-            group(v).filter_map(|c| c.bare_var().map(|a| a.0))
+            group(v).filter_map(|b| match b {
+                Bound::Var(a) => Some(a),
+                Bound::Row(_) => None,
+            })
         });
+        // Only the bounds found take room (most variables have none).
         let mut lubs = RowLubs {
             index: vec![NONE; n],
-            rows: Vec::with_capacity(order.len()),
+            rows: vec![],
         };
         for v in order {
             let mut effective: Vec<Row> = vec![];
-            for c in group(v) {
-                match c.bare_var() {
-                    Some(a) => effective.extend(lubs.get(a.0).cloned()),
-                    None => effective.push(c.clone()),
+            for b in group(v) {
+                match b {
+                    Bound::Var(a) => effective.extend(lubs.get(a).cloned()),
+                    Bound::Row(i) => effective.push(built[i as usize].clone()),
                 }
             }
-            let lub = self.meet_rows(RowVar(v), effective);
-            lubs.index[v as usize] = lubs.rows.len() as u32;
-            lubs.rows.push(lub);
+            if let Some(lub) = self.meet_rows(RowVar(v), effective) {
+                lubs.index[v as usize] = lubs.rows.len() as u32;
+                lubs.rows.push(lub);
+            }
         }
         lubs
     }
@@ -494,36 +508,53 @@ impl Solver {
         }
     }
 
-    /// The effective LUB of every free dim variable that has one (indexed by
+    /// The effective LUB of every free dim variable that has one (by
     /// variable): its own, or through stuck `u >= v` bounds the LUB of `u`.
-    fn dim_lubs(&self, free: &[u32]) -> Vec<Option<(u64, Label)>> {
-        let n = self.dims.len();
-        let mut upper: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for t in self.stuck() {
-            if let Constraint::DimIneq { cur, subr } = &t.constraint
-                && let (Dim::Var(u), Dim::Var(v)) = (self.find_dim(*cur), self.find_dim(*subr))
-                && u != v
-            {
-                upper[v.0 as usize].push(u.0);
-            }
-        }
-        let mut out: Vec<Option<(u64, Label)>> = vec![None; n];
-        for v in post_order(free, n, |v| upper[v as usize].iter().copied()) {
+    /// Sized by the free variables and the stuck bounds, not by the whole
+    /// table (at a million ops most dims are bound long before closing).
+    fn dim_lubs(&self, free: &[u32]) -> HashMap<u32, (u64, Label)> {
+        // `(v, u)` for each stuck `u >= v`, sorted: the bounds of `v` are
+        // one run.
+        let mut edges: Vec<u64> = self
+            .stuck()
+            .filter_map(|t| match &t.constraint {
+                Constraint::DimIneq { cur, subr } => {
+                    match (self.find_dim(*cur), self.find_dim(*subr)) {
+                        (Dim::Var(u), Dim::Var(v)) if u != v => {
+                            Some((u64::from(v.0) << 32) | u64::from(u.0))
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            })
+            .collect();
+        edges.sort_unstable();
+        let upper = |v: u32| {
+            let start = edges.partition_point(|&e| (e >> 32) < u64::from(v));
+            edges[start..]
+                .iter()
+                .take_while(move |&&e| (e >> 32) as u32 == v)
+                .map(|&e| e as u32)
+        };
+        let mut out: HashMap<u32, (u64, Label)> = HashMap::new();
+        for v in post_order(free, self.dims.len(), |v| upper(v)) {
             let mut found: Vec<(u64, Label)> = vec![];
             if let Some((d, l, _)) = self.dims[v as usize].lub {
                 found.push((d, l));
             }
-            for &u in &upper[v as usize] {
-                found.extend(out[u as usize]);
+            for u in upper(v) {
+                found.extend(out.get(&u).copied());
             }
             found.sort_unstable();
             found.dedup();
-            out[v as usize] = match found.as_slice() {
-                [] => None,
-                [one] => Some(*one),
+            let lub = match found.as_slice() {
+                [] => continue,
+                [one] => *one,
                 // Different upper bounds: only 1 broadcasts to all.
-                _ => Some((1, Label::NONE)),
+                _ => (1, Label::NONE),
             };
+            out.insert(v, lub);
         }
         out
     }
@@ -595,8 +626,16 @@ const NONE: u32 = u32::MAX;
 pub(super) struct RowLubs {
     /// Per row variable: its place in `rows`, or [`NONE`].
     index: Vec<u32>,
-    /// The bounds computed (`None`: the variable has none).
-    rows: Vec<Option<Row>>,
+    /// The bounds found.
+    rows: Vec<Row>,
+}
+
+/// A direct bound of [`Solver::row_lubs`]: a bare row variable, or the
+/// place of a built row.
+#[derive(Clone, Copy)]
+enum Bound {
+    Var(u32),
+    Row(u32),
 }
 
 impl RowLubs {
@@ -611,7 +650,7 @@ impl RowLubs {
     /// The least upper bound of `v`, if it has one.
     pub(super) fn get(&self, v: u32) -> Option<&Row> {
         match self.index.get(v as usize) {
-            Some(&i) if i != NONE => self.rows[i as usize].as_ref(),
+            Some(&i) if i != NONE => Some(&self.rows[i as usize]),
             _ => None,
         }
     }
