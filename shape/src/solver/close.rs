@@ -433,11 +433,23 @@ impl Solver {
             rows: vec![],
         };
         for v in order {
+            // One bound, a variable (a link of a chain of records): its LUB,
+            // shared rather than copied, unless it is `v` itself (then
+            // none; what `meet_rows` concludes of one row).
+            let mut bounds = group(v);
+            if let (Some(Bound::Var(a)), None) = (bounds.next(), bounds.next()) {
+                let i = lubs.index[a as usize];
+                if i != NONE && lubs.rows[i as usize].var != Some(RowVar(v)) {
+                    lubs.index[v as usize] = i;
+                }
+                continue;
+            }
             let mut effective: Vec<Row> = vec![];
             for b in group(v) {
                 match b {
                     Bound::Var(a) => effective.extend(lubs.get(a).cloned()),
-                    Bound::Row(i) => effective.push(built[i as usize].clone()),
+                    // Each built row is one variable's bound: moved, not copied.
+                    Bound::Row(i) => effective.push(std::mem::take(&mut built[i as usize])),
                 }
             }
             if let Some(lub) = self.meet_rows(RowVar(v), effective) {

@@ -499,6 +499,24 @@ impl Solver {
         Some(v)
     }
 
+    /// Whether `row` resolves to the closed row without axes, without
+    /// building it (what closing leaves most rows as).
+    pub(crate) fn resolves_empty(&self, row: &Row) -> bool {
+        if !row.beg.is_empty() || !row.end.is_empty() {
+            return false;
+        }
+        let mut var = row.var;
+        while let Some(v) = var {
+            match &self.rows[v.0 as usize].binding {
+                Some((inner, _)) if inner.beg.is_empty() && inner.end.is_empty() => {
+                    var = inner.var;
+                }
+                _ => return false,
+            }
+        }
+        true
+    }
+
     /// `self.resolve_row(row).var`, without building the row.
     pub(crate) fn resolved_var(&self, row: &Row) -> Option<RowVar> {
         let mut v = row.var?;
