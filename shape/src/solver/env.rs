@@ -613,35 +613,22 @@ impl Solver {
         if value == Dim::Var(v) {
             return Ok(());
         }
-        let info = std::mem::replace(
-            &mut self.dims[v.0 as usize],
-            DimInfo {
-                binding: None,
-                via: None,
-                terminal: false,
-                at_least: 1,
-                discardable: false,
-                uniq_unless: None,
-                lub: None,
-                watchers: NIL,
-                size: 0,
-            },
-        );
-        let DimInfo {
-            terminal,
-            at_least,
-            discardable,
-            uniq_unless,
-            lub,
-            watchers,
-            size,
-            ..
-        } = info;
         // `value` may be a variable bound to a size (a link that keeps the
         // classes joined for labels); checks and merges use what it resolves to.
         let resolved = self.find_dim(value);
-        self.dims[v.0 as usize].binding = Some((value, origin));
-        self.dims[v.0 as usize].terminal = terminal;
+        // The class's data moves to the representative; `v` keeps only its
+        // binding (and its terminal flag). Field by field, not by moving
+        // the whole record out and a fresh one in.
+        let info = &mut self.dims[v.0 as usize];
+        let terminal = info.terminal;
+        let at_least = std::mem::replace(&mut info.at_least, 1);
+        let discardable = std::mem::take(&mut info.discardable);
+        let uniq_unless = info.uniq_unless.take();
+        let lub = info.lub.take();
+        let watchers = std::mem::replace(&mut info.watchers, NIL);
+        let size = std::mem::take(&mut info.size);
+        info.via = None;
+        info.binding = Some((value, origin));
         self.wake(watchers);
         match resolved {
             Dim::Var(u) => {

@@ -49,23 +49,25 @@ pub(super) fn pairs(
     from_end_base: Option<usize>,
 ) -> Vec<Tagged> {
     let n = c.len().min(s.len());
-    (0..n)
-        .map(|i| {
-            let o = match from_end_base {
-                Some(base) => origin.at_axis(base + n - 1 - i),
-                None => origin,
-            };
-            let constraint = if eq {
-                Constraint::DimEq(c[i], s[i])
-            } else {
-                Constraint::DimIneq {
-                    cur: c[i],
-                    subr: s[i],
-                }
-            };
-            tag(constraint, o)
-        })
-        .collect()
+    // Room for one more: most callers add the rest of the rows after the
+    // pairs (and with no pairs, the push allocates once either way).
+    let mut out = Vec::with_capacity(if n == 0 { 0 } else { n + 1 });
+    out.extend((0..n).map(|i| {
+        let o = match from_end_base {
+            Some(base) => origin.at_axis(base + n - 1 - i),
+            None => origin,
+        };
+        let constraint = if eq {
+            Constraint::DimEq(c[i], s[i])
+        } else {
+            Constraint::DimIneq {
+                cur: c[i],
+                subr: s[i],
+            }
+        };
+        tag(constraint, o)
+    }));
+    out
 }
 
 impl Solver {
