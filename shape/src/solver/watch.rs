@@ -9,10 +9,10 @@ pub(crate) const NIL: u32 = u32::MAX;
 /// The nodes of all watch lists.
 #[derive(Debug, Clone)]
 pub(crate) struct WatchPool {
-    /// Per node: the constraint watched.
-    id: Vec<u32>,
-    /// Per node: the next node of its list (or of the free list).
-    next: Vec<u32>,
+    /// Per node: the constraint watched, and the next node of its list (or
+    /// of the free list). One entry per node: following a list reads one
+    /// place per node, not two (at a million ops, each is a cache miss).
+    nodes: Vec<[u32; 2]>,
     /// The first reusable node.
     free: u32,
 }
@@ -20,8 +20,7 @@ pub(crate) struct WatchPool {
 impl Default for WatchPool {
     fn default() -> Self {
         WatchPool {
-            id: vec![],
-            next: vec![],
+            nodes: vec![],
             free: NIL,
         }
     }
@@ -31,15 +30,14 @@ impl WatchPool {
     /// Adds constraint `id` to the list starting at `head`.
     pub(crate) fn push(&mut self, head: &mut u32, id: u32) {
         let node = if self.free == NIL {
-            let node = u32::try_from(self.id.len()).expect("fewer than 2^32 watches");
-            self.id.push(id);
-            self.next.push(*head);
+            let node = u32::try_from(self.nodes.len()).expect("fewer than 2^32 watches");
+            self.nodes.push([id, *head]);
             node
         } else {
             let node = self.free;
-            self.free = self.next[node as usize];
-            self.id[node as usize] = id;
-            self.next[node as usize] = *head;
+            let n = &mut self.nodes[node as usize];
+            self.free = n[1];
+            *n = [id, *head];
             node
         };
         *head = node;
@@ -51,10 +49,10 @@ impl WatchPool {
         let start = out.len();
         let mut node = std::mem::replace(head, NIL);
         while node != NIL {
-            let n = node as usize;
-            out.push(self.id[n]);
-            let next = self.next[n];
-            self.next[n] = self.free;
+            let n = &mut self.nodes[node as usize];
+            out.push(n[0]);
+            let next = n[1];
+            n[1] = self.free;
             self.free = node;
             node = next;
         }
@@ -82,7 +80,7 @@ mod tests {
         for i in 0..5 {
             pool.push(&mut a, 10 + i);
         }
-        assert_eq!(pool.id.len(), 10, "freed nodes are reused");
+        assert_eq!(pool.nodes.len(), 10, "freed nodes are reused");
         out.clear();
         pool.take(&mut b, &mut out);
         pool.take(&mut a, &mut out);
