@@ -46,6 +46,7 @@ mod compress;
 mod counts;
 mod dims;
 mod env;
+mod lubs;
 mod marked;
 mod provenance;
 mod rank;

@@ -41,7 +41,7 @@ impl Solver {
             let lubs = if strided {
                 self.row_lubs()
             } else {
-                super::close::RowLubs::none()
+                super::lubs::RowLubs::none()
             };
             self.restuck = Some(Vec::new());
             let progress = match self.resolve_total_elems(&ids, &lubs) {
@@ -118,7 +118,7 @@ impl Solver {
     fn resolve_total_elems(
         &mut self,
         ids: &[u32],
-        lubs: &super::close::RowLubs,
+        lubs: &super::lubs::RowLubs,
     ) -> Result<bool, ShapeError> {
         let mut decisions: Vec<(RowVar, Row)> = vec![];
         for t in ids
