@@ -297,8 +297,8 @@ impl Solver {
                             _ => None,
                         }
                     }
-                    // Most stuck inequalities are `cur >= w` records (the
-                    // first case below), told apart without building rows.
+                    // A `cur >= w` record (most stuck inequalities), told
+                    // apart without building rows.
                     Constraint::RowIneq { cur, subr, .. }
                         if self
                             .resolved_bare_var(subr)
@@ -309,7 +309,6 @@ impl Solver {
                     Constraint::RowIneq { cur, subr, .. } => {
                         let (cur, subr) = (self.resolve_row(cur), self.resolve_row(subr));
                         match (cur.var, subr.var) {
-                            (_, Some(w)) if subr.bare_var().is_some() && cur.var != Some(w) => None,
                             (Some(a), Some(w)) if a == w => Some(a),
                             (_, Some(w)) if !subr.beg.is_empty() => Some(w),
                             (Some(a), _) if !cur.beg.is_empty() => Some(a),

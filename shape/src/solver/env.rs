@@ -486,35 +486,33 @@ impl Solver {
 
     /// `self.resolve_row(row).bare_var()`, without building the row.
     pub(crate) fn resolved_bare_var(&self, row: &Row) -> Option<RowVar> {
-        if !row.beg.is_empty() || !row.end.is_empty() {
-            return None;
-        }
-        let mut v = row.var?;
-        while let Some((inner, _)) = &self.rows[v.0 as usize].binding {
-            if !inner.beg.is_empty() || !inner.end.is_empty() {
-                return None;
-            }
-            v = inner.var?;
-        }
-        Some(v)
+        self.axis_free_end(row).flatten()
     }
 
     /// Whether `row` resolves to the closed row without axes, without
     /// building it (what closing leaves most rows as).
     pub(crate) fn resolves_empty(&self, row: &Row) -> bool {
+        self.axis_free_end(row) == Some(None)
+    }
+
+    /// Where `row` ends when neither it nor any row its variable is bound
+    /// through has axes: the free variable it resolves to, or `Some(None)`
+    /// for the closed row without axes; `None` when there are axes.
+    fn axis_free_end(&self, row: &Row) -> Option<Option<RowVar>> {
         if !row.beg.is_empty() || !row.end.is_empty() {
-            return false;
+            return None;
         }
         let mut var = row.var;
         while let Some(v) = var {
             match &self.rows[v.0 as usize].binding {
+                None => break,
                 Some((inner, _)) if inner.beg.is_empty() && inner.end.is_empty() => {
                     var = inner.var;
                 }
-                _ => return false,
+                Some(_) => return None,
             }
         }
-        true
+        Some(var)
     }
 
     /// `self.resolve_row(row).var`, without building the row.
