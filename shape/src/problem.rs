@@ -626,6 +626,20 @@ impl Problem {
         }
     }
 
+    /// Appends a key of the solved shape of `id` to `out` when it is
+    /// concrete (every row closed, every axis a size): equal keys, equal
+    /// shapes. `false` when a variable is left. No shape is built, so a
+    /// caller meeting the same solved shapes many times can look them up
+    /// by this key first ([`Problem::shape`] allocates its rows).
+    pub fn concrete_key(&self, id: ShapeId, out: &mut Vec<u64>) -> bool {
+        let s = &self.shapes[id.0 as usize];
+        [&s.batch, &s.input, &s.output].into_iter().all(|row| {
+            // Sizes are at most `i64::MAX`: the separator is no size.
+            out.push(u64::MAX);
+            self.solver.concrete_axes(row, out)
+        })
+    }
+
     /// The number of registered shapes.
     pub fn shape_count(&self) -> usize {
         self.shapes.len()

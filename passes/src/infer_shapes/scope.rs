@@ -18,7 +18,7 @@ use ocannl_dialect::{
 };
 use ocannl_shape::{
     problem::{OpLogic, Problem, ShapeId},
-    solver::{Closing, OpId, Role, Shape, ShapeError},
+    solver::{Closing, OpId, Role, ShapeError},
     spec::{ShapeSpec, SpecError},
 };
 
@@ -399,23 +399,27 @@ impl<'c, 'a> Scope<'c, 'a> {
     fn write_back(&self, component: &[usize], functions: &[OperationRef<'c, 'a>]) {
         // A program repeats a few solved types many times: a concrete solved
         // shape (no variables to name) gives the same new type for the same
-        // old type, so each pair is printed and built once.
-        let mut cache: FxHashMap<(usize, Shape), Option<Type<'c>>> = FxHashMap::default();
+        // old type, so each pair is printed and built once. The pair is
+        // looked up by a key of words (the old type, then the shape's sizes
+        // and labels) read off the solution without building the shape.
+        let mut cache: FxHashMap<Box<[u64]>, Option<Type<'c>>> = FxHashMap::default();
+        let mut key = Vec::new();
         // One index of the variables' names for every shape (building it
         // per shape made naming quadratic in the named variables).
         let namer = self.problem.namer();
         let mut solve = |ty: Type<'c>, shape: ShapeId| -> Option<Type<'c>> {
-            let resolved = self.problem.shape(shape);
-            if !resolved.is_concrete() {
+            key.clear();
+            key.push(ty.to_raw().ptr as u64);
+            if !self.problem.concrete_key(shape, &mut key) {
+                let resolved = self.problem.shape(shape);
                 return solved_type(ty, &namer.spec(shape, &resolved));
             }
-            match cache.entry((ty.to_raw().ptr as usize, resolved)) {
-                Entry::Occupied(e) => *e.get(),
-                Entry::Vacant(e) => {
-                    let spec = namer.spec(shape, &e.key().1);
-                    *e.insert(solved_type(ty, &spec))
-                }
+            if let Some(new) = cache.get(&key[..]) {
+                return *new;
             }
+            let new = solved_type(ty, &namer.spec(shape, &self.problem.shape(shape)));
+            cache.insert(key.as_slice().into(), new);
+            new
         };
         for tracked in self.values.iter().filter(|t| t.writable) {
             if let Some(new) = solve(tracked.value.r#type(), tracked.shape) {

@@ -478,6 +478,50 @@ impl Solver {
         r
     }
 
+    /// Appends the axes of `row` to `out` (each as its size and its label)
+    /// when the row resolves to a closed row of sizes, without building
+    /// the row; `false` when a variable is left (`out` is then partly
+    /// written). The key of a concrete row for callers that meet the same
+    /// solved rows many times (`resolve_row` allocates each time).
+    pub fn concrete_axes(&self, row: &Row, out: &mut Vec<u64>) -> bool {
+        // The rows of the binding chain whose `end` axes are still to come
+        // (chains are short: solving ends with them compressed).
+        let mut chain: [&Row; 8] = [row; 8];
+        let mut n = 0;
+        let mut cur = row;
+        let start = out.len();
+        let dim = |s: &Self, d: Dim, out: &mut Vec<u64>| match s.find_dim(d) {
+            Dim::Size(size, label) => {
+                out.extend([size, u64::from(label.0)]);
+                true
+            }
+            Dim::Var(_) => false,
+        };
+        loop {
+            if !cur.beg.iter().all(|&d| dim(self, d, out)) {
+                return false;
+            }
+            let Some(v) = cur.var else { break };
+            let Some((inner, _)) = &self.rows[v.0 as usize].binding else {
+                return false;
+            };
+            if n == chain.len() {
+                // A long chain: the general walk, from the start.
+                out.truncate(start);
+                let r = self.resolve_row(row);
+                return r.var.is_none() && r.end.iter().all(|&d| dim(self, d, out));
+            }
+            chain[n] = cur;
+            n += 1;
+            cur = inner;
+        }
+        cur.end.iter().all(|&d| dim(self, d, out))
+            && chain[..n]
+                .iter()
+                .rev()
+                .all(|r| r.end.iter().all(|&d| dim(self, d, out)))
+    }
+
     /// The row's variable if the row is a bare, unbound row variable.
     pub(crate) fn free_bare_var(&self, row: &Row) -> Option<RowVar> {
         let v = row.bare_var()?;

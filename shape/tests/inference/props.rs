@@ -45,6 +45,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use ocannl_shape::{
+    problem::ShapeId,
     solver::Closing,
     spec::{EinsumAxis, EinsumSpec, Row, RowVar, ShapeAxis, ShapeSpec, SlotSpec},
 };
@@ -994,6 +995,37 @@ proptest! {
             "\nprogram:\n{}\nwith shortcuts: {:?}\nwithout: {:?}",
             src, fast, plain
         );
+    }
+
+    /// `Problem::concrete_key` (read off the solution without building
+    /// shapes) is given exactly for the concrete solved shapes, and two
+    /// shapes' keys are equal exactly when the shapes are: checked on the
+    /// online stage's partial solutions (variables left) and after closing.
+    #[test]
+    fn concrete_keys_agree(data in choices(), full in any::<bool>()) {
+        let src = Gen::new(&data).program(true);
+        let mut built = build(&src);
+        let closing = if full { Closing::Full } else { Closing::None };
+        if built.problem.solve(closing).is_ok() {
+            let ids: Vec<ShapeId> = (0..built.problem.shape_count())
+                .map(|i| ShapeId(i as u32))
+                .collect();
+            let mut keyed = vec![];
+            for &id in &ids {
+                let shape = built.problem.shape(id);
+                let mut key = vec![];
+                let concrete = built.problem.concrete_key(id, &mut key);
+                prop_assert_eq!(concrete, shape.is_concrete(), "{:?}\nprogram:\n{}", shape, src);
+                if concrete {
+                    keyed.push((key, shape));
+                }
+            }
+            for (ka, a) in &keyed {
+                for (kb, b) in &keyed {
+                    prop_assert_eq!(ka == kb, a == b, "{:?} / {:?}\nprogram:\n{}", a, b, src);
+                }
+            }
+        }
     }
 
     /// When every order fails, it fails with the same kind of error.
