@@ -7,6 +7,8 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
+
 mod naming;
 pub use naming::Namer;
 
@@ -264,10 +266,10 @@ impl Problem {
                         got: operands.len(),
                     });
                 }
-                let mut labels: HashMap<String, Dim> = HashMap::new();
-                let mut rows: HashMap<String, RowVar> = HashMap::new();
+                // Keyed by the spec's own names (no copies).
+                let mut labels: FxHashMap<&str, Dim> = FxHashMap::default();
+                let mut rows: FxHashMap<&str, RowVar> = FxHashMap::default();
                 let n = operands.len();
-                let res = res(self);
                 for (i, slot) in spec
                     .rhs
                     .iter()
@@ -275,12 +277,12 @@ impl Problem {
                     .enumerate()
                 {
                     let (target, role) = if i < n {
-                        (opnd(self, i), operand_role(i))
+                        (operands[i], operand_role(i))
                     } else {
-                        (res.clone(), Role::Result)
+                        (result, Role::Result)
                     };
                     let slot_role = Role::SpecSlot(u8::try_from(i).unwrap_or(u8::MAX));
-                    let slot_shape = self.slot_shape(
+                    let mut slot_shape = self.slot_shape(
                         op,
                         slot,
                         (role, slot_role),
@@ -290,15 +292,14 @@ impl Problem {
                     )?;
                     for k in KINDS {
                         let origin = Origin::new(op, (role, k), (slot_role, k));
-                        self.push(
-                            Constraint::RowEq(target.row(k).clone(), slot_shape.row(k).clone()),
-                            origin,
-                        );
+                        let target = self.shapes[target.0 as usize].row(k).clone();
+                        let slot = std::mem::take(slot_shape.row_mut(k));
+                        self.push(Constraint::RowEq(target, slot), origin);
                     }
                 }
                 if block {
                     for l in spec.discardable_labels() {
-                        if let Some(Dim::Var(v)) = labels.get(&l) {
+                        if let Some(Dim::Var(v)) = labels.get(l.as_str()) {
                             self.solver.mark_dim_discardable(*v);
                         }
                     }
@@ -431,26 +432,26 @@ impl Problem {
     /// The shape of one einsum slot: labels are local to the spec and shared
     /// between its slots; `...` of a row kind is that kind's row variable of
     /// the spec (OCANNL names it `batch`/`input`/`output`).
-    fn slot_shape(
+    fn slot_shape<'s>(
         &mut self,
         op: OpId,
-        slot: &SlotSpec,
+        slot: &'s SlotSpec,
         (role, slot_role): (Role, Role),
         block: bool,
-        labels: &mut HashMap<String, Dim>,
-        rows: &mut HashMap<String, RowVar>,
+        labels: &mut FxHashMap<&'s str, Dim>,
+        rows: &mut FxHashMap<&'s str, RowVar>,
     ) -> Result<Shape, LogicError> {
         let mut shape = Shape::default();
         for kind in KINDS {
             let row = slot.row(kind);
-            let mut axes = |p: &mut Self, list: &[EinsumAxis]| -> Result<Vec<Dim>, LogicError> {
+            let mut axes = |p: &mut Self, list: &'s [EinsumAxis]| -> Result<Vec<Dim>, LogicError> {
                 list.iter()
                     .map(|a| match a {
-                        EinsumAxis::Label(l) => Ok(match labels.get(l) {
+                        EinsumAxis::Label(l) => Ok(match labels.get(l.as_str()) {
                             Some(d) => *d,
                             None => {
                                 let d = Dim::Var(p.solver.fresh_dim(false));
-                                labels.insert(l.clone(), d);
+                                labels.insert(l.as_str(), d);
                                 d
                             }
                         }),
@@ -497,9 +498,9 @@ impl Problem {
                                     "the offset {offset} of '{over}' must be less than its stride {stride}"
                                 )));
                             }
-                            let mut label = |p: &mut Self, l: &str| {
+                            let mut label = |p: &mut Self, l: &'s str| {
                                 *labels
-                                    .entry(l.to_owned())
+                                    .entry(l)
                                     .or_insert_with(|| Dim::Var(p.solver.fresh_dim(false)))
                             };
                             let output = label(p, over);
@@ -538,7 +539,7 @@ impl Problem {
                                 .iter()
                                 .map(|l| {
                                     *labels
-                                        .entry(l.clone())
+                                        .entry(l.as_str())
                                         .or_insert_with(|| Dim::Var(p.solver.fresh_dim(false)))
                                 })
                                 .collect();
@@ -565,7 +566,7 @@ impl Problem {
                     Some(v) => *v,
                     None => {
                         let v = self.solver.fresh_row(kind, false);
-                        rows.insert(name.to_owned(), v);
+                        rows.insert(name, v);
                         v
                     }
                 }
