@@ -87,6 +87,20 @@ fn product_expr(factors: &[u64]) -> String {
 /// denominator (which the constraints' invariants exclude; checked so that
 /// a hand-built constraint cannot divide by zero).
 pub(super) fn out_of_range(c: &Constraint) -> Option<(ShapeErrorKind, String)> {
+    // Row constraints, nearly all of them: a direct scan first (the general
+    // walk below goes through a dynamic iterator per row).
+    if let Constraint::RowEq(a, b)
+    | Constraint::RowIneq {
+        cur: a, subr: b, ..
+    } = c
+    {
+        let big = |r: &Row| {
+            (r.beg.iter().chain(&r.end)).any(|d| matches!(d, Dim::Size(n, _) if *n > MAX_SIZE))
+        };
+        if !big(a) && !big(b) {
+            return None;
+        }
+    }
     let over = |what: &str, n: u64| {
         (n > MAX_SIZE).then(|| {
             (
