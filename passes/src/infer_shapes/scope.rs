@@ -177,6 +177,17 @@ impl<'c, 'a> Scope<'c, 'a> {
             return;
         };
         let body = func.region(0).ok().and_then(|r| r.first_block());
+        let nested = ir::collect_ops(func, |_| ir::Select {
+            keep: true,
+            descend: true,
+        });
+        // The tables sized once, for the arguments and the ops (growing
+        // them copies what they hold into fresh memory, several times).
+        let values = fty.input_count() + nested.len();
+        self.problem.reserve_ops(values);
+        self.values.reserve(values);
+        self.by_value.reserve(values);
+        self.ops.reserve(nested.len());
         let mut inputs = Vec::with_capacity(fty.input_count());
         for i in 0..fty.input_count() {
             let ty = fty.input(i).expect("index below input_count");
@@ -202,11 +213,6 @@ impl<'c, 'a> Scope<'c, 'a> {
         for site in graph.calls_of(index) {
             linked.extend(site.op.results().map(|r| key(r.into())));
         }
-        let nested = ir::collect_ops(func, |_| ir::Select {
-            keep: true,
-            descend: true,
-        });
-        self.problem.reserve_ops(nested.len());
         for &op in &nested {
             let def = self.def(&op);
             let terminal = def.is_none_or(|d| d.logic == ShapeLogic::Terminal);
