@@ -7,8 +7,6 @@
 
 use std::collections::HashMap;
 
-use rustc_hash::FxHashMap;
-
 mod naming;
 pub use naming::Namer;
 
@@ -266,9 +264,11 @@ impl Problem {
                         got: operands.len(),
                     });
                 }
-                // Keyed by the spec's own names (no copies).
-                let mut labels: FxHashMap<&str, Dim> = FxHashMap::default();
-                let mut rows: FxHashMap<&str, RowVar> = FxHashMap::default();
+                // Keyed by the spec's own names (no copies), with foldhash's
+                // randomly seeded hasher: fast, and the names come from the
+                // input (a fixed-seed hash could be flooded with collisions).
+                let mut labels: foldhash::HashMap<&str, Dim> = foldhash::HashMap::default();
+                let mut rows: foldhash::HashMap<&str, RowVar> = foldhash::HashMap::default();
                 let n = operands.len();
                 for (i, slot) in spec
                     .rhs
@@ -438,8 +438,8 @@ impl Problem {
         slot: &'s SlotSpec,
         (role, slot_role): (Role, Role),
         block: bool,
-        labels: &mut FxHashMap<&'s str, Dim>,
-        rows: &mut FxHashMap<&'s str, RowVar>,
+        labels: &mut foldhash::HashMap<&'s str, Dim>,
+        rows: &mut foldhash::HashMap<&'s str, RowVar>,
     ) -> Result<Shape, LogicError> {
         let mut shape = Shape::default();
         for kind in KINDS {

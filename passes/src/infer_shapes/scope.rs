@@ -407,8 +407,10 @@ impl<'c, 'a> Scope<'c, 'a> {
         // shape (no variables to name) gives the same new type for the same
         // old type, so each pair is printed and built once. The pair is
         // looked up by a key of words (the old type, then the shape's sizes
-        // and labels) read off the solution without building the shape.
-        let mut cache: FxHashMap<Box<[u64]>, Option<Type<'c>>> = FxHashMap::default();
+        // and labels) read off the solution without building the shape; the
+        // hash is randomly seeded, as the sizes come from the input.
+        let mut cache: foldhash::HashMap<Box<[u64]>, Option<Type<'c>>> =
+            foldhash::HashMap::default();
         let mut key = Vec::new();
         // One index of the variables' names for every shape (building it
         // per shape made naming quadratic in the named variables).
