@@ -87,20 +87,6 @@ fn product_expr(factors: &[u64]) -> String {
 /// denominator (which the constraints' invariants exclude; checked so that
 /// a hand-built constraint cannot divide by zero).
 pub(super) fn out_of_range(c: &Constraint) -> Option<(ShapeErrorKind, String)> {
-    // Row constraints, nearly all of them: a direct scan first (the general
-    // walk below goes through a dynamic iterator per row).
-    if let Constraint::RowEq(a, b)
-    | Constraint::RowIneq {
-        cur: a, subr: b, ..
-    } = c
-    {
-        let big = |r: &Row| {
-            (r.beg.iter().chain(&r.end)).any(|d| matches!(d, Dim::Size(n, _) if *n > MAX_SIZE))
-        };
-        if !big(a) && !big(b) {
-            return None;
-        }
-    }
     let over = |what: &str, n: u64| {
         (n > MAX_SIZE).then(|| {
             (
@@ -113,28 +99,28 @@ pub(super) fn out_of_range(c: &Constraint) -> Option<(ShapeErrorKind, String)> {
         Dim::Size(n, _) => over("size", *n),
         Dim::Var(_) => None,
     };
-    fn first<'d, T>(
-        ds: impl IntoIterator<Item = &'d Dim>,
-        f: impl Fn(&Dim) -> Option<T>,
-    ) -> Option<T> {
-        ds.into_iter().find_map(f)
+    // The first size out of range is found by a plain test, and only then
+    // turned into an error: row constraints, nearly all of them, come
+    // through here once each.
+    fn big(d: &&Dim) -> bool {
+        matches!(d, Dim::Size(n, _) if *n > MAX_SIZE)
     }
-    let dims = |ds: &mut dyn Iterator<Item = &Dim>| first(ds, dim);
-    let rows = |rs: &[Row]| {
-        rs.iter()
-            .find_map(|r| dims(&mut r.beg.iter().chain(&r.end)))
-    };
+    fn first_big<'r>(rows: impl IntoIterator<Item = &'r Row>) -> Option<&'r Dim> {
+        rows.into_iter()
+            .find_map(|r| r.beg.iter().chain(&r.end).find(big))
+    }
+    let rows = |rs: &[Row]| first_big(rs).and_then(dim);
     let zero = |kind: ShapeErrorKind, what: &str, n: u64| {
         (n == 0).then(|| (kind, format!("the {what} must be at least 1")))
     };
     match c {
         Constraint::DimEq(a, b) | Constraint::DimIneq { cur: a, subr: b } => {
-            dims(&mut [a, b].into_iter())
+            [a, b].into_iter().find(big).and_then(dim)
         }
         Constraint::RowEq(a, b)
         | Constraint::RowIneq {
             cur: a, subr: b, ..
-        } => rows(std::slice::from_ref(a)).or_else(|| rows(std::slice::from_ref(b))),
+        } => first_big([a, b]).and_then(dim),
         Constraint::AtLeast(d, n) => dim(d).or_else(|| {
             (*n > MAX_SIZE).then(|| {
                 (
@@ -155,27 +141,30 @@ pub(super) fn out_of_range(c: &Constraint) -> Option<(ShapeErrorKind, String)> {
             .or_else(|| over("element-count denominator", *denom))
             .or_else(|| zero(ShapeErrorKind::ElementCount, "coefficient", *coeff))
             .or_else(|| zero(ShapeErrorKind::ElementCount, "denominator", *denom)),
-        Constraint::Exact(rs, ds) => rows(rs).or_else(|| dims(&mut ds.iter())),
+        Constraint::Exact(rs, ds) => rows(rs).or_else(|| ds.iter().find(big).and_then(dim)),
         Constraint::Affine {
             input,
             output,
             stride,
             kernel,
             pads,
-        } => dims(
-            &mut [input, output]
-                .into_iter()
-                .chain(kernel.as_ref().map(|(k, _)| k)),
-        )
-        .or_else(|| over("stride", *stride))
-        .or_else(|| kernel.and_then(|(_, dil)| over("dilation", dil)))
-        .or_else(|| pads.and_then(|(lo, _)| over("padding", lo)))
-        .or_else(|| pads.and_then(|(_, hi)| over("padding", hi)))
-        .or_else(|| zero(ShapeErrorKind::IncompatibleStride, "stride", *stride))
-        .or_else(|| {
-            kernel.and_then(|(_, dil)| zero(ShapeErrorKind::IncompatibleStride, "dilation", dil))
-        }),
-        Constraint::Concat { whole, parts } => dims(&mut std::iter::once(whole).chain(parts)),
+        } => [input, output]
+            .into_iter()
+            .chain(kernel.as_ref().map(|(k, _)| k))
+            .find(big)
+            .and_then(dim)
+            .or_else(|| over("stride", *stride))
+            .or_else(|| kernel.and_then(|(_, dil)| over("dilation", dil)))
+            .or_else(|| pads.and_then(|(lo, _)| over("padding", lo)))
+            .or_else(|| pads.and_then(|(_, hi)| over("padding", hi)))
+            .or_else(|| zero(ShapeErrorKind::IncompatibleStride, "stride", *stride))
+            .or_else(|| {
+                kernel
+                    .and_then(|(_, dil)| zero(ShapeErrorKind::IncompatibleStride, "dilation", dil))
+            }),
+        Constraint::Concat { whole, parts } => {
+            std::iter::once(whole).chain(parts).find(big).and_then(dim)
+        }
     }
 }
 
