@@ -458,8 +458,61 @@ pub enum Closing {
 
 #[cfg(test)]
 mod tests {
-    use super::{OpId, Origin, Role};
+    use super::{Dim, Label, OpId, Origin, Role, Row, Solver};
     use crate::spec::RowKind;
+
+    /// `Solver::concrete_axes` on binding chains shorter and longer than
+    /// its walk keeps (8 links; solving compresses chains, so the longer
+    /// ones are built here by hand): the key of the resolved row, or
+    /// `false` while a variable is left.
+    #[test]
+    fn concrete_axes_on_long_chains() {
+        let origin = Origin::new(
+            OpId(0),
+            (Role::Result, RowKind::Output),
+            (Role::Result, RowKind::Output),
+        );
+        for links in [1, 7, 8, 9, 20] {
+            let mut s = Solver::new();
+            let vars: Vec<_> = (0..=links)
+                .map(|_| s.fresh_row(RowKind::Output, false))
+                .collect();
+            let label = Label(0);
+            for (i, w) in vars.windows(2).enumerate() {
+                let i = i as u64;
+                let row = Row {
+                    beg: vec![Dim::Size(100 + i, label)],
+                    var: Some(w[1]),
+                    end: vec![Dim::Size(200 + i, label)],
+                };
+                s.bind_row(w[0], row, origin).unwrap();
+            }
+            let start = Row::of_var(vars[0]);
+            let mut key = vec![];
+            assert!(
+                !s.concrete_axes(&start, &mut key),
+                "{links} links, last free"
+            );
+            s.bind_row(
+                *vars.last().unwrap(),
+                Row::closed(vec![Dim::size(7)]),
+                origin,
+            )
+            .unwrap();
+            let mut key = vec![];
+            assert!(s.concrete_axes(&start, &mut key), "{links} links");
+            let expected: Vec<u64> = s
+                .resolve_row(&start)
+                .end
+                .iter()
+                .flat_map(|d| match d {
+                    Dim::Size(n, l) => [*n, u64::from(l.0)],
+                    Dim::Var(_) => unreachable!("the row is closed"),
+                })
+                .collect();
+            assert_eq!(key, expected, "{links} links");
+        }
+    }
 
     /// `Origin::sort_key` orders as `Origin`'s `Ord` does.
     #[test]

@@ -483,7 +483,7 @@ impl Solver {
     /// the row; `false` when a variable is left (`out` is then partly
     /// written). The key of a concrete row for callers that meet the same
     /// solved rows many times (`resolve_row` allocates each time).
-    pub fn concrete_axes(&self, row: &Row, out: &mut Vec<u64>) -> bool {
+    pub(crate) fn concrete_axes(&self, row: &Row, out: &mut Vec<u64>) -> bool {
         // The rows of the binding chain whose `end` axes are still to come
         // (chains are short: solving ends with them compressed).
         let mut chain: [&Row; 8] = [row; 8];
