@@ -12,8 +12,8 @@ pub use naming::Namer;
 
 use crate::{
     solver::{
-        Closing, Constraint, Dim, DimVar, OpId, Origin, Role, Row, RowVar, Shape, ShapeError,
-        Solver,
+        AffineDims, Axes, Closing, Constraint, Dim, DimVar, OpId, Origin, Role, Row, RowVar, Shape,
+        ShapeError, Solver,
     },
     spec::{self, EinsumAxis, EinsumSpec, RowKind, ShapeAxis, ShapeSpec, SlotSpec},
 };
@@ -128,8 +128,8 @@ impl Problem {
         for kind in KINDS {
             let row = spec.row(kind);
             let conv = |p: &mut Self, a: &ShapeAxis| p.shape_axis(a, terminal);
-            let beg: Vec<Dim> = row.beg.iter().map(|a| conv(self, a)).collect();
-            let end: Vec<Dim> = row.end.iter().map(|a| conv(self, a)).collect();
+            let beg: Axes = row.beg.iter().map(|a| conv(self, a)).collect();
+            let end: Axes = row.end.iter().map(|a| conv(self, a)).collect();
             let var = row.var.as_ref().map(|v| match v {
                 spec::RowVar::Anonymous => self.solver.fresh_row(kind, terminal),
                 spec::RowVar::Named(name) => {
@@ -444,7 +444,7 @@ impl Problem {
         let mut shape = Shape::default();
         for kind in KINDS {
             let row = slot.row(kind);
-            let mut axes = |p: &mut Self, list: &'s [EinsumAxis]| -> Result<Vec<Dim>, LogicError> {
+            let mut axes = |p: &mut Self, list: &'s [EinsumAxis]| -> Result<Axes, LogicError> {
                 list.iter()
                     .map(|a| match a {
                         EinsumAxis::Label(l) => Ok(match labels.get(l.as_str()) {
@@ -523,13 +523,13 @@ impl Problem {
                             let input = Dim::Var(p.solver.fresh_dim(false));
                             let origin = Origin::new(op, (role, kind), (slot_role, kind));
                             p.push(
-                                Constraint::Affine {
+                                Constraint::Affine(Box::new(AffineDims {
                                     input,
                                     output,
                                     stride,
                                     kernel,
                                     pads,
-                                },
+                                })),
                                 origin,
                             );
                             Ok(input)

@@ -92,34 +92,42 @@ impl Dim {
     }
 }
 
+/// The axes of a row part: a vector one pointer wide (its length and
+/// capacity live in the allocation; an empty one allocates nothing), so that
+/// a [`Row`] is three words and the constraints holding rows, which the
+/// solver stores and moves by the million, stay small.
+pub type Axes = thin_vec::ThinVec<Dim>;
+
+pub use thin_vec::thin_vec as axes;
+
 /// A row of axes `beg ++ ..var.. ++ end`. Invariant: without a row variable
 /// `beg` is empty (all axes are in `end`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
 pub struct Row {
     /// Axes before the row variable.
-    pub beg: Vec<Dim>,
+    pub beg: Axes,
     /// The row variable, if the row may have more axes.
     pub var: Option<RowVar>,
     /// Axes after the row variable (all axes of a closed row).
-    pub end: Vec<Dim>,
+    pub end: Axes,
 }
 
 impl Row {
     /// A closed row with these axes.
-    pub fn closed(dims: Vec<Dim>) -> Self {
+    pub fn closed(dims: impl Into<Axes>) -> Self {
         Row {
-            beg: vec![],
+            beg: Axes::new(),
             var: None,
-            end: dims,
+            end: dims.into(),
         }
     }
 
     /// The bare row variable `v`.
     pub fn of_var(v: RowVar) -> Self {
         Row {
-            beg: vec![],
+            beg: Axes::new(),
             var: Some(v),
-            end: vec![],
+            end: Axes::new(),
         }
     }
 
@@ -345,25 +353,9 @@ pub enum Constraint {
     /// axes.
     Exact(Vec<Row>, Vec<Dim>),
     /// OCANNL's `Affine` dim (reference, "Affine indexing and
-    /// convolutions"): the axis `input` is iterated by `stride * output
-    /// [+ dilation * kernel]`. Strided iteration and padded convolutions
-    /// (`kernel = None`): `input = stride * output`; a valid convolution
-    /// (`kernel = Some((k, dilation))`): `input = stride * (output - 1) +
-    /// (k - 1) * dilation + 1`.
-    Affine {
-        /// The iterated (input) axis.
-        input: Dim,
-        /// The iterator's (output) axis.
-        output: Dim,
-        /// The stride, at least 1.
-        stride: u64,
-        /// The kernel axis and the dilation, for a valid convolution.
-        kernel: Option<(Dim, u64)>,
-        /// Explicit padding `(lo, hi)` of a convolution (`@lo,hi`, our
-        /// extension): `output = (input + lo + hi - span) / stride + 1`,
-        /// rounded down. `None`: the exact formulas above.
-        pads: Option<(u64, u64)>,
-    },
+    /// convolutions"), boxed: rare, and the largest constraint, so it does
+    /// not set the size of every stored constraint.
+    Affine(Box<AffineDims>),
     /// OCANNL's `Concat` dim (reference, "Concatenation"): the axis `whole`
     /// is the concatenation of `parts`, so its size is their sum.
     Concat {
@@ -372,6 +364,27 @@ pub enum Constraint {
         /// The parts, in order.
         parts: Vec<Dim>,
     },
+}
+
+/// The iteration `input = stride * output [+ dilation * kernel]` of a
+/// [`Constraint::Affine`] (reference, "Affine indexing and convolutions").
+/// Strided iteration and padded convolutions (`kernel = None`): `input =
+/// stride * output`; a valid convolution (`kernel = Some((k, dilation))`):
+/// `input = stride * (output - 1) + (k - 1) * dilation + 1`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AffineDims {
+    /// The iterated (input) axis.
+    pub input: Dim,
+    /// The iterator's (output) axis.
+    pub output: Dim,
+    /// The stride, at least 1.
+    pub stride: u64,
+    /// The kernel axis and the dilation, for a valid convolution.
+    pub kernel: Option<(Dim, u64)>,
+    /// Explicit padding `(lo, hi)` of a convolution (`@lo,hi`, our
+    /// extension): `output = (input + lo + hi - span) / stride + 1`,
+    /// rounded down. `None`: the exact formulas above.
+    pub pads: Option<(u64, u64)>,
 }
 
 /// A constraint with its origin.
@@ -458,7 +471,7 @@ pub enum Closing {
 
 #[cfg(test)]
 mod tests {
-    use super::{Dim, Label, OpId, Origin, Role, Row, Solver};
+    use super::{Dim, Label, OpId, Origin, Role, Row, Solver, axes};
     use crate::spec::RowKind;
 
     /// `Solver::concrete_axes` on binding chains shorter and longer than
@@ -481,9 +494,9 @@ mod tests {
             for (i, w) in vars.windows(2).enumerate() {
                 let i = i as u64;
                 let row = Row {
-                    beg: vec![Dim::Size(100 + i, label)],
+                    beg: axes![Dim::Size(100 + i, label)],
                     var: Some(w[1]),
-                    end: vec![Dim::Size(200 + i, label)],
+                    end: axes![Dim::Size(200 + i, label)],
                 };
                 s.bind_row(w[0], row, origin).unwrap();
             }

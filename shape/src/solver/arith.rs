@@ -17,7 +17,7 @@
 //! saturated size that would look plausible downstream (MLIR's dimensions
 //! are `i64`).
 
-use super::{Constraint, Dim, Origin, Row, ShapeError, ShapeErrorKind, Solver, Tagged};
+use super::{AffineDims, Constraint, Dim, Origin, Row, ShapeError, ShapeErrorKind, Solver, Tagged};
 use crate::MAX_SIZE;
 
 /// The end of every overflow message.
@@ -142,26 +142,30 @@ pub(super) fn out_of_range(c: &Constraint) -> Option<(ShapeErrorKind, String)> {
             .or_else(|| zero(ShapeErrorKind::ElementCount, "coefficient", *coeff))
             .or_else(|| zero(ShapeErrorKind::ElementCount, "denominator", *denom)),
         Constraint::Exact(rs, ds) => rows(rs).or_else(|| ds.iter().find(big).and_then(dim)),
-        Constraint::Affine {
-            input,
-            output,
-            stride,
-            kernel,
-            pads,
-        } => [input, output]
-            .into_iter()
-            .chain(kernel.as_ref().map(|(k, _)| k))
-            .find(big)
-            .and_then(dim)
-            .or_else(|| over("stride", *stride))
-            .or_else(|| kernel.and_then(|(_, dil)| over("dilation", dil)))
-            .or_else(|| pads.and_then(|(lo, _)| over("padding", lo)))
-            .or_else(|| pads.and_then(|(_, hi)| over("padding", hi)))
-            .or_else(|| zero(ShapeErrorKind::IncompatibleStride, "stride", *stride))
-            .or_else(|| {
-                kernel
-                    .and_then(|(_, dil)| zero(ShapeErrorKind::IncompatibleStride, "dilation", dil))
-            }),
+        Constraint::Affine(a) => {
+            let AffineDims {
+                input,
+                output,
+                stride,
+                kernel,
+                pads,
+            } = &**a;
+            [input, output]
+                .into_iter()
+                .chain(kernel.as_ref().map(|(k, _)| k))
+                .find(big)
+                .and_then(dim)
+                .or_else(|| over("stride", *stride))
+                .or_else(|| kernel.and_then(|(_, dil)| over("dilation", dil)))
+                .or_else(|| pads.and_then(|(lo, _)| over("padding", lo)))
+                .or_else(|| pads.and_then(|(_, hi)| over("padding", hi)))
+                .or_else(|| zero(ShapeErrorKind::IncompatibleStride, "stride", *stride))
+                .or_else(|| {
+                    kernel.and_then(|(_, dil)| {
+                        zero(ShapeErrorKind::IncompatibleStride, "dilation", dil)
+                    })
+                })
+        }
         Constraint::Concat { whole, parts } => {
             std::iter::once(whole).chain(parts).find(big).and_then(dim)
         }
@@ -233,23 +237,23 @@ mod tests {
     fn hand_built_constraints_out_of_range_are_errors() {
         let kind = |make: fn(Dim, Dim) -> Constraint| solve_one(make).1.map_err(|e| e.kind);
         assert_eq!(
-            kind(|_, o| Constraint::Affine {
+            kind(|_, o| Constraint::Affine(Box::new(AffineDims {
                 input: Dim::size(6),
                 output: o,
                 stride: 0,
                 kernel: None,
                 pads: None,
-            }),
+            }))),
             Err(ShapeErrorKind::IncompatibleStride)
         );
         assert_eq!(
-            kind(|o, k| Constraint::Affine {
+            kind(|o, k| Constraint::Affine(Box::new(AffineDims {
                 input: Dim::size(6),
                 output: o,
                 stride: 1,
                 kernel: Some((k, 0)),
                 pads: None,
-            }),
+            }))),
             Err(ShapeErrorKind::IncompatibleStride)
         );
         assert_eq!(
@@ -294,12 +298,14 @@ mod tests {
             e.to_string(),
             "size overflow: size 18446744073709551615 is more than the largest size 9223372036854775807 at output row of the result vs output row of operand #0"
         );
-        let (_, r) = solve_one(|a, _| Constraint::Affine {
-            input: a,
-            output: Dim::size(2),
-            stride: MAX_SIZE + 1,
-            kernel: None,
-            pads: None,
+        let (_, r) = solve_one(|a, _| {
+            Constraint::Affine(Box::new(AffineDims {
+                input: a,
+                output: Dim::size(2),
+                stride: MAX_SIZE + 1,
+                kernel: None,
+                pads: None,
+            }))
         });
         assert!(
             r.unwrap_err()

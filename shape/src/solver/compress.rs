@@ -79,7 +79,7 @@ impl Solver {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Constraint, Dim, OpId, Origin, Role, Row, Solver};
+    use super::super::{Constraint, Dim, OpId, Origin, Role, Row, Solver, axes};
     use crate::spec::RowKind;
 
     fn origin(op: u32) -> Origin {
@@ -100,9 +100,9 @@ mod tests {
         s.bind_row(
             v[0],
             Row {
-                beg: vec![two],
+                beg: axes![two],
                 var: Some(v[1]),
-                end: vec![],
+                end: axes![],
             },
             origin(0),
         )
@@ -110,9 +110,9 @@ mod tests {
         s.bind_row(
             v[1],
             Row {
-                beg: vec![],
+                beg: axes![],
                 var: Some(v[2]),
-                end: vec![four],
+                end: axes![four],
             },
             origin(1),
         )
@@ -120,9 +120,9 @@ mod tests {
         s.bind_row(
             v[2],
             Row {
-                beg: vec![],
+                beg: axes![],
                 var: Some(v[3]),
-                end: vec![five],
+                end: axes![five],
             },
             origin(2),
         )
@@ -140,9 +140,9 @@ mod tests {
         assert_eq!(
             after[0],
             Row {
-                beg: vec![two],
+                beg: axes![two],
                 var: Some(v[3]),
-                end: vec![five, four]
+                end: axes![five, four]
             }
         );
         // The three-link chain from v0 is one link now.

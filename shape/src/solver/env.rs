@@ -6,7 +6,7 @@ use std::collections::{HashMap, VecDeque};
 use super::provenance::push_unique;
 use super::watch::{NIL, WatchPool};
 use super::{
-    Closing, Constraint, Dim, DimVar, Label, Origin, Row, RowVar, ShapeError, ShapeErrorKind,
+    Axes, Closing, Constraint, Dim, DimVar, Label, Origin, Row, RowVar, ShapeError, ShapeErrorKind,
     Tagged,
 };
 use crate::spec::RowKind;
@@ -580,7 +580,7 @@ impl Solver {
                 end: concat(&inner.end, &row.end),
             },
             Link::One(inner) if inner.beg.is_empty() => Row {
-                beg: vec![],
+                beg: Axes::new(),
                 var: None,
                 end: concat3(&row.beg, &inner.end, &row.end),
             },
@@ -624,8 +624,8 @@ impl Solver {
             }
             Link::Chain => {}
         }
-        let mut beg: Vec<Dim> = row.beg.clone();
-        let mut end_rev: Vec<Dim> = row.end.iter().rev().copied().collect();
+        let mut beg: Axes = row.beg.clone();
+        let mut end_rev: Axes = row.end.iter().rev().copied().collect();
         let mut var = row.var;
         while let Some(v) = var {
             match &self.rows[v.0 as usize].binding {
@@ -864,16 +864,16 @@ enum Link<'s> {
 }
 
 /// `a ++ b`, allocated once.
-fn concat(a: &[Dim], b: &[Dim]) -> Vec<Dim> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
+fn concat(a: &[Dim], b: &[Dim]) -> Axes {
+    let mut out = Axes::with_capacity(a.len() + b.len());
     out.extend_from_slice(a);
     out.extend_from_slice(b);
     out
 }
 
 /// `a ++ b ++ c`, allocated once.
-fn concat3(a: &[Dim], b: &[Dim], c: &[Dim]) -> Vec<Dim> {
-    let mut out = Vec::with_capacity(a.len() + b.len() + c.len());
+fn concat3(a: &[Dim], b: &[Dim], c: &[Dim]) -> Axes {
+    let mut out = Axes::with_capacity(a.len() + b.len() + c.len());
     out.extend_from_slice(a);
     out.extend_from_slice(b);
     out.extend_from_slice(c);

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::{Constraint, Dim, Label, Row, RowVar, Solver};
+use super::{Axes, Constraint, Dim, Label, Row, RowVar, Solver};
 
 impl Solver {
     /// The effective least upper bound of every free row variable that has
@@ -120,14 +120,14 @@ impl Solver {
         if rows.iter().any(|r| r.var.is_none()) {
             rows.retain(|r| r.var.is_none());
         }
-        // In a fixed order (by the rows they resolve to, each resolved once),
-        // one of each resolved row: the first given, as the sort is stable.
-        // Sorting, not a scan per row: a variable can have as many bounds as
-        // the program has ops.
+        // In a fixed order (by the rows they resolve to, each resolved once,
+        // compared as rows), one of each resolved row: the first given, as
+        // the sort is stable. Sorting, not a scan per row: a variable can
+        // have as many bounds as the program has ops.
         if rows.len() > 1 {
-            let mut keyed: Vec<(String, Row)> = rows
+            let mut keyed: Vec<(Row, Row)> = rows
                 .into_iter()
-                .map(|r| (format!("{:?}", self.resolve_row(&r)), r))
+                .map(|r| (self.resolve_row(&r), r))
                 .collect();
             keyed.sort_by(|a, b| a.0.cmp(&b.0));
             keyed.dedup_by(|a, b| a.0 == b.0);
@@ -138,7 +138,7 @@ impl Solver {
             1 => rows.pop(),
             _ => {
                 let n = rows.iter().map(|r| r.end.len()).min().unwrap_or(0);
-                let mut end = Vec::with_capacity(n);
+                let mut end = Axes::with_capacity(n);
                 for i in 0..n {
                     let mut acc: Option<Dim> = None;
                     for r in &rows {
@@ -160,7 +160,7 @@ impl Solver {
                 let (kind, terminal) = (info.kind, info.terminal);
                 let rest = self.fresh_row(kind, terminal);
                 Some(Row {
-                    beg: vec![],
+                    beg: Axes::new(),
                     var: Some(rest),
                     end,
                 })

@@ -20,7 +20,7 @@
 //! alignment.
 
 use super::{
-    Constraint, Dim, Origin, Row, RowVar, ShapeError, ShapeErrorKind, Solver,
+    Axes, Constraint, Dim, Origin, Row, RowVar, ShapeError, ShapeErrorKind, Solver,
     simplify::{Step, describe_len, pairs, stuck_on_rows, tag},
 };
 
@@ -28,7 +28,7 @@ impl Solver {
     /// Binds `v` to `n` fresh axes (a closed row).
     fn close_to_fresh(&mut self, v: RowVar, n: usize, origin: Origin) -> Result<(), ShapeError> {
         let terminal = self.rows[v.0 as usize].terminal;
-        let dims = (0..n).map(|_| Dim::Var(self.fresh_dim(terminal))).collect();
+        let dims: Axes = (0..n).map(|_| Dim::Var(self.fresh_dim(terminal))).collect();
         self.bind_row(v, Row::closed(dims), origin)
     }
 
@@ -157,14 +157,14 @@ impl Solver {
                 out.push(tag(
                     Constraint::RowIneq {
                         cur: Row {
-                            beg: cb[nb..].to_vec(),
+                            beg: Axes::from(&cb[nb..]),
                             var: Some(a),
-                            end: ce[..ce.len() - ne].to_vec(),
+                            end: Axes::from(&ce[..ce.len() - ne]),
                         },
                         subr: Row {
-                            beg: sb[nb..].to_vec(),
+                            beg: Axes::from(&sb[nb..]),
                             var: Some(w),
-                            end: se[..se.len() - ne].to_vec(),
+                            end: Axes::from(&se[..se.len() - ne]),
                         },
                         marked: true,
                     },

@@ -7,7 +7,8 @@
 //! against [`crate::MAX_SIZE`] first ([`super::arith`]).
 
 use super::{
-    Constraint, Dim, DimVar, Label, Origin, Row, RowVar, ShapeError, ShapeErrorKind, Solver, Tagged,
+    AffineDims, Axes, Constraint, Dim, DimVar, Label, Origin, Row, RowVar, ShapeError,
+    ShapeErrorKind, Solver, Tagged,
 };
 
 /// The outcome of one step.
@@ -130,16 +131,19 @@ impl Solver {
                 denom,
             } => self.strided_elems(rows, *coeff, *var, *denom, origin),
             Constraint::Exact(rows, dims) => self.exact(rows, dims, origin),
-            Constraint::Affine {
-                input,
-                output,
-                stride,
-                kernel,
-                pads,
-            } => match pads {
-                Some(pads) => self.affine_padded(*input, *output, *stride, *kernel, *pads, origin),
-                None => self.affine(*input, *output, *stride, *kernel, origin),
-            },
+            Constraint::Affine(a) => {
+                let AffineDims {
+                    input,
+                    output,
+                    stride,
+                    kernel,
+                    pads,
+                } = **a;
+                match pads {
+                    Some(pads) => self.affine_padded(input, output, stride, kernel, pads, origin),
+                    None => self.affine(input, output, stride, kernel, origin),
+                }
+            }
             Constraint::Concat { whole, parts } => self.concat(*whole, parts, origin),
         }
     }
@@ -371,14 +375,14 @@ impl Solver {
                     out.push(tag(
                         Constraint::RowEq(
                             Row {
-                                beg: b1.to_vec(),
+                                beg: Axes::from(b1),
                                 var: Some(u),
-                                end: e1.to_vec(),
+                                end: Axes::from(e1),
                             },
                             Row {
-                                beg: b2.to_vec(),
+                                beg: Axes::from(b2),
                                 var: Some(v),
-                                end: e2.to_vec(),
+                                end: Axes::from(e2),
                             },
                         ),
                         origin,
@@ -395,18 +399,18 @@ impl Solver {
                     self.bind_row(
                         u,
                         Row {
-                            beg: b2.to_vec(),
+                            beg: Axes::from(b2),
                             var: Some(x),
-                            end: e2.to_vec(),
+                            end: Axes::from(e2),
                         },
                         origin,
                     )?;
                     self.bind_row(
                         v,
                         Row {
-                            beg: b1.to_vec(),
+                            beg: Axes::from(b1),
                             var: Some(x),
-                            end: e1.to_vec(),
+                            end: Axes::from(e1),
                         },
                         origin,
                     )?;
@@ -435,10 +439,10 @@ impl Solver {
         at_beg: usize,
         at_end: usize,
         origin: Origin,
-    ) -> Result<(RowVar, Vec<Dim>), ShapeError> {
+    ) -> Result<(RowVar, Axes), ShapeError> {
         let info = &self.rows[v.0 as usize];
         let (kind, terminal) = (info.kind, info.terminal);
-        let fresh = |s: &mut Self, n: usize| -> Vec<Dim> {
+        let fresh = |s: &mut Self, n: usize| -> Axes {
             (0..n).map(|_| Dim::Var(s.fresh_dim(terminal))).collect()
         };
         let beg = fresh(self, at_beg);
@@ -517,7 +521,7 @@ impl Solver {
                         subr: Row {
                             beg: subr.beg.clone(),
                             var: Some(w),
-                            end: vec![],
+                            end: Axes::new(),
                         },
                         marked: false,
                     },
