@@ -147,7 +147,7 @@ impl Solver {
         // Mark the numerator variable (reference: `mark_total_elems_vars`).
         let unless = self.dims[v.0 as usize]
             .uniq_unless
-            .get_or_insert_with(Vec::new);
+            .get_or_insert_with(thin_vec::ThinVec::new);
         for d in &dims {
             if !unless.contains(d) {
                 unless.push(*d);

@@ -34,7 +34,7 @@ pub(crate) struct DimInfo {
     /// with Total_elems Constraints"): the numerator variable of a pending
     /// `StridedElems` is not guessed unless one of these (the unknown dims
     /// of its rows) is also kept from guessing.
-    pub uniq_unless: Option<Vec<DimVar>>,
+    pub uniq_unless: Option<thin_vec::ThinVec<DimVar>>,
     /// The least upper bound from `d >= var` with `d > 1`.
     pub lub: Option<(u64, Label, Origin)>,
     /// Stuck constraints to re-examine when this variable is bound (the
@@ -56,14 +56,16 @@ pub(crate) struct RowInfo {
     pub kind: RowKind,
     /// As [`DimInfo::watchers`].
     pub watchers: u32,
-    /// Known axes accumulated through template expansions (rank-cycle guard).
-    pub depth: usize,
+    /// Known axes accumulated through template expansions (rank-cycle
+    /// guard; saturating, and compared with a bound below `u32::MAX`).
+    pub depth: u32,
     /// Union-find parent over row variables: variables related by a
     /// constraint (or a binding) are in one component.
     pub parent: u32,
     /// At a component's root: the axes the component's constraints write,
-    /// plus one per element-count constraint (see [`Solver::rank_bound`]).
-    pub axes: usize,
+    /// plus one per element-count constraint (see [`Solver::rank_bound`]);
+    /// saturating. 32 bits keep the row table small (millions of rows).
+    pub axes: u32,
 }
 
 /// The solver state. Build constraints with [`Solver::add`], run
@@ -683,7 +685,7 @@ impl Solver {
                 if let Some(unless) = uniq_unless {
                     target
                         .uniq_unless
-                        .get_or_insert_with(Vec::new)
+                        .get_or_insert_with(thin_vec::ThinVec::new)
                         .extend(unless);
                 }
                 if target.discardable && !discardable {
@@ -793,9 +795,10 @@ impl Solver {
             );
             return Err(self.rank_cycle(v, message, origin));
         }
-        let depth = self.rows[v.0 as usize].depth + value.known_len();
+        let known = u32::try_from(value.known_len()).unwrap_or(u32::MAX);
+        let depth = self.rows[v.0 as usize].depth.saturating_add(known);
         let bound = self.rank_bound(v);
-        if depth > bound {
+        if depth as usize > bound {
             let message = format!(
                 "rows grow without bound (more than {bound} axes): the inequalities form a cycle"
             );

@@ -75,6 +75,7 @@ impl Solver {
 
     fn add_axes(&mut self, v: RowVar, n: usize) {
         let r = self.row_root(v) as usize;
+        let n = u32::try_from(n).unwrap_or(u32::MAX);
         self.rows[r].axes = self.rows[r].axes.saturating_add(n);
     }
 
@@ -93,6 +94,6 @@ impl Solver {
     /// lengths, so a small cycle in a large problem is still caught early.
     pub(crate) fn rank_bound(&mut self, v: RowVar) -> usize {
         let r = self.row_root(v) as usize;
-        self.rows[r].axes.max(MIN_RANK_BOUND)
+        (self.rows[r].axes as usize).max(MIN_RANK_BOUND)
     }
 }
