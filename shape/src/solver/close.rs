@@ -14,6 +14,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::watch::NIL;
 use super::{Constraint, Dim, DimVar, OpId, Origin, Role, Row, RowVar, ShapeError, Solver};
 use crate::spec::RowKind;
 
@@ -116,12 +117,13 @@ impl Solver {
 
         // Stage 6: every remaining row variable closes.
         self.close_ambiguous_equations(Ambiguous::Crossing)?;
-        let decisions: Vec<(RowVar, Row)> = self
-            .refresh_rows(&mut free_rows)
-            .iter()
-            .map(|&v| (RowVar(v), Row::closed(vec![])))
-            .collect();
-        self.bind_rows(decisions)?;
+        let free = self.refresh_rows(&mut free_rows).to_vec();
+        if self.no_shortcuts {
+            let decisions = free.iter().map(|&v| (RowVar(v), Row::default())).collect();
+            self.bind_rows(decisions)?;
+        } else {
+            self.close_rows_at_once(&free);
+        }
         self.propagate()?;
 
         // Stage 7: every remaining dim takes its lower bound or 1
@@ -351,6 +353,49 @@ impl Solver {
         Ok(())
     }
 
+    /// Stage 6's binding of every free row variable to `[]`, as
+    /// [`Solver::bind_rows`] would (a binding to `[]` cannot fail: it adds
+    /// no axes and no dims), but without waking each variable's watchers:
+    /// every stored constraint that mentions a row is queued instead, in
+    /// the store's order (or, when both its rows are now `[]`, finished). At this stage most stored constraints are
+    /// `a >= w` records between two of these variables; one pass along the
+    /// store replaces a read of a watch list and a jump into the store per
+    /// variable (at a million ops, a cache miss each). Queueing a
+    /// constraint that was not watching one of them only re-examines it,
+    /// which never changes the solution. The variables' watch lists are
+    /// dropped, not returned to the pool's free list: walking them is the
+    /// cost avoided, and the pool is freed with the solver.
+    fn close_rows_at_once(&mut self, free: &[u32]) {
+        for &v in free {
+            let info = &mut self.rows[v as usize];
+            if info.binding.is_some() {
+                continue;
+            }
+            info.watchers = NIL;
+            info.via = None;
+            info.binding = Some((Row::default(), closing_origin()));
+            self.bound_since_compression += 1;
+        }
+        for id in 0..self.store.len() {
+            let Some(t) = &self.store[id] else {
+                continue;
+            };
+            match &t.constraint {
+                // `[] >= []` or `[] = []` (what `step` concludes first, here
+                // without the trip through the queue): done.
+                Constraint::RowEq(a, b)
+                | Constraint::RowIneq {
+                    cur: a, subr: b, ..
+                } if self.resolves_empty(a) && self.resolves_empty(b) => {
+                    self.store[id] = None;
+                    self.free.push(id as u32);
+                }
+                c if mentions_rows(c) => self.enqueue(id as u32),
+                _ => {}
+            }
+        }
+    }
+
     fn bind_dims(&mut self, decisions: Vec<(DimVar, Dim)>) -> Result<(), ShapeError> {
         for (v, d) in decisions {
             if let Dim::Var(free) = self.find_dim(Dim::Var(v)) {
@@ -374,6 +419,18 @@ impl Solver {
             }),
         }
     }
+}
+
+/// Whether a constraint relates rows (and so may watch row variables).
+fn mentions_rows(c: &Constraint) -> bool {
+    matches!(
+        c,
+        Constraint::RowEq(..)
+            | Constraint::RowIneq { .. }
+            | Constraint::TotalElems(..)
+            | Constraint::StridedElems { .. }
+            | Constraint::Exact(..)
+    )
 }
 
 /// For a stuck equation `a = b` between rows with variables `u` and `v`

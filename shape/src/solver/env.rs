@@ -80,7 +80,7 @@ pub struct Solver {
     pub(crate) store: Vec<Option<Tagged>>,
     /// Slots of finished constraints, reused by new ones. A stale watcher
     /// pointing at a reused slot only causes a harmless re-examination.
-    free: Vec<u32>,
+    pub(crate) free: Vec<u32>,
     /// Constraints stored but not yet queued ([`Solver::add_deferred`]).
     deferred: Vec<u32>,
     queue: VecDeque<u32>,
