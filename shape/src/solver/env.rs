@@ -705,19 +705,34 @@ impl Solver {
                         &[Dim::Var(v)],
                     ));
                 }
-                if let Some((e, elabel, lub_origin)) = lub
-                    && !(d == e || (d == 1 && label == Label::NONE))
-                {
-                    let mut err = self.dim_error(
-                        ShapeErrorKind::SizeMismatch,
-                        format!("size {d} does not broadcast to size {e}"),
-                        origin,
-                        &[Dim::Var(v)],
-                    );
-                    push_unique(&mut err.related, lub_origin);
-                    err.related.retain(|o| *o != err.origin);
-                    let _ = elabel;
-                    return Err(err);
+                if let Some((e, elabel, lub_origin)) = lub {
+                    // `e >= v` as `dim_ineq` decides it for two sizes: the
+                    // same size with agreeing labels, or an unlabelled 1.
+                    let clash = label != elabel && label != Label::NONE && elabel != Label::NONE;
+                    if !(d == e && !clash || d == 1 && label == Label::NONE) {
+                        let (kind, message) = if d == e {
+                            let (l, el) = (self.label_name(label), self.label_name(elabel));
+                            (
+                                ShapeErrorKind::LabelMismatch,
+                                format!("size {d} labelled {l} does not broadcast to {el}={e}"),
+                            )
+                        } else {
+                            (
+                                ShapeErrorKind::SizeMismatch,
+                                format!("size {d} does not broadcast to size {e}"),
+                            )
+                        };
+                        let mut err = self.dim_error(kind, message, origin, &[Dim::Var(v)]);
+                        push_unique(&mut err.related, lub_origin);
+                        err.related.retain(|o| *o != err.origin);
+                        return Err(err);
+                    }
+                    // An unlabelled size broadcast to a labelled one takes its
+                    // label, as `dim_ineq` relabels it (a label that reaches
+                    // the class later must agree with this one).
+                    if d == e && label == Label::NONE && elabel != Label::NONE {
+                        self.relabel(Dim::Var(v), elabel);
+                    }
                 }
             }
         }

@@ -226,7 +226,7 @@ impl Solver {
 
     /// Gives the unlabelled size that `d` is bound to (through variables)
     /// the label `label`. A size written literally keeps its form.
-    fn relabel(&mut self, d: Dim, label: Label) {
+    pub(super) fn relabel(&mut self, d: Dim, label: Label) {
         let mut cur = d;
         while let Dim::Var(v) = cur {
             match self.dims[v.0 as usize].binding {

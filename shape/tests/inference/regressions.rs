@@ -36,3 +36,57 @@ fn fixed_index_before_a_row_variable() {
          e:",
     );
 }
+
+/// A dimension's least upper bound keeps its label: `xy=2 >= n` (`n`
+/// broadcast to an `xy=2` axis) and then `n = rgb=2` is a label mismatch,
+/// as `xy=2 >= rgb=2` is (the binding once checked the size only, and the
+/// solution had an `rgb=2` axis broadcast to `xy=2`).
+#[test]
+fn a_least_upper_bound_keeps_its_label() {
+    check(
+        "arg a : n
+         t = neg(a) : xy=2
+         arg b : rgb=2
+         e = einsum[\"i; i => i\"](a, b) : _",
+        "error: label mismatch",
+    );
+    // Shrunk by `sound`: the label reaches `n` through the einsum's row
+    // variable after `n` was bound to an unlabelled 2.
+    check(
+        "arg a : 2,n|2->rgb=2,...
+         t = neg(a) : 2,2|2->rgb=2,xy=2
+         e = einsum[\"0,..s..|..s..->i,j; ..s..,j|...,l->..s..,m => \"](a, a) : ",
+        "error: label mismatch",
+    );
+}
+
+/// An unlabelled size under a labelled least upper bound takes the label,
+/// whichever comes first: as `xy=2 >= 2` relabels the 2 when the size is
+/// known first.
+#[test]
+fn an_unlabelled_size_takes_its_bounds_label() {
+    check(
+        "arg a : n
+         t = neg(a) : xy=2
+         e = einsum[\"i => i\"](a) : m
+         arg k : 2
+         f = einsum[\"i; i => i\"](e, k) : _",
+        "a: xy=2
+         t: xy=2
+         e: xy=2
+         k: 2
+         f: xy=2",
+    );
+    check(
+        "arg k : 2
+         arg a : n
+         e = einsum[\"i => i\"](a) : m
+         f = einsum[\"i; i => i\"](e, k) : _
+         t = neg(a) : xy=2",
+        "k: 2
+         a: xy=2
+         e: xy=2
+         f: xy=2
+         t: xy=2",
+    );
+}
