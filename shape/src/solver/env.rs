@@ -729,8 +729,9 @@ impl Solver {
                     }
                     // An unlabelled size broadcast to a labelled one takes its
                     // label, as `dim_ineq` relabels it (a label that reaches
-                    // the class later must agree with this one).
-                    if d == e && label == Label::NONE && elabel != Label::NONE {
+                    // the class later must agree with this one); an
+                    // unlabelled 1 broadcasts to anything and stays as it is.
+                    if d == e && d != 1 && label == Label::NONE && elabel != Label::NONE {
                         self.relabel(Dim::Var(v), elabel);
                     }
                 }

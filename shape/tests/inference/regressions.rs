@@ -90,3 +90,22 @@ fn an_unlabelled_size_takes_its_bounds_label() {
          t: xy=2",
     );
 }
+
+/// An unlabelled 1 under a labelled bound `xy=1 >= v` stays unlabelled (it
+/// broadcasts to anything): shrunk by `sound`, where `v` taking `xy=1`
+/// then broadcast it to a 3.
+#[test]
+fn an_unlabelled_one_keeps_no_label() {
+    check(
+        "arg a1 : 1|xy=1,3->3,1
+         arg a3 : ...|...->...
+         arg a4 : 3,4|xy=1,3->
+         t0 = where(a1, a3, a4) : ...|_,_->5,3,1
+         t1 = einsum[\"...|i,..s..->j,...; ..s..,_->k,... => ...,k,l|..r..->..s..\"](a3, a3) : ...|...->...",
+        "a1: 1|xy=1,3->3,1
+         a3: 1,1->5,3,1
+         a4: 3,4|xy=1,3->
+         t0: 3,4|xy=1,3->5,3,1
+         t1: 5,1|1",
+    );
+}
