@@ -374,7 +374,6 @@ impl Solver {
             info.watchers = NIL;
             info.via = None;
             info.binding = Some((Row::default(), closing_origin()));
-            self.bound_since_compression += 1;
         }
         for id in 0..self.store.len() {
             let Some(t) = &self.store[id] else {

@@ -837,7 +837,12 @@ impl Solver {
         }
         let watchers = std::mem::replace(&mut self.rows[v.0 as usize].watchers, NIL);
         self.rows[v.0 as usize].via = value.var;
-        self.bound_since_compression += 1;
+        // A binding to a closed row ends every chain through `v` for good
+        // (one more link at most, never extended): only bindings to open
+        // rows can make chains grow, so only they call for compression.
+        if value.var.is_some() {
+            self.bound_since_compression += 1;
+        }
         self.rows[v.0 as usize].binding = Some((value, origin));
         self.wake(watchers);
         Ok(())
