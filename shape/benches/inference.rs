@@ -18,8 +18,10 @@
 //!
 //! * `ops`: the [`Problem::add_op`] calls actually made (whole layers or
 //!   blocks, so close to `N`);
-//! * `build ms`: registering shapes and adding ops (the specs are parsed
-//!   once, outside the timing);
+//! * `build ms`: reserving the tables for `N` ops
+//!   ([`Problem::reserve_ops`], as the `ocannl-infer-shapes` pass does),
+//!   registering shapes and adding ops (the specs are parsed once, outside
+//!   the timing);
 //! * `online ms`, `close ms`, `solve ms`: [`Problem::solve`] with
 //!   [`Closing::Full`], split into the online stage (`solve(Closing::None)`)
 //!   and the closing stages (a second `solve(Closing::Full)`, which finds no
@@ -105,9 +107,14 @@ struct Builder {
 }
 
 impl Builder {
-    fn new() -> Self {
+    /// For about `n` ops: the tables are reserved up front, as the
+    /// `ocannl-infer-shapes` pass reserves them for the values it will add
+    /// ([`Problem::reserve_ops`]).
+    fn new(n: usize) -> Self {
+        let mut problem = Problem::new();
+        problem.reserve_ops(n);
         Builder {
-            problem: Problem::new(),
+            problem,
             result: shape("...|...->..."),
             ops: 0,
         }
@@ -185,7 +192,7 @@ impl Specs {
 
 /// The MLP chain: about `n` ops (two per hidden layer).
 fn mlp(n: usize, s: &Specs) -> Result<Built, LogicError> {
-    let mut b = Builder::new();
+    let mut b = Builder::new(n);
     let x = b.arg(&s.mlp_x);
     // Hidden layers (fma, relu), then the output layer (fma) and the loss.
     let hidden = n.saturating_sub(2) / 2;
@@ -224,7 +231,7 @@ fn mlp(n: usize, s: &Specs) -> Result<Built, LogicError> {
 /// The transformer chain: about `n` ops (17 per block).
 fn transformer(n: usize, s: &Specs) -> Result<Built, LogicError> {
     const OPS_PER_BLOCK: usize = 17;
-    let mut b = Builder::new();
+    let mut b = Builder::new(n);
     let x0 = b.arg(&s.tf_x);
     let blocks = (n / OPS_PER_BLOCK).max(1);
     let mut x = x0;
