@@ -707,7 +707,10 @@ impl Solver {
                 }
                 if let Some((e, elabel, lub_origin)) = lub {
                     // `e >= v` as `dim_ineq` decides it for two sizes: the
-                    // same size with agreeing labels, or an unlabelled 1.
+                    // same size with agreeing labels, or an unlabelled 1
+                    // (reference, "Solving the constraints": "axes of other
+                    // mismatching dimensions or mismatching labels are
+                    // incomparable").
                     let clash = label != elabel && label != Label::NONE && elabel != Label::NONE;
                     if !(d == e && !clash || d == 1 && label == Label::NONE) {
                         let (kind, message) = if d == e {
@@ -728,8 +731,10 @@ impl Solver {
                         return Err(err);
                     }
                     // An unlabelled size broadcast to a labelled one takes its
-                    // label, as `dim_ineq` relabels it (a label that reaches
-                    // the class later must agree with this one); an
+                    // label, as `dim_ineq` relabels it (reference,
+                    // "Representing shapes and constraints": it "is inferred
+                    // to have the label from the other axis"), and a label
+                    // that reaches the class later must agree with it; an
                     // unlabelled 1 broadcasts to anything and stays as it is.
                     if d == e && d != 1 && label == Label::NONE && elabel != Label::NONE {
                         self.relabel(Dim::Var(v), elabel);
