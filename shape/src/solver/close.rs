@@ -357,7 +357,7 @@ impl Solver {
     /// [`Solver::bind_rows`] would (a binding to `[]` cannot fail: it adds
     /// no axes and no dims), but without waking each variable's watchers:
     /// every stored constraint that mentions a row is queued instead, in
-    /// the store's order (or, when both its rows are now `[]`, finished). At this stage most stored constraints are
+    /// content order (or, when both its rows are now `[]`, finished). At this stage most stored constraints are
     /// `a >= w` records between two of these variables; one pass along the
     /// store replaces a read of a watch list and a jump into the store per
     /// variable (at a million ops, a cache miss each). Queueing a
@@ -375,6 +375,7 @@ impl Solver {
             info.via = None;
             info.binding = Some((Row::default(), closing_origin()));
         }
+        let mut queue: Vec<u32> = vec![];
         for id in 0..self.store.len() {
             let Some(t) = &self.store[id] else {
                 continue;
@@ -389,9 +390,16 @@ impl Solver {
                     self.store[id] = None;
                     self.free.push(id as u32);
                 }
-                c if mentions_rows(c) => self.enqueue(id as u32),
+                c if mentions_rows(c) => queue.push(id as u32),
                 _ => {}
             }
+        }
+        // By content, not by slot: slots follow the order the constraints
+        // were added in, and when two of them now conflict, which one is
+        // reported must not depend on that order (property
+        // `declarative_error_kinds`).
+        for id in self.in_content_order(&queue) {
+            self.enqueue(id);
         }
     }
 

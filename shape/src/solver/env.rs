@@ -265,13 +265,23 @@ impl Solver {
     /// the set.
     pub fn enqueue_deferred(&mut self) {
         let deferred = std::mem::take(&mut self.deferred);
+        for id in self.in_content_order(&deferred) {
+            self.enqueue(id);
+        }
+    }
+
+    /// Stored constraints `ids` ordered by content (origin, then the
+    /// constraint), whatever order they were stored in: how constraints
+    /// are queued wherever that order could decide which of two conflicts
+    /// is reported ([`Solver::enqueue_deferred`], closing stage 6).
+    pub(crate) fn in_content_order(&self, ids: &[u32]) -> Vec<u32> {
         // Sorted by origin (small, copied next to the ids), then each run of
         // equal origins by constraint: the order of sorting by the pair,
         // without chasing every comparison into the store.
         // One number per constraint: the origin's key (73 bits) above the id
         // (32 bits). Constraints are mostly added in origin order, which the
         // stable sort's run detection turns into near-linear work.
-        let mut keyed: Vec<u128> = deferred
+        let mut keyed: Vec<u128> = ids
             .iter()
             .map(|&id| (self.tagged(id).origin.sort_key() << 32) | u128::from(id))
             .collect();
@@ -302,16 +312,14 @@ impl Solver {
             }
             start += len;
         }
-        for k in keyed {
-            self.enqueue(k as u32);
-        }
+        keyed.into_iter().map(|k| k as u32).collect()
     }
 
     /// A stored constraint.
     fn tagged(&self, id: u32) -> &Tagged {
         self.store[id as usize]
             .as_ref()
-            .expect("deferred constraints are stored")
+            .expect("the constraints ordered are stored")
     }
 
     /// Stores a constraint in a free slot (not queued yet).

@@ -109,3 +109,34 @@ fn an_unlabelled_one_keeps_no_label() {
          t1: 5,1|1",
     );
 }
+
+/// Two conflicts that closing stage 6 meets in the same round (an element
+/// count, 60 vs 24, and a broadcast of 5 to a guessed size): the one
+/// reported must not depend on the order the constraints were added in
+/// (shrunk by `declarative_error_kinds`; stage 6 queued them in the store's
+/// order, which follows that order).
+#[test]
+fn stage_six_reports_the_same_conflict_in_any_order() {
+    let src = "arg a0 : ...|...->...
+         t0 = transpose(a0) : ...|...->...
+         t1 = reshape(t0) : 24
+         t2 = einsum[\"1,..r..|..s..->_,i => _,...,i|i->...,j,i\"](t0) : ...|...->...
+         t3 = transpose(a0) : 5|3,4
+         t4 = einsum[\"i,...|j,k,..s.. => j,_,..r..|...->..r..\"](t0) : ...|...->...";
+    for seed in [None, Some(1), Some(2), Some(3), Some(0x5eed)] {
+        let mut built = super::harness::build(src);
+        if let Some(seed) = seed {
+            built.problem.shuffle(seed);
+        }
+        let err = built
+            .problem
+            .solve(ocannl_shape::solver::Closing::Full)
+            .expect_err("60 elements cannot be 24");
+        assert_eq!(
+            err.kind,
+            ocannl_shape::solver::ShapeErrorKind::ElementCount,
+            "shuffle {seed:?}: {}",
+            err.message
+        );
+    }
+}
