@@ -400,7 +400,7 @@ impl Problem {
                 for rows in [all_rows(&res), all_rows(&a)] {
                     self.push(
                         Constraint::StridedElems {
-                            rows,
+                            rows: rows.into(),
                             coeff: 1,
                             var: n,
                             denom: 1,

@@ -340,8 +340,9 @@ pub enum Constraint {
     /// not guessed by closing unless one of the unknown dims of the rows is
     /// also kept from guessing (`has_uniq_constr_unless`).
     StridedElems {
-        /// The rows, in memory order.
-        rows: Vec<Row>,
+        /// The rows, in memory order. A thin vector keeps this variant,
+        /// and so every stored constraint, at 56 bytes.
+        rows: thin_vec::ThinVec<Row>,
         /// The coefficient, at least 1.
         coeff: u64,
         /// The variable counting elements.

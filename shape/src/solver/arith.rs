@@ -258,7 +258,7 @@ mod tests {
         );
         assert_eq!(
             kind(|n, _| Constraint::StridedElems {
-                rows: vec![Row::closed(vec![Dim::size(5)])],
+                rows: thin_vec::thin_vec![Row::closed(vec![Dim::size(5)])],
                 coeff: 1,
                 var: n,
                 denom: 0
@@ -267,7 +267,7 @@ mod tests {
         );
         assert_eq!(
             kind(|n, _| Constraint::StridedElems {
-                rows: vec![Row::closed(vec![Dim::size(5)])],
+                rows: thin_vec::thin_vec![Row::closed(vec![Dim::size(5)])],
                 coeff: 0,
                 var: n,
                 denom: 1
@@ -322,7 +322,7 @@ mod tests {
         s.add(Constraint::DimEq(Dim::Var(n), Dim::size(1 << 62)), origin());
         s.add(
             Constraint::StridedElems {
-                rows: vec![Row::closed(vec![Dim::Var(d)])],
+                rows: thin_vec::thin_vec![Row::closed(vec![Dim::Var(d)])],
                 coeff: 4,
                 var: Dim::Var(n),
                 denom: 4,
@@ -336,7 +336,7 @@ mod tests {
         s.add(Constraint::DimEq(Dim::Var(n), Dim::size(1 << 62)), origin());
         s.add(
             Constraint::StridedElems {
-                rows: vec![Row::closed(vec![Dim::Var(d)])],
+                rows: thin_vec::thin_vec![Row::closed(vec![Dim::Var(d)])],
                 coeff: 4,
                 var: Dim::Var(n),
                 denom: 1,

@@ -372,7 +372,7 @@ impl Solver {
                 continue;
             }
             info.watchers = NIL;
-            info.via = None;
+            info.set_via(None);
             info.binding = Some((Row::default(), closing_origin()));
         }
         let mut queue: Vec<u32> = vec![];
@@ -418,10 +418,10 @@ impl Solver {
     /// only if one of its "unless" variables, still free, is kept from
     /// guessing too (which breaks cycles of mutual prevention).
     fn can_guess(&self, v: DimVar) -> bool {
-        match &self.dims[v.0 as usize].uniq_unless {
+        match self.uniq_unless.get(&v.0) {
             None => true,
             Some(unless) => unless.iter().any(|u| match self.find_dim(Dim::Var(*u)) {
-                Dim::Var(r) => r != v && self.dims[r.0 as usize].uniq_unless.is_some(),
+                Dim::Var(r) => r != v && self.uniq_unless.contains_key(&r.0),
                 Dim::Size(..) => false,
             }),
         }
@@ -486,7 +486,7 @@ mod tests {
         let n = s.fresh_dim(false);
         s.add_deferred(
             Constraint::StridedElems {
-                rows: vec![Row::closed(vec![Dim::size(2), Dim::Var(d)])],
+                rows: thin_vec::thin_vec![Row::closed(vec![Dim::size(2), Dim::Var(d)])],
                 coeff: 1,
                 var: Dim::Var(n),
                 denom: 1,
@@ -507,7 +507,7 @@ mod tests {
         for (rows_var, count) in [(a, b), (b, a)] {
             s.add_deferred(
                 Constraint::StridedElems {
-                    rows: vec![Row::closed(vec![Dim::Var(rows_var)])],
+                    rows: thin_vec::thin_vec![Row::closed(vec![Dim::Var(rows_var)])],
                     coeff: 1,
                     var: Dim::Var(count),
                     denom: 1,
@@ -526,7 +526,7 @@ mod tests {
         let n = s.fresh_dim(false);
         s.add_deferred(
             Constraint::StridedElems {
-                rows: vec![Row::closed(vec![Dim::size(5)])],
+                rows: thin_vec::thin_vec![Row::closed(vec![Dim::size(5)])],
                 coeff: 3,
                 var: Dim::Var(n),
                 denom: 2,

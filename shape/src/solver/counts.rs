@@ -145,9 +145,7 @@ impl Solver {
             return self.dim_eq(Dim::Var(v), Dim::size(count), origin);
         }
         // Mark the numerator variable (reference: `mark_total_elems_vars`).
-        let unless = self.dims[v.0 as usize]
-            .uniq_unless
-            .get_or_insert_with(thin_vec::ThinVec::new);
+        let unless = self.uniq_unless.entry(v.0).or_default();
         for d in &dims {
             if !unless.contains(d) {
                 unless.push(*d);

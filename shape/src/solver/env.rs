@@ -11,17 +11,18 @@ use super::{
 };
 use crate::spec::RowKind;
 
+/// One dim variable. Kept small (56 bytes): a million-op problem has
+/// millions of them, and at that size the solver's time goes to reading and
+/// first touching its tables. What few variables have (a least upper bound,
+/// the "unless" list of a count's numerator) lives in side tables of
+/// [`Solver`].
 #[derive(Debug, Clone)]
 pub(crate) struct DimInfo {
     /// `Some` once bound (to a size or another variable).
     pub binding: Option<(Dim, Origin)>,
-    /// Where the bound value itself came from: the other side of the
-    /// binding constraint, as written. Bindings go straight to
-    /// representatives, so this keeps the story of how they got their size.
-    /// Its chain was fully bound (to a size) when this binding was made, and
-    /// bindings never change, so walking it when an error is reported gives
-    /// the provenance as it was then ([`Solver::dim_provenance`]).
-    pub via: Option<DimVar>,
+    /// Where the bound value itself came from (`NIL`: nowhere else; see
+    /// [`DimInfo::via`]).
+    via: u32,
     /// From a terminal shape (closes to its LUB, then 1).
     pub terminal: bool,
     /// Lower bound on the size (`AtLeast`); 0 for a discardable variable.
@@ -30,13 +31,6 @@ pub(crate) struct DimInfo {
     /// in Block specs"): closing guesses it to 0, before other guesses. A
     /// class is discardable only if all its variables are.
     pub discardable: bool,
-    /// `has_uniq_constr_unless` (reference, "Preventing Premature Guessing
-    /// with Total_elems Constraints"): the numerator variable of a pending
-    /// `StridedElems` is not guessed unless one of these (the unknown dims
-    /// of its rows) is also kept from guessing.
-    pub uniq_unless: Option<thin_vec::ThinVec<DimVar>>,
-    /// The least upper bound from `d >= var` with `d > 1`.
-    pub lub: Option<(u64, Label, Origin)>,
     /// Stuck constraints to re-examine when this variable is bound (the
     /// head of a list in [`Solver::watches`]).
     pub watchers: u32,
@@ -44,14 +38,26 @@ pub(crate) struct DimInfo {
     pub size: u32,
 }
 
+impl DimInfo {
+    /// Where the bound value itself came from: the other side of the
+    /// binding constraint, as written. Bindings go straight to
+    /// representatives, so this keeps the story of how they got their size.
+    /// Its chain was fully bound (to a size) when this binding was made, and
+    /// bindings never change, so walking it when an error is reported gives
+    /// the provenance as it was then ([`Solver::dim_provenance`]).
+    pub fn via(&self) -> Option<DimVar> {
+        (self.via != NIL).then_some(DimVar(self.via))
+    }
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct RowInfo {
     /// `Some` once bound. Path compression ([`Solver::compress_rows`])
     /// may later replace the row by its expansion (the same axes).
     pub binding: Option<(Row, Origin)>,
-    /// The row variable the binding was written with, before any
-    /// compression: the chain that error provenance walks.
-    pub via: Option<RowVar>,
+    /// The row variable the binding was written with (`NIL`: none; see
+    /// [`RowInfo::via`]).
+    via: u32,
     pub terminal: bool,
     pub kind: RowKind,
     /// As [`DimInfo::watchers`].
@@ -68,11 +74,32 @@ pub(crate) struct RowInfo {
     pub axes: u32,
 }
 
+impl RowInfo {
+    /// The row variable the binding was written with, before any
+    /// compression: the chain that error provenance walks.
+    pub fn via(&self) -> Option<RowVar> {
+        (self.via != NIL).then_some(RowVar(self.via))
+    }
+
+    /// Sets [`RowInfo::via`].
+    pub fn set_via(&mut self, via: Option<RowVar>) {
+        self.via = via.map_or(NIL, |v| v.0);
+    }
+}
+
 /// The solver state. Build constraints with [`Solver::add`], run
 /// [`Solver::propagate`], then [`Solver::close`].
 #[derive(Debug, Default, Clone)]
 pub struct Solver {
     pub(crate) dims: Vec<DimInfo>,
+    /// The least upper bound of a free dim variable (a representative),
+    /// from `d >= var` with `d > 1`.
+    pub(crate) lubs: foldhash::HashMap<u32, (u64, Label, Origin)>,
+    /// `has_uniq_constr_unless` (reference, "Preventing Premature Guessing
+    /// with Total_elems Constraints"), per representative: the numerator
+    /// variable of a pending `StridedElems` is not guessed unless one of
+    /// these (the unknown dims of its rows) is also kept from guessing.
+    pub(crate) uniq_unless: foldhash::HashMap<u32, thin_vec::ThinVec<DimVar>>,
     pub(crate) rows: Vec<RowInfo>,
     labels: Vec<String>,
     label_ids: HashMap<String, Label>,
@@ -142,12 +169,10 @@ impl Solver {
     pub fn fresh_dim(&mut self, terminal: bool) -> DimVar {
         self.dims.push(DimInfo {
             binding: None,
-            via: None,
+            via: NIL,
             terminal,
             at_least: 1,
             discardable: false,
-            uniq_unless: None,
-            lub: None,
             watchers: NIL,
             size: 1,
         });
@@ -159,7 +184,7 @@ impl Solver {
         let id = u32::try_from(self.rows.len()).expect("fewer than 2^32 row variables");
         self.rows.push(RowInfo {
             binding: None,
-            via: None,
+            via: NIL,
             terminal,
             kind,
             watchers: NIL,
@@ -675,12 +700,21 @@ impl Solver {
         let terminal = info.terminal;
         let at_least = std::mem::replace(&mut info.at_least, 1);
         let discardable = std::mem::take(&mut info.discardable);
-        let uniq_unless = info.uniq_unless.take();
-        let lub = info.lub.take();
         let watchers = std::mem::replace(&mut info.watchers, NIL);
         let size = std::mem::take(&mut info.size);
-        info.via = None;
+        info.via = NIL;
         info.binding = Some((value, origin));
+        // The side tables are empty in most problems: no hashing then.
+        let uniq_unless = if self.uniq_unless.is_empty() {
+            None
+        } else {
+            self.uniq_unless.remove(&v.0)
+        };
+        let lub = if self.lubs.is_empty() {
+            None
+        } else {
+            self.lubs.remove(&v.0)
+        };
         self.wake(watchers);
         match resolved {
             Dim::Var(u) => {
@@ -690,15 +724,12 @@ impl Solver {
                 if at_least > target.at_least {
                     target.at_least = at_least;
                 }
-                if let Some(unless) = uniq_unless {
-                    target
-                        .uniq_unless
-                        .get_or_insert_with(thin_vec::ThinVec::new)
-                        .extend(unless);
-                }
                 if target.discardable && !discardable {
                     target.discardable = false;
                     target.at_least = target.at_least.max(1);
+                }
+                if let Some(unless) = uniq_unless {
+                    self.uniq_unless.entry(u.0).or_default().extend(unless);
                 }
                 if let Some((d, label, lub_origin)) = lub {
                     self.add_lub(u, d, label, lub_origin)?;
@@ -777,7 +808,7 @@ impl Solver {
     ) -> Result<(), ShapeError> {
         self.bind_dim(v, value, origin)?;
         if let Dim::Var(source) = source {
-            self.dims[v.0 as usize].via = Some(source);
+            self.dims[v.0 as usize].via = source.0;
         }
         Ok(())
     }
@@ -790,14 +821,14 @@ impl Solver {
         label: Label,
         origin: Origin,
     ) -> Result<(), ShapeError> {
-        match self.dims[v.0 as usize].lub {
+        match self.lubs.get(&v.0) {
             None => {
-                self.dims[v.0 as usize].lub = Some((d, label, origin));
+                self.lubs.insert(v.0, (d, label, origin));
                 Ok(())
             }
-            Some((e, elabel, _)) if e == d && (elabel == label || label == Label::NONE) => Ok(()),
-            Some((e, Label::NONE, _)) if e == d => {
-                self.dims[v.0 as usize].lub = Some((d, label, origin));
+            Some(&(e, elabel, _)) if e == d && (elabel == label || label == Label::NONE) => Ok(()),
+            Some(&(e, Label::NONE, _)) if e == d => {
+                self.lubs.insert(v.0, (d, label, origin));
                 Ok(())
             }
             // Two different upper bounds > 1, or one size with two labels
@@ -849,7 +880,7 @@ impl Solver {
             }
         }
         let watchers = std::mem::replace(&mut self.rows[v.0 as usize].watchers, NIL);
-        self.rows[v.0 as usize].via = value.var;
+        self.rows[v.0 as usize].set_via(value.var);
         // A binding to a closed row ends every chain through `v` for good
         // (one more link at most, never extended): only bindings to open
         // rows can make chains grow, so only they call for compression.
@@ -948,4 +979,25 @@ fn holds_trivially(c: &Constraint) -> bool {
     };
     // A size out of range is reported when the constraint is processed.
     trivial && super::arith::out_of_range(c).is_none()
+}
+
+#[cfg(all(test, target_pointer_width = "64"))]
+mod layout {
+    use super::{DimInfo, RowInfo, Tagged};
+    use std::mem::size_of;
+
+    /// The records of the solver's three big tables stay small: at a
+    /// million ops these tables are most of the solver's memory (about 1.2
+    /// KB per op), and first touching and reading them most of its time.
+    /// Rare data goes to side tables or behind a thin pointer instead.
+    #[test]
+    fn table_records_stay_small() {
+        assert!(size_of::<DimInfo>() <= 56, "{}", size_of::<DimInfo>());
+        assert!(size_of::<RowInfo>() <= 64, "{}", size_of::<RowInfo>());
+        assert!(
+            size_of::<Option<Tagged>>() <= 72,
+            "{}",
+            size_of::<Option<Tagged>>()
+        );
+    }
 }

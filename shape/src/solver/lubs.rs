@@ -200,7 +200,7 @@ impl Solver {
         let mut out: HashMap<u32, (u64, Label)> = HashMap::new();
         for v in post_order(free, self.dims.len(), |v| upper(v)) {
             let mut found: Vec<(u64, Label)> = vec![];
-            if let Some((d, l, _)) = self.dims[v as usize].lub {
+            if let Some(&(d, l, _)) = self.lubs.get(&v) {
                 found.push((d, l));
             }
             for u in upper(v) {

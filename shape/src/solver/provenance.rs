@@ -23,7 +23,7 @@ impl Solver {
                 match &info.binding {
                     Some((next, origin)) => {
                         push_unique(out, *origin);
-                        match info.via {
+                        match info.via() {
                             Some(source) => {
                                 pending.push(*next);
                                 d = Dim::Var(source);
@@ -42,7 +42,7 @@ impl Solver {
         let mut v = v;
         while let Some((_, origin)) = &self.rows[v.0 as usize].binding {
             push_unique(out, *origin);
-            match self.rows[v.0 as usize].via {
+            match self.rows[v.0 as usize].via() {
                 Some(next) if out.len() < PROVENANCE => v = next,
                 _ => break,
             }

@@ -38,8 +38,9 @@ impl Solver {
                 return;
             }
             // An element count may give a row one more axis when it closes.
-            Constraint::TotalElems(rows, _) | Constraint::StridedElems { rows, .. } => (rows, 1),
-            Constraint::Exact(rows, dims) => (rows, dims.len()),
+            Constraint::TotalElems(rows, _) => (&rows[..], 1),
+            Constraint::StridedElems { rows, .. } => (&rows[..], 1),
+            Constraint::Exact(rows, dims) => (&rows[..], dims.len()),
             _ => return,
         };
         let mut vars = rows.iter().filter_map(|r| r.var);
