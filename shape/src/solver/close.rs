@@ -398,7 +398,8 @@ impl Solver {
         // were added in, and when two of them now conflict, which one is
         // reported must not depend on that order (property
         // `declarative_error_kinds`).
-        for id in self.in_content_order(&queue) {
+        self.sort_in_content_order(&mut queue);
+        for id in queue {
             self.enqueue(id);
         }
     }

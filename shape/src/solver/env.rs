@@ -289,37 +289,67 @@ impl Solver {
     /// form a set, and the solution and the error reported are functions of
     /// the set.
     pub fn enqueue_deferred(&mut self) {
-        let deferred = std::mem::take(&mut self.deferred);
-        for id in self.in_content_order(&deferred) {
+        let mut deferred = std::mem::take(&mut self.deferred);
+        self.sort_in_content_order(&mut deferred);
+        for &id in &deferred {
             self.enqueue(id);
         }
+        // Kept for the next ones: no regrowth.
+        deferred.clear();
+        self.deferred = deferred;
     }
 
-    /// Stored constraints `ids` ordered by content (origin, then the
+    /// Sorts stored constraints `ids` by content (origin, then the
     /// constraint), whatever order they were stored in: how constraints
     /// are queued wherever that order could decide which of two conflicts
     /// is reported ([`Solver::enqueue_deferred`], closing stage 6).
-    pub(crate) fn in_content_order(&self, ids: &[u32]) -> Vec<u32> {
+    pub(crate) fn sort_in_content_order(&self, ids: &mut [u32]) {
         // Sorted by origin (small, copied next to the ids), then each run of
         // equal origins by constraint: the order of sorting by the pair,
-        // without chasing every comparison into the store.
-        // One number per constraint: the origin's key (73 bits) above the id
-        // (32 bits). Constraints are mostly added in origin order, which the
-        // stable sort's run detection turns into near-linear work.
-        let mut keyed: Vec<u128> = ids
-            .iter()
-            .map(|&id| (self.tagged(id).origin.sort_key() << 32) | u128::from(id))
-            .collect();
-        // The op id is the key's top bits. Ops usually come in order, and
-        // then sorting each op's few constraints is the whole sort.
+        // without chasing every comparison into the store. One number per
+        // constraint: the origin's key (73 bits) above the id (32 bits).
+        let key = |id: u32| (self.tagged(id).origin.sort_key() << 32) | u128::from(id);
+        // The op id is the key's top bits. Constraints mostly come in op
+        // order, and then sorting each op's few constraints is the whole
+        // sort: one pass, with keys for one op at a time. At a million ops
+        // a key per constraint would be tens of megabytes of fresh memory
+        // per call, which costs more to fault in than to sort.
         let op = |k: u128| k >> (41 + 32);
-        if keyed.windows(2).all(|w| op(w[0]) <= op(w[1])) {
-            for group in keyed.chunk_by_mut(|a, b| op(*a) == op(*b)) {
-                group.sort_unstable();
+        let mut run: Vec<u128> = vec![];
+        let mut start = 0;
+        for i in 0..=ids.len() {
+            let k = ids.get(i).map(|&id| key(id));
+            if let (Some(k), Some(&first)) = (k, run.first())
+                && op(k) == op(first)
+            {
+                run.push(k);
+                continue;
             }
-        } else {
-            keyed.sort_unstable();
+            if let Some(&first) = run.first() {
+                self.sort_keys(&mut run);
+                for (id, k) in ids[start..i].iter_mut().zip(&run) {
+                    *id = *k as u32;
+                }
+                if k.is_some_and(|k| op(k) < op(first)) {
+                    // Out of op order: one sort of all keys.
+                    let mut keyed: Vec<u128> = ids.iter().map(|&id| key(id)).collect();
+                    self.sort_keys(&mut keyed);
+                    for (id, k) in ids.iter_mut().zip(&keyed) {
+                        *id = *k as u32;
+                    }
+                    return;
+                }
+            }
+            run.clear();
+            run.extend(k);
+            start = i;
         }
+    }
+
+    /// Sorts keys of [`Solver::sort_in_content_order`]: by origin, then
+    /// each run of equal origins by constraint.
+    fn sort_keys(&self, keyed: &mut [u128]) {
+        keyed.sort_unstable();
         let origin = |k: u128| k >> 32;
         let mut start = 0;
         while start < keyed.len() {
@@ -337,7 +367,6 @@ impl Solver {
             }
             start += len;
         }
-        keyed.into_iter().map(|k| k as u32).collect()
     }
 
     /// A stored constraint.
@@ -979,6 +1008,61 @@ fn holds_trivially(c: &Constraint) -> bool {
     };
     // A size out of range is reported when the constraint is processed.
     trivial && super::arith::out_of_range(c).is_none()
+}
+
+#[cfg(test)]
+mod content_order {
+    use super::Solver;
+    use crate::solver::{Constraint, Dim, OpId, Origin, Role};
+    use crate::spec::RowKind;
+
+    /// `sort_in_content_order` gives the order of sorting by (origin,
+    /// constraint), whether the ops come in order (sorted op by op) or not
+    /// (one sort of all): ops ascending, descending, interleaved, repeated.
+    #[test]
+    fn sorts_by_origin_then_constraint() {
+        let sides = [
+            (Role::Result, RowKind::Output),
+            (Role::Operand(1), RowKind::Batch),
+        ];
+        let orders: [&[u32]; 5] = [
+            &[0, 0, 1, 2, 2, 3],
+            &[3, 2, 2, 1, 0],
+            &[1, 0, 1, 2, 0],
+            &[0, 1, 2, 1],
+            &[5],
+        ];
+        for ops in orders {
+            let mut s = Solver::new();
+            let vars: Vec<Dim> = (0..4).map(|_| Dim::Var(s.fresh_dim(false))).collect();
+            let mut n = 0usize;
+            for &op in ops {
+                // Per op: constraints of two origins, in an order that is
+                // not theirs (the later origin and the bigger constraint first).
+                for side in sides.iter().rev() {
+                    for j in (1..4).rev() {
+                        let origin = Origin::new(OpId(op), *side, *side);
+                        let c = Constraint::DimEq(vars[(n + j) % 4], vars[(n + j + 1) % 4]);
+                        s.add_deferred(c, origin);
+                    }
+                    n += 1;
+                }
+            }
+            let mut ids = s.deferred.clone();
+            s.sort_in_content_order(&mut ids);
+            let content = |ids: &[u32]| -> Vec<(Origin, Constraint)> {
+                ids.iter()
+                    .map(|&id| {
+                        let t = s.tagged(id);
+                        (t.origin, t.constraint.clone())
+                    })
+                    .collect()
+            };
+            let mut want = content(&s.deferred);
+            want.sort();
+            assert_eq!(content(&ids), want, "ops {ops:?}");
+        }
+    }
 }
 
 #[cfg(all(test, target_pointer_width = "64"))]
