@@ -291,12 +291,9 @@ impl Solver {
     pub fn enqueue_deferred(&mut self) {
         let mut deferred = std::mem::take(&mut self.deferred);
         self.sort_in_content_order(&mut deferred);
-        for &id in &deferred {
+        for id in deferred {
             self.enqueue(id);
         }
-        // Kept for the next ones: no regrowth.
-        deferred.clear();
-        self.deferred = deferred;
     }
 
     /// Sorts stored constraints `ids` by content (origin, then the
