@@ -313,33 +313,40 @@ impl Solver {
         // per call, which costs more to fault in than to sort.
         let op = |k: u128| k >> (41 + 32);
         let mut run: Vec<u128> = vec![];
-        let mut start = 0;
-        for i in 0..=ids.len() {
-            let k = ids.get(i).map(|&id| key(id));
-            if let (Some(k), Some(&first)) = (k, run.first())
-                && op(k) == op(first)
-            {
-                run.push(k);
-                continue;
+        let mut next = ids.first().map(|&id| key(id));
+        let (mut i, mut last_op) = (0, 0);
+        while let Some(first) = next {
+            let o = op(first);
+            if o < last_op {
+                // Out of op order: one sort of all keys.
+                let mut keyed: Vec<u128> = ids.iter().map(|&id| key(id)).collect();
+                self.sort_keys(&mut keyed);
+                for (id, k) in ids.iter_mut().zip(&keyed) {
+                    *id = *k as u32;
+                }
+                return;
             }
-            if let Some(&first) = run.first() {
+            last_op = o;
+            let start = i;
+            run.clear();
+            run.push(first);
+            i += 1;
+            next = None;
+            while let Some(&id) = ids.get(i) {
+                let k = key(id);
+                if op(k) != o {
+                    next = Some(k);
+                    break;
+                }
+                run.push(k);
+                i += 1;
+            }
+            if run.len() > 1 {
                 self.sort_keys(&mut run);
                 for (id, k) in ids[start..i].iter_mut().zip(&run) {
                     *id = *k as u32;
                 }
-                if k.is_some_and(|k| op(k) < op(first)) {
-                    // Out of op order: one sort of all keys.
-                    let mut keyed: Vec<u128> = ids.iter().map(|&id| key(id)).collect();
-                    self.sort_keys(&mut keyed);
-                    for (id, k) in ids.iter_mut().zip(&keyed) {
-                        *id = *k as u32;
-                    }
-                    return;
-                }
             }
-            run.clear();
-            run.extend(k);
-            start = i;
         }
     }
 
