@@ -113,6 +113,18 @@ pub struct Row {
 }
 
 impl Row {
+    /// Frees the memory of an empty axis list that still holds some (left
+    /// by truncating): a row about to be stored for long (a binding, a
+    /// stuck constraint) keeps no room it will not use. At a million ops
+    /// those lists would be tens of megabytes.
+    pub(crate) fn release_empty(&mut self) {
+        for axes in [&mut self.beg, &mut self.end] {
+            if axes.is_empty() && axes.capacity() > 0 {
+                *axes = Axes::new();
+            }
+        }
+    }
+
     /// A closed row with these axes.
     pub fn closed(dims: impl Into<Axes>) -> Self {
         Row {
@@ -367,6 +379,20 @@ pub enum Constraint {
     },
 }
 
+impl Constraint {
+    /// [`Row::release_empty`] on the rows of a row constraint.
+    pub(crate) fn release_empty(&mut self) {
+        if let Constraint::RowEq(a, b)
+        | Constraint::RowIneq {
+            cur: a, subr: b, ..
+        } = self
+        {
+            a.release_empty();
+            b.release_empty();
+        }
+    }
+}
+
 /// The iteration `input = stride * output [+ dilation * kernel]` of a
 /// [`Constraint::Affine`] (reference, "Affine indexing and convolutions").
 /// Strided iteration and padded convolutions (`kernel = None`): `input =
@@ -473,6 +499,23 @@ pub enum Closing {
 #[cfg(test)]
 mod tests {
     use super::{Dim, Label, OpId, Origin, Role, Row, Solver, axes};
+
+    /// A row stored for long keeps no memory in an emptied axis list, and
+    /// its other lists as they are.
+    #[test]
+    fn release_empty_frees_only_emptied_lists() {
+        let mut beg = axes![Dim::size(2), Dim::size(3)];
+        beg.truncate(0);
+        let mut row = Row {
+            beg,
+            var: Some(super::RowVar(0)),
+            end: axes![Dim::size(4)],
+        };
+        assert!(row.beg.capacity() > 0);
+        row.release_empty();
+        assert_eq!(row.beg.capacity(), 0);
+        assert_eq!(row.end.as_slice(), &[Dim::size(4)]);
+    }
     use crate::spec::RowKind;
 
     /// `Solver::concrete_axes` on binding chains shorter and longer than

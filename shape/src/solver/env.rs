@@ -500,6 +500,8 @@ impl Solver {
                 for v in rows {
                     self.watches.push(&mut self.rows[v.0 as usize].watchers, id);
                 }
+                let mut tagged = tagged;
+                tagged.constraint.release_empty();
                 self.store[id as usize] = Some(tagged);
                 if let Some(restuck) = &mut self.restuck {
                     restuck.push(id);
@@ -920,6 +922,8 @@ impl Solver {
         if value.var.is_some() {
             self.bound_since_compression += 1;
         }
+        let mut value = value;
+        value.release_empty();
         self.rows[v.0 as usize].binding = Some((value, origin));
         self.wake(watchers);
         Ok(())
