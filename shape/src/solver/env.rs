@@ -493,15 +493,21 @@ impl Solver {
                 stack.extend(cs.into_iter().rev().map(|c| (c, NIL)));
             }
             super::simplify::Step::Stuck { dims, rows } => {
-                let id = if id == NIL { self.alloc_slot() } else { id };
+                let mut tagged = tagged;
+                let id = if id == NIL {
+                    // Derived, stored for the first time (a constraint taken
+                    // from the store comes back as it was stored).
+                    tagged.constraint.release_empty();
+                    self.alloc_slot()
+                } else {
+                    id
+                };
                 for v in dims {
                     self.watches.push(&mut self.dims[v.0 as usize].watchers, id);
                 }
                 for v in rows {
                     self.watches.push(&mut self.rows[v.0 as usize].watchers, id);
                 }
-                let mut tagged = tagged;
-                tagged.constraint.release_empty();
                 self.store[id as usize] = Some(tagged);
                 if let Some(restuck) = &mut self.restuck {
                     restuck.push(id);
