@@ -208,3 +208,57 @@ func.func @stated_producer(%a: !ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, 
   %1 = "ocannl.neg"(%0) : (!ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "4">
   return %1 : !ocannl.tensor<f32, "4">
 }
+
+// -----
+
+// What is left of a constraint once the last axes of its rows are paired
+// keeps their numbering: `[5,4,3] >= ..w..,3` pairs axis 1 and leaves
+// `[5,4] >= ..w..`; when `w` is bound later, its axis pairs with axis 2 of
+// the rows as written (it was once named axis 1).
+func.func @axis_after_a_pair(%a: !ocannl.tensor<f32, "...,3">) {
+  // expected-error @+1 {{size 7 does not broadcast to size 4 at output axis 2 (from the end) of the result vs output axis 2 of operand #0}}
+  %t = "ocannl.neg"(%a) : (!ocannl.tensor<f32, "...,3">) -> !ocannl.tensor<f32, "5,4,3">
+  // expected-note @+1 {{constrained here: output axis 2 (from the end) of the result vs output axis 2 of spec slot #1}}
+  %e = "ocannl.einsum"(%a) {spec = "i,j => i,j"} : (!ocannl.tensor<f32, "...,3">) -> !ocannl.tensor<f32, "7,3">
+  return
+}
+
+// -----
+
+// The same with row variables on both sides: `..a..,3 >= ..w..,3` leaves
+// the record `a >= w`, both bound later.
+func.func @axis_after_a_pair_of_open_rows(%a: !ocannl.tensor<f32, "...,3">) {
+  // expected-error @+1 {{size 7 does not broadcast to size 4 at output axis 2 (from the end) of the result vs output axis 2 of operand #0}}
+  %t = "ocannl.neg"(%a) : (!ocannl.tensor<f32, "...,3">) -> !ocannl.tensor<f32, "...,3">
+  // expected-note @+1 {{constrained here: output axis 2 (from the end) of the result vs output axis 2 of spec slot #1}}
+  %e = "ocannl.einsum"(%t) {spec = "i,j,k => i,j,k"} : (!ocannl.tensor<f32, "...,3">) -> !ocannl.tensor<f32, "5,4,3">
+  // expected-note @+1 {{constrained here: output axis 2 (from the end) of the result vs output axis 2 of spec slot #1}}
+  %g = "ocannl.einsum"(%a) {spec = "i,j => i,j"} : (!ocannl.tensor<f32, "...,3">) -> !ocannl.tensor<f32, "7,3">
+  return
+}
+
+// -----
+
+// An equation whose leftovers cross (`i ++ ..r.. ++ j = ..w.. ++ 3,2`
+// pairs `j = 2` and leaves `i ++ ..r.. = ..w.. ++ 3`) keeps the numbering
+// when `r` is bound later.
+func.func @axis_after_a_pair_of_crossing_rows(%a: !ocannl.tensor<f32, "...,3,2">) {
+  // expected-error @+1 {{size 4 vs 3 at output axis 2 (from the end) of operand #0 vs output axis 2 of spec slot #0}}
+  %e = "ocannl.einsum"(%a) {spec = "i,..r..,j => ..r.."} : (!ocannl.tensor<f32, "...,3,2">) -> !ocannl.tensor<f32, "...">
+  // expected-note @+1 {{constrained here: output axis 1 (from the end) of the result vs output axis 1 of spec slot #1}}
+  %g = "ocannl.einsum"(%e) {spec = "k => k"} : (!ocannl.tensor<f32, "...">) -> !ocannl.tensor<f32, "4">
+  return
+}
+
+// -----
+
+// An operand with leading axes (`2,..rho..,3`, aligned at both ends) too.
+func.func @axis_after_a_pair_of_marked_rows(%a: !ocannl.tensor<f32, "2,..rho..,3">) {
+  // expected-error @+1 {{size 7 does not broadcast to size 5 at output axis 2 (from the end) of the result vs output axis 2 of operand #0}}
+  %t = "ocannl.neg"(%a) : (!ocannl.tensor<f32, "2,..rho..,3">) -> !ocannl.tensor<f32, "...,3">
+  // expected-note @+1 {{constrained here: output axis 2 (from the end) of the result vs output axis 2 of spec slot #1}}
+  %e = "ocannl.einsum"(%t) {spec = "i,j,k => i,j,k"} : (!ocannl.tensor<f32, "...,3">) -> !ocannl.tensor<f32, "2,5,3">
+  // expected-note @+1 {{constrained here: output axis 2 (from the end) of the result vs output axis 2 of spec slot #1}}
+  %g = "ocannl.einsum"(%a) {spec = "i,j,k => i,j,k"} : (!ocannl.tensor<f32, "2,..rho..,3">) -> !ocannl.tensor<f32, "2,7,3">
+  return
+}

@@ -255,9 +255,20 @@ pub struct Origin {
     pub rhs: (Role, RowKind),
     /// The axis, counted from the end of the row (1 = last), once known.
     pub axis: Option<u16>,
+    /// For a row constraint derived after the last axes of its rows were
+    /// paired: how many axes of the rows as the op wrote them lie after
+    /// the ends of these rows. Its own pairs are numbered from
+    /// `offset + 1`, so an error names the axis of the rows as written
+    /// (`[5,4,3] >= ..w..,3` pairs axis 1 and leaves `[5,4] >= ..w..`,
+    /// whose last axis is axis 2). Fits the padding: `Origin` stays 16
+    /// bytes.
+    pub offset: u16,
 }
 
 impl Origin {
+    /// Where the op id starts in [`Origin::sort_key`].
+    pub(crate) const OP_SHIFT: u32 = 57;
+
     /// An origin relating `lhs` and `rhs` rows of op `op`.
     pub fn new(op: OpId, lhs: (Role, RowKind), rhs: (Role, RowKind)) -> Self {
         Origin {
@@ -265,11 +276,13 @@ impl Origin {
             lhs,
             rhs,
             axis: None,
+            offset: 0,
         }
     }
 
-    /// A number below 2^73 ordered as the origin is (`a < b` iff
-    /// `a.sort_key() < b.sort_key()`), for sorting many origins cheaply.
+    /// A number below 2^89 ordered as the origin is (`a < b` iff
+    /// `a.sort_key() < b.sort_key()`), for sorting many origins cheaply;
+    /// the op id is its top 32 bits (from bit [`Origin::OP_SHIFT`]).
     pub(crate) fn sort_key(&self) -> u128 {
         fn side((role, kind): (Role, RowKind)) -> u128 {
             let role = match role {
@@ -281,11 +294,28 @@ impl Origin {
             (role << 2) | kind as u128
         }
         let axis = self.axis.map_or(0, |a| u128::from(a) + 1);
-        (u128::from(self.op.0) << 41) | (side(self.lhs) << 29) | (side(self.rhs) << 17) | axis
+        (u128::from(self.op.0) << Self::OP_SHIFT)
+            | (side(self.lhs) << 45)
+            | (side(self.rhs) << 33)
+            | (axis << 16)
+            | u128::from(self.offset)
     }
 
+    /// The origin of the pair at `axis_from_end` of this row constraint's
+    /// rows (1 = their last axis), numbered in the rows as the op wrote
+    /// them ([`Origin::offset`]).
     fn at_axis(mut self, axis_from_end: usize) -> Self {
-        self.axis = Some(u16::try_from(axis_from_end).unwrap_or(u16::MAX));
+        let axis = axis_from_end.saturating_add(usize::from(self.offset));
+        self.axis = Some(u16::try_from(axis).unwrap_or(u16::MAX));
+        self.offset = 0;
+        self
+    }
+
+    /// The origin of what is left of a row constraint once the last
+    /// `paired` axes of its rows are paired.
+    fn after_pairs(mut self, paired: usize) -> Self {
+        let offset = usize::from(self.offset).saturating_add(paired);
+        self.offset = u16::try_from(offset).unwrap_or(u16::MAX);
         self
     }
 
@@ -589,9 +619,13 @@ mod tests {
                 for &rr in &roles[..3] {
                     for &k in &kinds {
                         for axis in [None, Some(0), Some(1), Some(u16::MAX)] {
-                            let mut o = Origin::new(OpId(op), (lr, k), (rr, kinds[2 - k as usize]));
-                            o.axis = axis;
-                            origins.push(o);
+                            for offset in [0, 1, u16::MAX] {
+                                let mut o =
+                                    Origin::new(OpId(op), (lr, k), (rr, kinds[2 - k as usize]));
+                                o.axis = axis;
+                                o.offset = offset;
+                                origins.push(o);
+                            }
                         }
                     }
                 }
@@ -600,7 +634,7 @@ mod tests {
         for a in &origins {
             for b in &origins {
                 assert_eq!(a.cmp(b), a.sort_key().cmp(&b.sort_key()), "{a:?} vs {b:?}");
-                assert!(a.sort_key() < 1 << 73);
+                assert!(a.sort_key() < 1 << 89);
             }
         }
     }

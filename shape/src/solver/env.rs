@@ -304,14 +304,14 @@ impl Solver {
         // Sorted by origin (small, copied next to the ids), then each run of
         // equal origins by constraint: the order of sorting by the pair,
         // without chasing every comparison into the store. One number per
-        // constraint: the origin's key (73 bits) above the id (32 bits).
+        // constraint: the origin's key (89 bits) above the id (32 bits).
         let key = |id: u32| (self.tagged(id).origin.sort_key() << 32) | u128::from(id);
         // The op id is the key's top bits. Constraints mostly come in op
         // order, and then sorting each op's few constraints is the whole
         // sort: one pass, with keys for one op at a time. At a million ops
         // a key per constraint would be tens of megabytes of fresh memory
         // per call, which costs more to fault in than to sort.
-        let op = |k: u128| k >> (41 + 32);
+        let op = |k: u128| k >> (Origin::OP_SHIFT + 32);
         let mut run: Vec<u128> = vec![];
         let mut next = ids.first().map(|&id| key(id));
         let (mut i, mut last_op) = (0, 0);

@@ -168,7 +168,7 @@ impl Solver {
                         },
                         marked: true,
                     },
-                    origin,
+                    origin.after_pairs(ne),
                 ));
                 Ok(Step::Replace(out))
             }

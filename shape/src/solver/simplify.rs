@@ -385,7 +385,7 @@ impl Solver {
                                 end: Axes::from(e2),
                             },
                         ),
-                        origin,
+                        origin.after_pairs(ne),
                     ));
                     return Ok(Step::Replace(out));
                 }
@@ -525,7 +525,7 @@ impl Solver {
                         },
                         marked: false,
                     },
-                    origin,
+                    origin.after_pairs(subr.end.len()),
                 ));
                 Ok(Step::Replace(out))
             }
@@ -669,7 +669,7 @@ impl Solver {
                 },
                 marked: false,
             },
-            origin,
+            origin.after_pairs(axis - 1),
         ));
         Ok(Step::Replace(out))
     }
