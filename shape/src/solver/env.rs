@@ -898,12 +898,21 @@ impl Solver {
         }
         let known = u32::try_from(value.known_len()).unwrap_or(u32::MAX);
         let depth = self.rows[v.0 as usize].depth.saturating_add(known);
-        let bound = self.rank_bound(v);
-        if depth as usize > bound {
-            let message = format!(
-                "rows grow without bound (more than {bound} axes): the inequalities form a cycle"
-            );
-            return Err(self.rank_cycle(v, message, origin));
+        // A row's depth never exceeds its component's bound (the bound only
+        // grows as components join), so a binding that adds no axes (closing
+        // binds millions of rows to `[]`) needs no walk to the component's
+        // root: at a million ops that walk was 15% of closing stage 4.
+        if known > 0 {
+            let bound = self.rank_bound(v);
+            if depth as usize > bound {
+                let message = format!(
+                    "rows grow without bound (more than {bound} axes): the inequalities form a cycle"
+                );
+                return Err(self.rank_cycle(v, message, origin));
+            }
+        } else if cfg!(debug_assertions) {
+            let bound = self.rank_bound(v);
+            debug_assert!(depth as usize <= bound, "a row deeper than its bound");
         }
         let terminal = self.rows[v.0 as usize].terminal;
         if let Some(inner) = value.var {
