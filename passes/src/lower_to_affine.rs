@@ -204,6 +204,16 @@ fn run<'c>(
             )
         })
         .collect();
+    let target = match schedule::Target::from_options(options) {
+        Ok(t) => t,
+        Err(e) => {
+            emit_error(root.location(), &e, &[]);
+            return Err(PassFailed);
+        }
+    };
+    if target.gpu_block.is_some() {
+        errors.extend(nested_gpu_functions(root, &funcs));
+    }
     let lowered: HashSet<usize> = funcs.iter().map(|f| f.to_raw().ptr as usize).collect();
     let mut calls = HashMap::new();
     let mut tables = crate::ffi::flow::SymbolTables::new();
@@ -223,13 +233,6 @@ fn run<'c>(
         }
         return Err(PassFailed);
     }
-    let target = match schedule::Target::from_options(options) {
-        Ok(t) => t,
-        Err(e) => {
-            emit_error(root.location(), &e, &[]);
-            return Err(PassFailed);
-        }
-    };
     let em = Emitter { ctx, target };
     let mut failed = false;
     for func in funcs {
@@ -253,6 +256,48 @@ fn run<'c>(
         symbols = module.symbols;
     }
     if failed { Err(PassFailed) } else { Ok(()) }
+}
+
+/// With `target=gpu`, the functions of `funcs` inside a module nested in
+/// `root`, each an error: the upstream passes that turn their grids into
+/// kernels (`gpu-map-parallel-loops` on the module's functions,
+/// `gpu-kernel-outlining` into the module's symbol table) see only the
+/// functions of the module they run on, so a nested function's grids would
+/// be left as host loops (`ocannl-to-nvvm` exited 0 with no kernel for it).
+/// Run on the nested module instead, as the message says.
+fn nested_gpu_functions<'c>(
+    root: OperationRef<'c, '_>,
+    funcs: &[OperationRef<'c, '_>],
+) -> Vec<Located<'c>> {
+    let nested_modules = ir::collect_ops(root, |op| {
+        let name = ir::op_name(&op);
+        ir::Select {
+            keep: name == "builtin.module",
+            descend: name != "builtin.module" && name != "func.func",
+        }
+    });
+    if nested_modules.is_empty() {
+        return vec![];
+    }
+    let mut nested: HashSet<usize> = HashSet::new();
+    for module in nested_modules {
+        for op in ir::collect_ops(module, |op| ir::Select {
+            keep: ir::op_name(&op) == "func.func",
+            descend: ir::op_name(&op) != "func.func",
+        }) {
+            nested.insert(op.to_raw().ptr as usize);
+        }
+    }
+    funcs
+        .iter()
+        .filter(|f| nested.contains(&(f.to_raw().ptr as usize)))
+        .map(|f| {
+            at(
+                f.location(),
+                "function in a nested module: with target=gpu, ocannl-lower-to-affine (and ocannl-to-nvvm) lower the functions of the module they run on, whose kernels the upstream GPU passes outline there; run the pipeline on the nested module (e.g. -p 'builtin.module(builtin.module(ocannl-to-nvvm))')",
+            )
+        })
+        .collect()
 }
 
 /// Lowers `func` into a new function inserted before it (the caller erases
