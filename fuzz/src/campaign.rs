@@ -69,6 +69,7 @@ pub fn is_lowering(pipeline: &str) -> bool {
     [
         "ocannl-to-affine",
         "ocannl-to-llvm",
+        "ocannl-to-nvvm",
         "ocannl-lower-to-affine",
     ]
     .iter()
@@ -136,6 +137,7 @@ pub fn check_file(
             .with_context(|| format!("running {}", job.command_line()))?;
         let tool = Tool::Opt {
             lowering: is_lowering(p),
+            gpu: p.contains("ocannl-to-nvvm"),
         };
         let judgement = oracle::judge(
             tool,

@@ -2,7 +2,9 @@
 //! functions of (exit, stdout, stderr), tested without running anything.
 //!
 //! - exit 0: pass, except that a lowering pipeline must leave no ocannl op
-//!   (or type) behind: "silent";
+//!   (or type) behind, and a GPU pipeline (`ocannl-to-nvvm`) no grid on the
+//!   host (an `scf.parallel` or `affine.parallel` that no kernel took):
+//!   "silent";
 //! - exit 1: a rejection, which must carry a located error
 //!   (`FILE:LINE:COL: error:`; for `ocannl-run` also `ocannl-run: error:`,
 //!   counted apart) and no crash marker;
@@ -106,6 +108,9 @@ pub enum Tool {
     Opt {
         /// Whether the pipeline must remove every ocannl op.
         lowering: bool,
+        /// Whether the pipeline maps every grid to a GPU kernel (no
+        /// parallel loop may be left in the host code).
+        gpu: bool,
     },
     /// `ocannl-run`.
     Run,
@@ -177,13 +182,22 @@ pub fn judge(tool: Tool, file: &str, exit: Exit, stdout: &[u8], stderr: &[u8]) -
     }
     match exit {
         Exit::Code(0) => {
-            if let Tool::Opt { lowering: true } = tool
+            if let Tool::Opt { lowering: true, .. } = tool
                 && let Some(left) = unlowered(stdout)
             {
                 return Judgement {
                     verdict: Verdict::Silent,
                     signature: format!("left unlowered: {left}"),
                     detail: left,
+                };
+            }
+            if let Tool::Opt { gpu: true, .. } = tool
+                && let Some(left) = host_grid(stdout)
+            {
+                return Judgement {
+                    verdict: Verdict::Silent,
+                    signature: format!("grid left on the host: {left}"),
+                    detail: left.to_owned(),
                 };
             }
             sig(Verdict::Pass, String::new())
@@ -238,6 +252,16 @@ pub fn unlowered(stdout: &[u8]) -> Option<String> {
         }
     }
     None
+}
+
+/// The first parallel loop left in a GPU pipeline's output: kernels are
+/// serialised into `gpu.binary` strings, so such a loop is host code, a
+/// grid that no kernel took.
+pub fn host_grid(stdout: &[u8]) -> Option<&'static str> {
+    let out = String::from_utf8_lossy(stdout);
+    ["scf.parallel", "affine.parallel"]
+        .into_iter()
+        .find(|marker| out.contains(marker))
 }
 
 /// The deduplication signature of a failure: its most telling stderr line,
@@ -389,7 +413,10 @@ mod tests {
     use super::*;
 
     const F: &str = "/tmp/w0/p.mlir";
-    const OPT: Tool = Tool::Opt { lowering: true };
+    const OPT: Tool = Tool::Opt {
+        lowering: true,
+        gpu: false,
+    };
 
     fn v(tool: Tool, exit: Exit, out: &str, err: &str) -> Verdict {
         judge(tool, F, exit, out.as_bytes(), err.as_bytes()).verdict
@@ -402,8 +429,24 @@ mod tests {
         assert_eq!(v(OPT, Exit::Code(0), left, ""), Verdict::Silent);
         let j = judge(OPT, F, Exit::Code(0), left.as_bytes(), b"");
         assert_eq!(j.detail, "\"ocannl.neg\"");
-        let inferred = Tool::Opt { lowering: false };
+        let inferred = Tool::Opt {
+            lowering: false,
+            gpu: false,
+        };
         assert_eq!(v(inferred, Exit::Code(0), left, ""), Verdict::Pass);
+        // A GPU pipeline that left a grid on the host (a function it did
+        // not map to kernels); a CPU pipeline may leave parallel loops.
+        let gpu = Tool::Opt {
+            lowering: true,
+            gpu: true,
+        };
+        let host = "func.func @f() {\n  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {";
+        let j = judge(gpu, F, Exit::Code(0), host.as_bytes(), b"");
+        assert_eq!(j.verdict, Verdict::Silent);
+        assert_eq!(j.detail, "scf.parallel");
+        assert_eq!(v(OPT, Exit::Code(0), host, ""), Verdict::Pass);
+        let kernels = "gpu.launch_func @k::@k blocks in (%c1, %c1, %c1)";
+        assert_eq!(v(gpu, Exit::Code(0), kernels, ""), Verdict::Pass);
         // A function upstream func-to-llvm failed to convert.
         let cast =
             "%0 = builtin.unrealized_conversion_cast %arg0 : memref<4x0xf32> to !llvm.struct";
