@@ -258,9 +258,9 @@ fn run<'c>(
     if failed { Err(PassFailed) } else { Ok(()) }
 }
 
-/// With `target=gpu`, the functions of `funcs` inside a module nested in
-/// `root`, each an error: the upstream passes that turn their grids into
-/// kernels (`gpu-map-parallel-loops` on the module's functions,
+/// With `target=gpu`, the functions of `funcs` not directly in `root` (in a
+/// nested module), each an error: the upstream passes that turn their grids
+/// into kernels (`gpu-map-parallel-loops` on the module's functions,
 /// `gpu-kernel-outlining` into the module's symbol table) see only the
 /// functions of the module they run on, so a nested function's grids would
 /// be left as host loops (`ocannl-to-nvvm` exited 0 with no kernel for it).
@@ -269,28 +269,10 @@ fn nested_gpu_functions<'c>(
     root: OperationRef<'c, '_>,
     funcs: &[OperationRef<'c, '_>],
 ) -> Vec<Located<'c>> {
-    let nested_modules = ir::collect_ops(root, |op| {
-        let name = ir::op_name(&op);
-        ir::Select {
-            keep: name == "builtin.module",
-            descend: name != "builtin.module" && name != "func.func",
-        }
-    });
-    if nested_modules.is_empty() {
-        return vec![];
-    }
-    let mut nested: HashSet<usize> = HashSet::new();
-    for module in nested_modules {
-        for op in ir::collect_ops(module, |op| ir::Select {
-            keep: ir::op_name(&op) == "func.func",
-            descend: ir::op_name(&op) != "func.func",
-        }) {
-            nested.insert(op.to_raw().ptr as usize);
-        }
-    }
+    let root = root.to_raw().ptr;
     funcs
         .iter()
-        .filter(|f| nested.contains(&(f.to_raw().ptr as usize)))
+        .filter(|f| f.parent_operation().is_some_and(|p| p.to_raw().ptr != root))
         .map(|f| {
             at(
                 f.location(),

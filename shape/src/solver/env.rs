@@ -470,7 +470,7 @@ impl Solver {
     /// pushed on `stack` (first on top), or stored and watched if stuck.
     fn settle(
         &mut self,
-        tagged: Tagged,
+        mut tagged: Tagged,
         id: u32,
         stack: &mut Vec<(Tagged, u32)>,
         steps: &mut u64,
@@ -493,7 +493,6 @@ impl Solver {
                 stack.extend(cs.into_iter().rev().map(|c| (c, NIL)));
             }
             super::simplify::Step::Stuck { dims, rows } => {
-                let mut tagged = tagged;
                 let id = if id == NIL {
                     // Derived, stored for the first time (a constraint taken
                     // from the store comes back as it was stored).
@@ -883,7 +882,7 @@ impl Solver {
     pub(crate) fn bind_row(
         &mut self,
         v: RowVar,
-        value: Row,
+        mut value: Row,
         origin: Origin,
     ) -> Result<(), ShapeError> {
         if value.bare_var() == Some(v) {
@@ -937,7 +936,6 @@ impl Solver {
         if value.var.is_some() {
             self.bound_since_compression += 1;
         }
-        let mut value = value;
         value.release_empty();
         self.rows[v.0 as usize].binding = Some((value, origin));
         self.wake(watchers);
