@@ -42,7 +42,7 @@ struct Cli {
 /// mimalloc: the solver and the IR translation allocate many small,
 /// short-lived vectors (see `ocannl-opt.rs`).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: ocannl_tools::MiMalloc = ocannl_tools::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();

@@ -10,10 +10,11 @@ use std::process::ExitCode;
 /// the solver and the IR translation allocate many small, short-lived
 /// vectors, and mimalloc's thread-local free lists make `ocannl-infer-shapes`
 /// about 30% faster than glibc's malloc (`tools/bench/infer_vs_onnx.py`).
-/// Version 2 of mimalloc (see `tools/Cargo.toml` for why not 3).
+/// Version 2 of mimalloc (see `tools/Cargo.toml` for why not 3), called
+/// directly for the blocks it aligns anyway (`tools/src/ffi.rs`).
 /// Loaded as a plugin, the passes use the host's allocator.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: ocannl_tools::MiMalloc = ocannl_tools::MiMalloc;
 
 fn main() -> ExitCode {
     let code = ocannl_passes::driver::opt_main(std::env::args().collect());

@@ -106,7 +106,7 @@ enum Target {
 /// mimalloc: the solver and the IR translation allocate many small,
 /// short-lived vectors (see `ocannl-opt.rs`).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: ocannl_tools::MiMalloc = ocannl_tools::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
