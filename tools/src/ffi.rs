@@ -5,7 +5,7 @@
 //! `mi_malloc_aligned`, whose three nested calls and checks cost more than
 //! the allocation itself for the small blocks the shape solver and the IR
 //! translation ask for (about 47 instructions a call against 22 for
-//! `mi_malloc`; 2.3% of `ocannl-infer-shapes`, counted by callgrind on the
+//! `mi_malloc`; 1.6% of `ocannl-infer-shapes`, counted by callgrind on the
 //! 48-layer stack of `tools/bench/infer_vs_onnx.py`). This one calls the
 //! plain functions whenever they are guaranteed to give the alignment asked
 //! for, as `std`'s `System` allocator does with `malloc`.
@@ -21,9 +21,33 @@ use libmimalloc_sys as mi;
 /// rule this copies: an alignment no larger than the size or than this).
 const PLAIN_ALIGN: usize = 16;
 
-/// Whether `mi_malloc(layout.size())` is aligned as `layout` asks.
-fn plain(layout: Layout) -> bool {
-    layout.align() <= PLAIN_ALIGN && layout.align() <= layout.size()
+/// Whether `mi_malloc(size)` is aligned to `align`.
+fn plain(size: usize, align: usize) -> bool {
+    align <= PLAIN_ALIGN && align <= size
+}
+
+/// A block for `layout` from `plain_fn` where that is aligned enough (see
+/// [`plain`]), else from `aligned_fn`: `mi_malloc`/`mi_malloc_aligned` or
+/// their zeroing pair.
+///
+/// # Safety
+///
+/// The two functions must be one of those pairs.
+#[inline]
+unsafe fn pick(
+    layout: Layout,
+    plain_fn: unsafe extern "C" fn(usize) -> *mut c_void,
+    aligned_fn: unsafe extern "C" fn(usize, usize) -> *mut c_void,
+) -> *mut u8 {
+    // SAFETY: mimalloc's allocation functions, valid for any size and (the
+    // aligned ones) any power-of-two alignment, which `Layout` is.
+    unsafe {
+        if plain(layout.size(), layout.align()) {
+            plain_fn(layout.size()).cast()
+        } else {
+            aligned_fn(layout.size(), layout.align()).cast()
+        }
+    }
 }
 
 /// mimalloc as a [`GlobalAlloc`]: `#[global_allocator] static GLOBAL:
@@ -37,27 +61,14 @@ pub struct MiMalloc;
 unsafe impl GlobalAlloc for MiMalloc {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: allocation functions, valid for any size and (in the
-        // aligned one) any power-of-two alignment, which `Layout` is.
-        unsafe {
-            if plain(layout) {
-                mi::mi_malloc(layout.size()).cast()
-            } else {
-                mi::mi_malloc_aligned(layout.size(), layout.align()).cast()
-            }
-        }
+        // SAFETY: an allocation pair (see `pick`).
+        unsafe { pick(layout, mi::mi_malloc, mi::mi_malloc_aligned) }
     }
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: as in `alloc`.
-        unsafe {
-            if plain(layout) {
-                mi::mi_zalloc(layout.size()).cast()
-            } else {
-                mi::mi_zalloc_aligned(layout.size(), layout.align()).cast()
-            }
-        }
+        // SAFETY: an allocation pair (see `pick`).
+        unsafe { pick(layout, mi::mi_zalloc, mi::mi_zalloc_aligned) }
     }
 
     #[inline]
@@ -73,8 +84,7 @@ unsafe impl GlobalAlloc for MiMalloc {
         // alignment; the new block keeps that alignment (the plain function
         // only where, as in `alloc`, it is guaranteed for the new size).
         unsafe {
-            let new = Layout::from_size_align_unchecked(new_size, layout.align());
-            if plain(new) {
+            if plain(new_size, layout.align()) {
                 mi::mi_realloc(ptr.cast::<c_void>(), new_size).cast()
             } else {
                 mi::mi_realloc_aligned(ptr.cast::<c_void>(), new_size, layout.align()).cast()
