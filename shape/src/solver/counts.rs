@@ -7,7 +7,7 @@
 //! is constrained has at most that many elements.
 
 use super::{
-    Constraint, Dim, DimVar, Origin, Row, RowVar, ShapeError, ShapeErrorKind, Solver,
+    Constraint, Dim, DimVar, Origin, Row, RowVar, ShapeError, ShapeErrorKind, Solver, Tagged,
     arith::{self, fit},
     simplify::{Step, Vars, pairs, tag},
 };
@@ -76,7 +76,8 @@ impl Solver {
 
     /// `product(rows) = coeff * var / denom`: a known `var` gives a plain
     /// element count; fully known rows give `var`. While neither is known,
-    /// `var` is kept from premature guessing (`uniq_unless`).
+    /// `var` is kept from premature guessing (`uniq_unless`). A
+    /// [`Step::Replace`] pushes the replacement on `out`.
     pub(super) fn strided_elems(
         &mut self,
         rows: &[Row],
@@ -84,6 +85,7 @@ impl Solver {
         var: Dim,
         denom: u64,
         origin: Origin,
+        out: &mut Vec<Tagged>,
     ) -> Result<Step, ShapeError> {
         let resolved: Vec<Row> = rows.iter().map(|r| self.resolve_row(r)).collect();
         let fail = |s: &Self, msg: String| {
@@ -105,10 +107,8 @@ impl Solver {
                 let product = format!("{coeff} * {v} / {denom} = {}", total / u128::from(denom));
                 return Err(self.count_overflow(&resolved, &product, origin));
             };
-            return Ok(Step::Replace(vec![tag(
-                Constraint::TotalElems(rows.to_vec(), count),
-                origin,
-            )]));
+            out.push(tag(Constraint::TotalElems(rows.to_vec(), count), origin));
+            return Ok(Step::Replace);
         }
         let Factors {
             known,
@@ -161,12 +161,14 @@ impl Solver {
     /// `Exact`: the rows, concatenated, are `exact`. Without row variables
     /// the axes pair up; with one, the axes before and after it pair up with
     /// the ends of `exact` and it takes the middle. With more, it waits
-    /// (closing decides which row variable takes the axes).
+    /// (closing decides which row variable takes the axes). A
+    /// [`Step::Replace`] pushes the replacement on `out`.
     pub(super) fn exact(
         &mut self,
         rows: &[Row],
         exact: &[Dim],
         origin: Origin,
+        out: &mut Vec<Tagged>,
     ) -> Result<Step, ShapeError> {
         let resolved: Vec<Row> = rows.iter().map(|r| self.resolve_row(r)).collect();
         let vars: Vec<RowVar> = resolved.iter().filter_map(|r| r.var).collect();
@@ -188,7 +190,8 @@ impl Solver {
             }
             [] => {
                 let flat: Vec<Dim> = resolved.iter().flat_map(|r| r.end.clone()).collect();
-                Ok(Step::Replace(pairs(&flat, exact, true, origin, None)))
+                pairs(out, &flat, exact, true, origin, None);
+                Ok(Step::Replace)
             }
             &[v] => {
                 // The axes before the row variable, and after it.
@@ -208,19 +211,20 @@ impl Solver {
                     }
                 }
                 let mid = exact[before.len()..exact.len() - after.len()].to_vec();
-                let mut out = pairs(&before, &exact[..before.len()], true, origin, None);
-                out.extend(pairs(
+                pairs(out, &before, &exact[..before.len()], true, origin, None);
+                pairs(
+                    out,
                     &after,
                     &exact[exact.len() - after.len()..],
                     true,
                     origin,
                     None,
-                ));
+                );
                 out.push(tag(
                     Constraint::RowEq(Row::of_var(v), Row::closed(mid)),
                     origin,
                 ));
-                Ok(Step::Replace(out))
+                Ok(Step::Replace)
             }
             _ => Ok(Step::Stuck {
                 dims: Vars::new(),

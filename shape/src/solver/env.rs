@@ -440,7 +440,7 @@ impl Solver {
         // queued constraint, and take a slot in the store only if they get
         // stuck; waking pushes to the back of the queue, so this is the
         // order of queueing them at its front.
-        let mut stack: Vec<(Tagged, u32)> = vec![];
+        let mut stack: Vec<Tagged> = vec![];
         while let Some(id) = self.queue.pop_front() {
             self.queued[id as usize] = false;
             let Some(tagged) = self.store[id as usize].take() else {
@@ -450,8 +450,8 @@ impl Solver {
                 self.check_literals(&tagged)?;
             }
             self.settle(tagged, id, &mut stack, &mut steps, budget)?;
-            while let Some((tagged, id)) = stack.pop() {
-                self.settle(tagged, id, &mut stack, &mut steps, budget)?;
+            while let Some(tagged) = stack.pop() {
+                self.settle(tagged, NIL, &mut stack, &mut steps, budget)?;
             }
         }
         // Readers after propagation (closing, reading back every shape)
@@ -472,7 +472,7 @@ impl Solver {
         &mut self,
         mut tagged: Tagged,
         id: u32,
-        stack: &mut Vec<(Tagged, u32)>,
+        stack: &mut Vec<Tagged>,
         steps: &mut u64,
         budget: u64,
     ) -> Result<(), ShapeError> {
@@ -480,17 +480,24 @@ impl Solver {
         if *steps > budget {
             return Err(no_convergence(*steps, tagged.origin));
         }
-        match self.step(&tagged)? {
+        let mark = stack.len();
+        let step = self.step(&tagged, stack)?;
+        debug_assert!(
+            matches!(step, super::simplify::Step::Replace) || stack.len() == mark,
+            "only a replacing step pushes constraints"
+        );
+        match step {
             super::simplify::Step::Done => {
                 if id != NIL {
                     self.free.push(id);
                 }
             }
-            super::simplify::Step::Replace(cs) => {
+            super::simplify::Step::Replace => {
                 if id != NIL {
                     self.free.push(id);
                 }
-                stack.extend(cs.into_iter().rev().map(|c| (c, NIL)));
+                // Pushed first to last; the first is looked at first.
+                stack[mark..].reverse();
             }
             super::simplify::Step::Stuck { dims, rows } => {
                 let id = if id == NIL {

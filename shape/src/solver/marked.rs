@@ -20,7 +20,7 @@
 //! alignment.
 
 use super::{
-    Axes, Constraint, Dim, Origin, Row, RowVar, ShapeError, ShapeErrorKind, Solver,
+    Axes, Constraint, Dim, Origin, Row, RowVar, ShapeError, ShapeErrorKind, Solver, Tagged,
     simplify::{Step, describe_len, pairs, stuck_on_rows, tag},
 };
 
@@ -47,12 +47,14 @@ impl Solver {
     }
 
     /// `cur >= subr` where `subr` has leading axes `sb` (`subr` as given by
-    /// [`Solver::expand_row_marked`]; `cur` normalised).
+    /// [`Solver::expand_row_marked`]; `cur` normalised). A
+    /// [`Step::Replace`] pushes the replacement on `out`.
     pub(super) fn marked_ineq(
         &mut self,
         cur: Row,
         subr: Row,
         origin: Origin,
+        out: &mut Vec<Tagged>,
     ) -> Result<Step, ShapeError> {
         let too_few = |s: &Self| {
             s.row_error(
@@ -76,25 +78,27 @@ impl Solver {
                 if c.len() < n {
                     return Err(too_few(self));
                 }
-                let mut out = pairs(
+                let mark = out.len();
+                pairs(
+                    out,
                     &c[..sb.len()],
                     sb,
                     false,
                     origin,
                     Some(c.len() - sb.len() + 1),
                 );
-                out.extend(pairs(&c[c.len() - se.len()..], se, false, origin, Some(1)));
+                pairs(out, &c[c.len() - se.len()..], se, false, origin, Some(1));
                 if c.len() > n {
                     // A size conflict of the aligned axes is the clearer
                     // error; otherwise the lengths are.
-                    for t in &out {
+                    for t in &out[mark..] {
                         if let Constraint::DimIneq { cur, subr } = t.constraint {
                             self.dim_ineq(cur, subr, t.origin)?;
                         }
                     }
                     return Err(self.middle_broadcast(&cur, &subr, origin));
                 }
-                Ok(Step::Replace(out))
+                Ok(Step::Replace)
             }
             // cb ++ a ++ ce >= sb | se: a has exactly the axes left over.
             (Some(a), None) => {
@@ -102,7 +106,7 @@ impl Solver {
                     return Err(self.middle_broadcast(&cur, &subr, origin));
                 };
                 self.close_to_fresh(a, n, origin)?;
-                Ok(retry(cur, subr, origin))
+                Ok(retry(cur, subr, origin, out))
             }
             // [c] >= sb ++ w ++ se: w takes the middle of c.
             (None, Some(w)) => {
@@ -111,7 +115,7 @@ impl Solver {
                     return Err(too_few(self));
                 }
                 self.close_to_fresh(w, c.len() - subr.known_len(), origin)?;
-                Ok(retry(cur, subr, origin))
+                Ok(retry(cur, subr, origin, out))
             }
             // cb ++ a ++ ce >= sb ++ a ++ se: as long only if the known
             // parts are; aligned when the splits agree.
@@ -120,9 +124,9 @@ impl Solver {
                     return Err(self.middle_broadcast(&cur, &subr, origin));
                 }
                 if cur.end.len() == se.len() {
-                    let mut out = pairs(&cur.beg, sb, false, origin, None);
-                    out.extend(pairs(&cur.end, se, false, origin, Some(1)));
-                    return Ok(Step::Replace(out));
+                    pairs(out, &cur.beg, sb, false, origin, None);
+                    pairs(out, &cur.end, se, false, origin, Some(1));
+                    return Ok(Step::Replace);
                 }
                 Ok(stuck_on_rows([Some(a)]))
             }
@@ -138,7 +142,7 @@ impl Solver {
                 let at_beg = budget.min(sb.len().saturating_sub(cb.len()));
                 if at_beg + at_end > 0 {
                     self.expand_both(a, at_beg, at_end, origin)?;
-                    return Ok(retry(cur, subr, origin));
+                    return Ok(retry(cur, subr, origin, out));
                 }
                 let (nb, ne) = (cb.len().min(sb.len()), ce.len().min(se.len()));
                 if nb == 0 && ne == 0 {
@@ -146,14 +150,15 @@ impl Solver {
                     // `w` (its least upper bound at closing).
                     return Ok(stuck_on_rows([Some(a), Some(w)]));
                 }
-                let mut out = pairs(&cb[..nb], &sb[..nb], false, origin, None);
-                out.extend(pairs(
+                pairs(out, &cb[..nb], &sb[..nb], false, origin, None);
+                pairs(
+                    out,
                     &ce[ce.len() - ne..],
                     &se[se.len() - ne..],
                     false,
                     origin,
                     Some(1),
-                ));
+                );
                 out.push(tag(
                     Constraint::RowIneq {
                         cur: Row {
@@ -170,20 +175,21 @@ impl Solver {
                     },
                     origin.after_pairs(ne),
                 ));
-                Ok(Step::Replace(out))
+                Ok(Step::Replace)
             }
         }
     }
 }
 
 /// The same constraint, looked at again once a variable of it is bound.
-fn retry(cur: Row, subr: Row, origin: Origin) -> Step {
-    Step::Replace(vec![tag(
+fn retry(cur: Row, subr: Row, origin: Origin, out: &mut Vec<Tagged>) -> Step {
+    out.push(tag(
         Constraint::RowIneq {
             cur,
             subr,
             marked: true,
         },
         origin,
-    )])
+    ));
+    Step::Replace
 }

@@ -15,8 +15,11 @@ use super::{
 pub(crate) enum Step {
     /// The constraint holds.
     Done,
-    /// The constraint is equivalent to these.
-    Replace(Vec<Tagged>),
+    /// The constraint is equivalent to the constraints the step pushed on
+    /// its `out` stack (in order: the first pushed is the first to look
+    /// at). Pushing onto the caller's stack instead of returning a vector
+    /// saves an allocation per step, and most steps replace.
+    Replace,
     /// Nothing more can be concluded until one of these is bound.
     Stuck {
         dims: Vars<DimVar>,
@@ -39,20 +42,18 @@ pub(super) fn tag(constraint: Constraint, origin: Origin) -> Tagged {
     Tagged { constraint, origin }
 }
 
-/// `c_i = s_i` (or `>=`) for aligned axis lists; `from_end_base` is the
-/// position (counted from the end of the row, 1 = last) of the last pair,
-/// `None` when unknown.
+/// Pushes `c_i = s_i` (or `>=`) for aligned axis lists on `out`;
+/// `from_end_base` is the position (counted from the end of the row, 1 =
+/// last) of the last pair, `None` when unknown.
 pub(super) fn pairs(
+    out: &mut Vec<Tagged>,
     c: &[Dim],
     s: &[Dim],
     eq: bool,
     origin: Origin,
     from_end_base: Option<usize>,
-) -> Vec<Tagged> {
+) {
     let n = c.len().min(s.len());
-    // Room for one more: most callers add the rest of the rows after the
-    // pairs (and with no pairs, the push allocates once either way).
-    let mut out = Vec::with_capacity(if n == 0 { 0 } else { n + 1 });
     out.extend((0..n).map(|i| {
         let o = match from_end_base {
             Some(base) => origin.at_axis(base + n - 1 - i),
@@ -68,11 +69,12 @@ pub(super) fn pairs(
         };
         tag(constraint, o)
     }));
-    out
 }
 
 impl Solver {
-    pub(crate) fn step(&mut self, t: &Tagged) -> Result<Step, ShapeError> {
+    /// One simplification step on `t`; a [`Step::Replace`] pushes the
+    /// replacement on `out`.
+    pub(crate) fn step(&mut self, t: &Tagged, out: &mut Vec<Tagged>) -> Result<Step, ShapeError> {
         let origin = t.origin;
         match &t.constraint {
             Constraint::DimEq(a, b) => self.dim_eq(*a, *b, origin),
@@ -87,7 +89,7 @@ impl Solver {
             }
             Constraint::RowEq(a0, b0) => {
                 let (a, b) = (self.expand_row(a0), self.expand_row(b0));
-                self.row_eq(a, b, origin)
+                self.row_eq(a, b, origin, out)
                     .map_err(|e| self.with_provenance(e, &[a0, b0]))
             }
             Constraint::RowIneq {
@@ -106,7 +108,7 @@ impl Solver {
                     return Ok(stuck_on_rows([Some(a), Some(w)]));
                 }
                 let (cur, subr) = (self.expand_row(c0), self.expand_row_marked(s0));
-                self.row_ineq(cur, subr, *marked, origin)
+                self.row_ineq(cur, subr, *marked, origin, out)
                     .map_err(|e| self.with_provenance(e, &[c0, s0]))
             }
             Constraint::AtLeast(d, n) => match self.find_dim(*d) {
@@ -129,8 +131,8 @@ impl Solver {
                 coeff,
                 var,
                 denom,
-            } => self.strided_elems(rows, *coeff, *var, *denom, origin),
-            Constraint::Exact(rows, dims) => self.exact(rows, dims, origin),
+            } => self.strided_elems(rows, *coeff, *var, *denom, origin, out),
+            Constraint::Exact(rows, dims) => self.exact(rows, dims, origin, out),
             Constraint::Affine(a) => {
                 let AffineDims {
                     input,
@@ -285,7 +287,13 @@ impl Solver {
     }
 
     /// `r1 = r2` (unification).
-    fn row_eq(&mut self, a: Row, b: Row, origin: Origin) -> Result<Step, ShapeError> {
+    fn row_eq(
+        &mut self,
+        a: Row,
+        b: Row,
+        origin: Origin,
+        out: &mut Vec<Tagged>,
+    ) -> Result<Step, ShapeError> {
         let mismatch = |s: &Self, a: &Row, b: &Row, kind: ShapeErrorKind| {
             let kind = if origin.rhs.0 == super::Role::SpecSlot(0)
                 || matches!(origin.rhs.0, super::Role::SpecSlot(_))
@@ -315,7 +323,8 @@ impl Solver {
                 if a.end.len() != b.end.len() {
                     return Err(mismatch(self, &a, &b, ShapeErrorKind::RankMismatch));
                 }
-                Ok(Step::Replace(pairs(&a.end, &b.end, true, origin, Some(1))))
+                pairs(out, &a.end, &b.end, true, origin, Some(1));
+                Ok(Step::Replace)
             }
             // [c] = beg ++ v ++ end: v is the middle of c.
             (None, Some(v)) | (Some(v), None) => {
@@ -325,25 +334,26 @@ impl Solver {
                     return Err(mismatch(self, &a, &b, ShapeErrorKind::RankMismatch));
                 }
                 let mid_end = c.len() - open.end.len();
-                let mut out = pairs(
+                pairs(
+                    out,
                     &c[..open.beg.len()],
                     &open.beg,
                     true,
                     origin,
                     Some(c.len() - open.beg.len() + 1),
                 );
-                out.extend(pairs(&c[mid_end..], &open.end, true, origin, Some(1)));
+                pairs(out, &c[mid_end..], &open.end, true, origin, Some(1));
                 self.bind_row(v, Row::closed(c[open.beg.len()..mid_end].to_vec()), origin)?;
-                Ok(Step::Replace(out))
+                Ok(Step::Replace)
             }
             (Some(u), Some(v)) if u == v => {
                 if a.known_len() != b.known_len() {
                     return Err(mismatch(self, &a, &b, ShapeErrorKind::RankCycle));
                 }
                 if a.beg.len() == b.beg.len() {
-                    let mut out = pairs(&a.beg, &b.beg, true, origin, None);
-                    out.extend(pairs(&a.end, &b.end, true, origin, Some(1)));
-                    return Ok(Step::Replace(out));
+                    pairs(out, &a.beg, &b.beg, true, origin, None);
+                    pairs(out, &a.end, &b.end, true, origin, Some(1));
+                    return Ok(Step::Replace);
                 }
                 // `x ++ v = v ++ y`: depends on v's length.
                 Ok(stuck_on_rows([Some(u)]))
@@ -356,20 +366,22 @@ impl Solver {
             (Some(u), Some(v)) => {
                 let nb = a.beg.len().min(b.beg.len());
                 let ne = a.end.len().min(b.end.len());
-                let mut out = pairs(&a.beg[..nb], &b.beg[..nb], true, origin, None);
-                out.extend(pairs(
+                let mark = out.len();
+                pairs(out, &a.beg[..nb], &b.beg[..nb], true, origin, None);
+                pairs(
+                    out,
                     &a.end[a.end.len() - ne..],
                     &b.end[b.end.len() - ne..],
                     true,
                     origin,
                     Some(1),
-                ));
+                );
                 let (b1, e1) = (&a.beg[nb..], &a.end[..a.end.len() - ne]);
                 let (b2, e2) = (&b.beg[nb..], &b.end[..b.end.len() - ne]);
                 let crossing =
                     (!b1.is_empty() && !e2.is_empty()) || (!b2.is_empty() && !e1.is_empty());
                 if crossing {
-                    if out.is_empty() {
+                    if out.len() == mark {
                         return Ok(stuck_on_rows([Some(u), Some(v)]));
                     }
                     out.push(tag(
@@ -387,7 +399,7 @@ impl Solver {
                         ),
                         origin.after_pairs(ne),
                     ));
-                    return Ok(Step::Replace(out));
+                    return Ok(Step::Replace);
                 }
                 if b1.is_empty() && e1.is_empty() && b2.is_empty() && e2.is_empty() {
                     self.bind_row(u, Row::of_var(v), origin)?;
@@ -415,7 +427,7 @@ impl Solver {
                         origin,
                     )?;
                 }
-                Ok(Step::Replace(out))
+                Ok(Step::Replace)
             }
         }
     }
@@ -468,9 +480,10 @@ impl Solver {
         subr: Row,
         marked: bool,
         origin: Origin,
+        out: &mut Vec<Tagged>,
     ) -> Result<Step, ShapeError> {
         if marked || !subr.beg.is_empty() {
-            return self.marked_ineq(cur, subr, origin);
+            return self.marked_ineq(cur, subr, origin, out);
         }
         let too_few = |s: &Self, cur: &Row, subr: &Row| {
             s.row_error(
@@ -491,16 +504,11 @@ impl Solver {
                 if c.len() < s.len() {
                     return Err(too_few(self, &cur, &subr));
                 }
-                Ok(Step::Replace(pairs(
-                    &c[c.len() - s.len()..],
-                    s,
-                    false,
-                    origin,
-                    Some(1),
-                )))
+                pairs(out, &c[c.len() - s.len()..], s, false, origin, Some(1));
+                Ok(Step::Replace)
             }
             // cb ++ a ++ ce >= [s].
-            (Some(a), None) => self.open_cur_ineq(cur, subr, a, origin),
+            (Some(a), None) => self.open_cur_ineq(cur, subr, a, origin, out),
             // [c] >= sb ++ w ++ se: broadcasting aligns from the end, so se
             // pairs with the end of c; then c' >= sb ++ w, where sb's place
             // depends on |w| (unless sb is empty: a least-upper-bound record).
@@ -510,11 +518,11 @@ impl Solver {
                     return Err(too_few(self, &cur, &subr));
                 }
                 let mid_end = c.len() - subr.end.len();
-                let mut out = pairs(&c[mid_end..], &subr.end, false, origin, Some(1));
                 if subr.end.is_empty() {
                     // Nothing pairs before |w| is known.
                     return Ok(stuck_on_rows([Some(w)]));
                 }
+                pairs(out, &c[mid_end..], &subr.end, false, origin, Some(1));
                 out.push(tag(
                     Constraint::RowIneq {
                         cur: Row::closed(c[..mid_end].to_vec()),
@@ -527,7 +535,7 @@ impl Solver {
                     },
                     origin.after_pairs(subr.end.len()),
                 ));
-                Ok(Step::Replace(out))
+                Ok(Step::Replace)
             }
             (Some(a), Some(w)) if a == w => {
                 // cb ++ a ++ ce >= sb ++ a ++ se needs |cb|+|ce| >= |sb|+|se|.
@@ -546,15 +554,15 @@ impl Solver {
                 // Aligned from the end: a ++ ce and a ++ se line up when
                 // |ce| = |se|, and then sb lines up with the end of cb.
                 if cur.end.len() == subr.end.len() {
-                    let mut out = pairs(&cur.end, &subr.end, false, origin, Some(1));
+                    pairs(out, &cur.end, &subr.end, false, origin, Some(1));
                     let (cb, sb) = (&cur.beg, &subr.beg);
-                    out.extend(pairs(&cb[cb.len() - sb.len()..], sb, false, origin, None));
-                    return Ok(Step::Replace(out));
+                    pairs(out, &cb[cb.len() - sb.len()..], sb, false, origin, None);
+                    return Ok(Step::Replace);
                 }
                 Ok(stuck_on_rows([Some(a)]))
             }
             // cb ++ a ++ ce >= sb ++ w ++ se.
-            (Some(a), Some(_)) => self.open_cur_ineq(cur, subr, a, origin),
+            (Some(a), Some(_)) => self.open_cur_ineq(cur, subr, a, origin, out),
         }
     }
 
@@ -604,22 +612,23 @@ impl Solver {
         subr: Row,
         a: RowVar,
         origin: Origin,
+        out: &mut Vec<Tagged>,
     ) -> Result<Step, ShapeError> {
         let w = subr.var;
         let (cb, mut a, mut ce, sb, mut se) = (cur.beg, a, cur.end, subr.beg, subr.end);
         // The position of the last axes of `ce` and `se` in the rows as the
         // constraint wrote them (counted from the end, 1 = last).
         let mut axis = 1;
-        let mut out = vec![];
+        let mark = out.len();
         let mut grown = false;
         loop {
             let n = ce.len().min(se.len());
             let (c, s) = (&ce[ce.len() - n..], &se[se.len() - n..]);
             if grown {
-                self.pair_fresh(c, s, origin, axis, &mut out)?;
+                self.pair_fresh(c, s, origin, axis, out)?;
             } else {
-                // The first round: nothing is in `out` yet.
-                out = pairs(c, s, false, origin, Some(axis));
+                // The first round.
+                pairs(out, c, s, false, origin, Some(axis));
             }
             ce.truncate(ce.len() - n);
             se.truncate(se.len() - n);
@@ -642,10 +651,10 @@ impl Solver {
             (a, ce) = (rest, fresh);
             grown = true;
         }
-        let progressed = grown || !out.is_empty();
+        let progressed = grown || out.len() > mark;
         if se.is_empty() && sb.is_empty() {
             let Some(w) = w else {
-                return Ok(Step::Replace(out));
+                return Ok(Step::Replace);
             };
             if !progressed {
                 // Already `cur >= w`: a least-upper-bound record for w.
@@ -671,7 +680,7 @@ impl Solver {
             },
             origin.after_pairs(axis - 1),
         ));
-        Ok(Step::Replace(out))
+        Ok(Step::Replace)
     }
 }
 
