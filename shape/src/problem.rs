@@ -700,10 +700,15 @@ pub(crate) fn broadcast_pairs(
         (Result, Output, Operand(0), Input),
     ];
     match logic {
+        // Row kind first: the order of the constraints' origins, which the
+        // solver sorts them by (`Solver::enqueue_deferred`), so that the
+        // sort has nothing to move.
         OpLogic::PointwiseUn | OpLogic::PointwiseBin | OpLogic::PointwiseTern | OpLogic::Equal => {
-            (0..operands)
-                .flat_map(|i| KINDS.map(|k| (Result, k, operand_role(i), k)))
-                .collect()
+            let mut pairs = Vec::with_capacity(KINDS.len() * operands);
+            for k in KINDS {
+                pairs.extend((0..operands).map(|i| (Result, k, operand_role(i), k)));
+            }
+            pairs
         }
         OpLogic::Compose => COMPOSE.to_vec(),
         OpLogic::ComposeAccumulate => [&COMPOSE[..], &ACCUMULATE[..]].concat(),
