@@ -87,6 +87,14 @@ impl RowInfo {
     }
 }
 
+/// [`Solver::flags`]: the constraint is in the queue.
+const QUEUED: u8 = 1;
+/// [`Solver::flags`]: a constraint added from outside whose given sizes are
+/// not yet checked ([`Solver::check_literals`]). Derived constraints only
+/// carry sizes already checked (or computed and checked), and a constraint
+/// re-examined after being stuck was checked the first time.
+const UNCHECKED: u8 = 2;
+
 /// The solver state. Build constraints with [`Solver::add`], run
 /// [`Solver::propagate`], then [`Solver::close`].
 #[derive(Debug, Default, Clone)]
@@ -111,12 +119,10 @@ pub struct Solver {
     /// Constraints stored but not yet queued ([`Solver::add_deferred`]).
     deferred: Vec<u32>,
     queue: VecDeque<u32>,
-    queued: Vec<bool>,
-    /// Constraints added from outside whose given sizes are not yet checked
-    /// ([`Solver::check_literals`]). Derived constraints only carry sizes
-    /// already checked (or computed and checked), and a constraint
-    /// re-examined after being stuck was checked the first time.
-    unchecked: Vec<bool>,
+    /// Per slot of the store: [`QUEUED`] and [`UNCHECKED`]. One byte for
+    /// both, so that taking a constraint off the queue reads one table
+    /// besides the store (at a million ops, each is a cache miss).
+    flags: Vec<u8>,
     /// Reused buffer for the ids of woken constraints.
     scratch_ids: Vec<u32>,
     /// The watch lists of all variables.
@@ -160,8 +166,7 @@ impl Solver {
         self.dims.reserve(dims);
         self.rows.reserve(rows);
         self.store.reserve(constraints);
-        self.queued.reserve(constraints);
-        self.unchecked.reserve(constraints);
+        self.flags.reserve(constraints);
         self.deferred.reserve(constraints);
     }
 
@@ -266,7 +271,7 @@ impl Solver {
             Constraint::TotalElems(..) | Constraint::StridedElems { .. } | Constraint::Exact(..)
         );
         let id = self.alloc(Tagged { constraint, origin });
-        self.unchecked[id as usize] = true;
+        self.flags[id as usize] |= UNCHECKED;
         Some(id)
     }
 
@@ -412,13 +417,12 @@ impl Solver {
     /// filled by the caller.
     fn alloc_slot(&mut self) -> u32 {
         if let Some(id) = self.free.pop() {
-            self.unchecked[id as usize] = false;
+            self.flags[id as usize] &= !UNCHECKED;
             return id;
         }
         let id = u32::try_from(self.store.len()).expect("fewer than 2^32 live constraints");
         self.store.push(None);
-        self.queued.push(false);
-        self.unchecked.push(false);
+        self.flags.push(0);
         id
     }
 
@@ -438,8 +442,8 @@ impl Solver {
 
     pub(crate) fn enqueue(&mut self, id: u32) {
         let i = id as usize;
-        if self.store[i].is_some() && !self.queued[i] {
-            self.queued[i] = true;
+        if self.flags[i] & QUEUED == 0 && self.store[i].is_some() {
+            self.flags[i] |= QUEUED;
             self.queue.push_back(id);
         }
     }
@@ -463,11 +467,11 @@ impl Solver {
         // order of queueing them at its front.
         let mut stack: Vec<Tagged> = vec![];
         while let Some(id) = self.queue.pop_front() {
-            self.queued[id as usize] = false;
+            let flags = std::mem::take(&mut self.flags[id as usize]);
             let Some(tagged) = self.store[id as usize].take() else {
                 continue;
             };
-            if std::mem::take(&mut self.unchecked[id as usize]) {
+            if flags & UNCHECKED != 0 {
                 self.check_literals(&tagged)?;
             }
             self.settle(tagged, id, &mut stack, &mut steps, budget)?;
