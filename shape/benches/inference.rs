@@ -9,7 +9,8 @@
 //! ```
 //!
 //! `OCANNL_BENCH_QUICK=1` is the same as `--quick`; `--sizes 1000,50000`
-//! runs other sizes (`x1k` is then relative to the first). Without the
+//! runs other sizes (`x1k` is then relative to the first); `--reps 1` runs
+//! each size of 1M ops or more once instead of three times. Without the
 //! `--bench` flag that `cargo bench` passes (under `cargo test --benches` or
 //! `--all-targets`, or when the binary is run by hand without it) only the
 //! 1k size runs, as a smoke test of the workloads and their checks.
@@ -39,7 +40,10 @@
 //!   faults of fresh memory, mostly), from `/proc/self/stat`; coarse (10 ms
 //!   ticks) for small sizes.
 //!
-//! Sizes below 1M are repeated (best of 3 to 10) to damp noise.
+//! Sizes below 1M are repeated (best of 3 to 10) to damp noise, sizes of 1M
+//! and more best of 3 (`--reps N` sets that count): on a shared machine one
+//! 1M-op run varies by a quarter from the next, and `x1k` compares best
+//! times at both ends.
 //! Every run checks a few solved shapes with [`Problem::to_spec`], so the
 //! benchmark cannot silently time an error path.
 //!
@@ -90,6 +94,10 @@ const SMOKE_MAX: usize = 1_000;
 /// Runs below this many ops are repeated (3 to 10 times, about this many
 /// ops in all), best time kept.
 const REPEAT_BELOW: usize = 1_000_000;
+
+/// Repetitions of the runs of [`REPEAT_BELOW`] ops or more, unless
+/// `--reps` says otherwise.
+const BIG_REPS: usize = 3;
 
 fn shape(s: &str) -> ShapeSpec {
     parse_shape_spec(s).expect("the benchmark's shape specs are valid")
@@ -349,12 +357,18 @@ fn run_once(workload: Workload, n: usize, specs: &Specs) -> Result<Run, Box<dyn 
     })
 }
 
-/// The best of `reps` runs (by total time).
-fn run(workload: Workload, n: usize, specs: &Specs) -> Result<Run, Box<dyn Error>> {
+/// The best of several runs (by total time); `big_reps` runs for sizes of
+/// [`REPEAT_BELOW`] ops or more.
+fn run(
+    workload: Workload,
+    n: usize,
+    specs: &Specs,
+    big_reps: usize,
+) -> Result<Run, Box<dyn Error>> {
     let reps = if n < REPEAT_BELOW {
         (REPEAT_BELOW / n).clamp(3, 10)
     } else {
-        1
+        big_reps.max(1)
     };
     let mut best: Option<Run> = None;
     for _ in 0..reps {
@@ -400,6 +414,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let mut sizes: Vec<usize> = SIZES.to_vec();
     let mut filter: Option<String> = None;
     let mut bench = false;
+    let mut big_reps = BIG_REPS;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -414,6 +429,13 @@ fn main() -> Result<(), Box<dyn Error>> {
                             .map_err(|_| format!("--sizes: not a number: {n}"))
                     })
                     .collect::<Result<_, _>>()?;
+            }
+            "--reps" => {
+                let n = args.next().ok_or("--reps needs a count")?;
+                big_reps = n
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("--reps: not a number: {n}"))?;
             }
             // Passed by `cargo bench`, not by `cargo test`.
             "--bench" => bench = true,
@@ -448,7 +470,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         }
         let mut base: Option<f64> = None;
         for n in sizes.iter().copied().filter(|&n| n <= max) {
-            let r = run(workload, n, &specs)?;
+            let r = run(workload, n, &specs, big_reps)?;
             let per_op = r.total().as_secs_f64() / r.ops as f64;
             let base = *base.get_or_insert(per_op);
             let peak = r
