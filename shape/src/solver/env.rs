@@ -359,43 +359,15 @@ impl Solver {
     /// each run of equal origins by constraint.
     fn sort_keys(&self, keyed: &mut [u128]) {
         let origin = |k: u128| k >> 32;
-        if keyed.len() <= 16 {
-            // An op's few constraints (the usual call): insertion sort,
-            // which costs a fifth of the general sort's set-up on a handful
-            // of keys, and noting whether two origins are equal.
-            let mut tie = false;
-            for i in 1..keyed.len() {
-                let k = keyed[i];
-                let mut j = i;
-                while j > 0 && keyed[j - 1] > k {
-                    keyed[j] = keyed[j - 1];
-                    j -= 1;
-                }
-                keyed[j] = k;
-                tie |= (j > 0 && origin(keyed[j - 1]) == origin(k))
-                    || (j < i && origin(keyed[j + 1]) == origin(k));
-            }
-            if !tie {
-                return;
-            }
-        } else {
-            keyed.sort_unstable();
-        }
-        let mut start = 0;
-        while start < keyed.len() {
-            let o = origin(keyed[start]);
-            let len = keyed[start..]
-                .iter()
-                .take_while(|&&k| origin(k) == o)
-                .count();
-            if len > 1 {
-                keyed[start..start + len].sort_unstable_by(|&a, &b| {
+        keyed.sort_unstable();
+        for run in keyed.chunk_by_mut(|&a, &b| origin(a) == origin(b)) {
+            if run.len() > 1 {
+                run.sort_unstable_by(|&a, &b| {
                     self.tagged(a as u32)
                         .constraint
                         .cmp(&self.tagged(b as u32).constraint)
                 });
             }
-            start += len;
         }
     }
 
@@ -1078,7 +1050,7 @@ mod content_order {
             (Role::Result, RowKind::Output),
             (Role::Operand(1), RowKind::Batch),
         ];
-        // (`[7, 7, 7]`: one op of 18 constraints, past the insertion sort.)
+        // (`[7, 7, 7]`: one op of 18 constraints.)
         let orders: [&[u32]; 6] = [
             &[0, 0, 1, 2, 2, 3],
             &[3, 2, 2, 1, 0],
