@@ -368,7 +368,7 @@ fn run(
     let reps = if n < REPEAT_BELOW {
         (REPEAT_BELOW / n).clamp(3, 10)
     } else {
-        big_reps.max(1)
+        big_reps
     };
     let mut best: Option<Run> = None;
     for _ in 0..reps {
@@ -435,7 +435,9 @@ fn main() -> Result<(), Box<dyn Error>> {
                 big_reps = n
                     .trim()
                     .parse()
-                    .map_err(|_| format!("--reps: not a number: {n}"))?;
+                    .ok()
+                    .filter(|&r| r > 0)
+                    .ok_or_else(|| format!("--reps: not a positive count: {n}"))?;
             }
             // Passed by `cargo bench`, not by `cargo test`.
             "--bench" => bench = true,
