@@ -42,32 +42,35 @@ impl Solver {
                 }
             }
         }
-        // Grouped by variable, in the store's order within a group: sorted
-        // as (variable, position) pairs, without moving the bounds.
-        let mut keys: Vec<u64> = direct
-            .iter()
-            .enumerate()
-            .map(|(i, (w, _))| (u64::from(*w) << 32) | i as u64)
-            .collect();
-        keys.sort_unstable();
-        let mut first = vec![NONE; n];
-        let mut roots: Vec<u32> = vec![];
-        for (i, k) in keys.iter().enumerate() {
-            let w = (k >> 32) as u32;
-            if first[w as usize] == NONE {
-                first[w as usize] = i as u32;
-                roots.push(w);
-            }
+        // Grouped by variable, in the store's order within a group: a
+        // counting sort by variable, linear in the rows and the bounds (not
+        // a comparison sort of (variable, position) pairs: at a million ops
+        // there are millions). After placing, `ends[w]` is where the group
+        // of `w` ends in `slots` and `ends[w - 1]` where it starts.
+        let mut ends = vec![0u32; n + 1];
+        for &(w, _) in &direct {
+            ends[w as usize + 1] += 1;
         }
+        for w in 0..n {
+            ends[w + 1] += ends[w];
+        }
+        let mut slots = vec![0u32; direct.len()];
+        for (i, &(w, _)) in direct.iter().enumerate() {
+            let at = &mut ends[w as usize];
+            slots[*at as usize] = i as u32;
+            *at += 1;
+        }
+        let start = |w: u32| match w {
+            0 => 0,
+            w => ends[w as usize - 1] as usize,
+        };
+        let roots: Vec<u32> = (0..n as u32)
+            .filter(|&w| start(w) < ends[w as usize] as usize)
+            .collect();
         let group = |w: u32| {
-            let start = match first[w as usize] {
-                NONE => keys.len(),
-                start => start as usize,
-            };
-            keys[start..]
+            slots[start(w)..ends[w as usize] as usize]
                 .iter()
-                .take_while(move |k| (*k >> 32) as u32 == w)
-                .map(|k| direct[(*k & 0xFFFF_FFFF) as usize].1)
+                .map(|&i| direct[i as usize].1)
         };
         let order = post_order(&roots, n, |v| {
             group(v).filter_map(|b| match b {
@@ -80,6 +83,8 @@ impl Solver {
             index: vec![NONE; n],
             rows: vec![],
         };
+        // The bounds of one variable, in a buffer reused for all of them.
+        let mut effective: Vec<Row> = vec![];
         for v in order {
             // One bound, a variable (a link of a chain of records): its LUB,
             // shared rather than copied, unless it is `v` itself (then
@@ -92,7 +97,6 @@ impl Solver {
                 }
                 continue;
             }
-            let mut effective: Vec<Row> = vec![];
             for b in group(v) {
                 match b {
                     Bound::Var(a) => effective.extend(lubs.get(a).cloned()),
@@ -100,7 +104,7 @@ impl Solver {
                     Bound::Row(i) => effective.push(std::mem::take(&mut built[i as usize])),
                 }
             }
-            if let Some(lub) = self.meet_rows(RowVar(v), effective) {
+            if let Some(lub) = self.meet_rows(RowVar(v), &mut effective) {
                 lubs.index[v as usize] = lubs.rows.len() as u32;
                 lubs.rows.push(lub);
             }
@@ -112,7 +116,8 @@ impl Solver {
     /// if any, decide; equal rows give themselves; otherwise the common
     /// suffix, axis-wise met (after a fresh row variable unless all are
     /// closed and of one length).
-    fn meet_rows(&mut self, v: RowVar, mut rows: Vec<Row>) -> Option<Row> {
+    /// `rows` is left empty.
+    fn meet_rows(&mut self, v: RowVar, rows: &mut Vec<Row>) -> Option<Row> {
         rows.retain(|r| r.var != Some(v));
         // Fully known bounds decide; an open bound's known axes depend on how
         // the row was reached (its representation), so it is only re-checked
@@ -125,18 +130,18 @@ impl Solver {
         // the sort is stable. Sorting, not a scan per row: a variable can
         // have as many bounds as the program has ops.
         if rows.len() > 1 {
-            let mut keyed: Vec<(Row, Row)> = rows
-                .into_iter()
-                .map(|r| (self.resolve_row(&r), r))
-                .collect();
+            let mut keyed: Vec<(Row, Row)> =
+                rows.drain(..).map(|r| (self.resolve_row(&r), r)).collect();
             keyed.sort_by(|a, b| a.0.cmp(&b.0));
             keyed.dedup_by(|a, b| a.0 == b.0);
-            rows = keyed.into_iter().map(|(_, r)| r).collect();
+            rows.extend(keyed.into_iter().map(|(_, r)| r));
         }
         match rows.len() {
             0 => None,
             1 => rows.pop(),
             _ => {
+                // (Rare: the buffer goes with them.)
+                let rows = std::mem::take(rows);
                 let n = rows.iter().map(|r| r.end.len()).min().unwrap_or(0);
                 let mut end = Axes::with_capacity(n);
                 for i in 0..n {
