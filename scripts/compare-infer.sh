@@ -17,6 +17,18 @@ if [ $# -lt 2 ]; then
 fi
 base=$1 new=$2
 shift 2
+for bin in "$base" "$new"; do
+  if [ ! -x "$bin" ] || [ -d "$bin" ]; then
+    echo "compare-infer: not an executable: $bin" >&2
+    exit 1
+  fi
+done
+for f in "$@"; do
+  if [ ! -r "$f" ] || [ -d "$f" ]; then
+    echo "compare-infer: cannot read $f" >&2
+    exit 1
+  fi
+done
 root=$(cd "$(dirname "$0")/.." && pwd)
 runs=0 diffs=0
 while IFS= read -r f; do
