@@ -297,7 +297,7 @@ impl<'c, 'a> Scope<'c, 'a> {
         };
         let name = def.name;
         let index = self.op_id(op);
-        let mut operands = vec![];
+        let mut operands = Vec::with_capacity(op.operand_count());
         let mut complete = true;
         for operand in op.operands() {
             match self.shape_of(operand, false, true, op) {

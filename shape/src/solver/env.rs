@@ -125,6 +125,10 @@ pub struct Solver {
     flags: Vec<u8>,
     /// Reused buffer for the ids of woken constraints.
     scratch_ids: Vec<u32>,
+    /// Reused stack of [`Solver::propagate`]'s derived constraints (empty
+    /// between calls). Online, propagation runs once per op: a fresh stack
+    /// grew from nothing every time.
+    stack: Vec<Tagged>,
     /// The watch lists of all variables.
     watches: WatchPool,
     /// While closing element counts: the constraints propagation left
@@ -437,7 +441,9 @@ impl Solver {
         // queued constraint, and take a slot in the store only if they get
         // stuck; waking pushes to the back of the queue, so this is the
         // order of queueing them at its front.
-        let mut stack: Vec<Tagged> = vec![];
+        let mut stack = std::mem::take(&mut self.stack);
+        // Left non-empty only by an error, which ends the solve.
+        stack.clear();
         while let Some(id) = self.queue.pop_front() {
             let flags = std::mem::take(&mut self.flags[id as usize]);
             let Some(tagged) = self.store[id as usize].take() else {
@@ -451,6 +457,7 @@ impl Solver {
                 self.settle(tagged, NIL, &mut stack, &mut steps, budget)?;
             }
         }
+        self.stack = stack;
         // Readers after propagation (closing, reading back every shape)
         // expand rows many times: short chains keep that linear. A
         // compression pass looks at every row, so it runs once enough rows

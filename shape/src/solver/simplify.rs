@@ -343,7 +343,7 @@ impl Solver {
                     Some(c.len() - open.beg.len() + 1),
                 );
                 pairs(out, &c[mid_end..], &open.end, true, origin, Some(1));
-                self.bind_row(v, Row::closed(c[open.beg.len()..mid_end].to_vec()), origin)?;
+                self.bind_row(v, Row::closed(&c[open.beg.len()..mid_end]), origin)?;
                 Ok(Step::Replace)
             }
             (Some(u), Some(v)) if u == v => {
@@ -441,35 +441,51 @@ impl Solver {
         at_end: usize,
         origin: Origin,
     ) -> Result<(), ShapeError> {
-        self.grow(v, at_beg, at_end, origin).map(drop)
+        self.grow(v, at_beg, at_end, None, origin).map(drop)
     }
 
-    /// [`Solver::expand_both`], returning `v'` and `E`.
+    /// [`Solver::expand_both`], returning `v'` and, given a `tail`, the
+    /// axes `E ++ tail` (built at their size: the caller's next round works
+    /// on them; `None` without a tail).
     fn grow(
         &mut self,
         v: RowVar,
         at_beg: usize,
         at_end: usize,
+        tail: Option<&[Dim]>,
         origin: Origin,
-    ) -> Result<(RowVar, Axes), ShapeError> {
+    ) -> Result<(RowVar, Option<Axes>), ShapeError> {
         let info = &self.rows[v.0 as usize];
         let (kind, terminal) = (info.kind, info.terminal);
         let fresh = |s: &mut Self, n: usize| -> Axes {
-            (0..n).map(|_| Dim::Var(s.fresh_dim(terminal))).collect()
+            if n == 0 {
+                return Axes::new();
+            }
+            let mut axes = Axes::with_capacity(n);
+            for _ in 0..n {
+                axes.push(Dim::Var(s.fresh_dim(terminal)));
+            }
+            axes
         };
         let beg = fresh(self, at_beg);
         let end = fresh(self, at_end);
+        let joined = tail.map(|tail| {
+            let mut joined = Axes::with_capacity(end.len() + tail.len());
+            joined.extend_from_slice(&end);
+            joined.extend_from_slice(tail);
+            joined
+        });
         let rest = self.fresh_row(kind, terminal);
         self.bind_row(
             v,
             Row {
                 beg,
                 var: Some(rest),
-                end: end.clone(),
+                end,
             },
             origin,
         )?;
-        Ok((rest, end))
+        Ok((rest, joined))
     }
 
     /// `cur >= subr` for rows. An operand row with leading axes aligns
@@ -525,7 +541,7 @@ impl Solver {
                 pairs(out, &c[mid_end..], &subr.end, false, origin, Some(1));
                 out.push(tag(
                     Constraint::RowIneq {
-                        cur: Row::closed(c[..mid_end].to_vec()),
+                        cur: Row::closed(&c[..mid_end]),
                         subr: Row {
                             beg: subr.beg.clone(),
                             var: Some(w),
@@ -646,9 +662,8 @@ impl Solver {
             // `a` becomes `a' ++ fresh`; the fresh axes pair with the end of
             // `se` in the next round (what another step on the rest would
             // conclude).
-            let (rest, mut fresh) = self.grow(a, 0, deficit, origin)?;
-            fresh.append(&mut ce);
-            (a, ce) = (rest, fresh);
+            let (rest, joined) = self.grow(a, 0, deficit, Some(&ce[..]), origin)?;
+            (a, ce) = (rest, joined.unwrap_or_default());
             grown = true;
         }
         let progressed = grown || out.len() > mark;
