@@ -441,9 +441,8 @@ impl Solver {
         // queued constraint, and take a slot in the store only if they get
         // stuck; waking pushes to the back of the queue, so this is the
         // order of queueing them at its front.
+        // Empty: an error returns without putting it back.
         let mut stack = std::mem::take(&mut self.stack);
-        // Left non-empty only by an error, which ends the solve.
-        stack.clear();
         while let Some(id) = self.queue.pop_front() {
             let flags = std::mem::take(&mut self.flags[id as usize]);
             let Some(tagged) = self.store[id as usize].take() else {
@@ -993,7 +992,7 @@ enum Link<'s> {
 }
 
 /// `a ++ b`, allocated once.
-fn concat(a: &[Dim], b: &[Dim]) -> Axes {
+pub(super) fn concat(a: &[Dim], b: &[Dim]) -> Axes {
     let mut out = Axes::with_capacity(a.len() + b.len());
     out.extend_from_slice(a);
     out.extend_from_slice(b);

@@ -458,9 +458,7 @@ impl Solver {
         let info = &self.rows[v.0 as usize];
         let (kind, terminal) = (info.kind, info.terminal);
         let fresh = |s: &mut Self, n: usize| -> Axes {
-            if n == 0 {
-                return Axes::new();
-            }
+            // (Allocates nothing for `n = 0`.)
             let mut axes = Axes::with_capacity(n);
             for _ in 0..n {
                 axes.push(Dim::Var(s.fresh_dim(terminal)));
@@ -469,12 +467,7 @@ impl Solver {
         };
         let beg = fresh(self, at_beg);
         let end = fresh(self, at_end);
-        let joined = tail.map(|tail| {
-            let mut joined = Axes::with_capacity(end.len() + tail.len());
-            joined.extend_from_slice(&end);
-            joined.extend_from_slice(tail);
-            joined
-        });
+        let joined = tail.map(|tail| super::env::concat(&end, tail));
         let rest = self.fresh_row(kind, terminal);
         self.bind_row(
             v,
