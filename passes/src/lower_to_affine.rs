@@ -213,6 +213,7 @@ fn run<'c>(
     };
     if target.gpu_block.is_some() {
         errors.extend(nested_gpu_functions(root, &funcs));
+        errors.extend(funcs.iter().filter_map(|f| non_ptx_name(*f)));
     }
     let lowered: HashSet<usize> = funcs.iter().map(|f| f.to_raw().ptr as usize).collect();
     let mut calls = HashMap::new();
@@ -280,6 +281,30 @@ fn nested_gpu_functions<'c>(
             )
         })
         .collect()
+}
+
+/// With `target=gpu`, an error for a function whose name is no PTX
+/// identifier (`[A-Za-z_$][A-Za-z0-9_$]*` here; PTX ISA, "Identifiers"):
+/// `gpu-kernel-outlining` names its kernels `<function>_kernel`, and LLVM's
+/// NVPTX printer aborts the process on such a symbol.
+fn non_ptx_name<'c>(func: OperationRef<'c, '_>) -> Option<Located<'c>> {
+    let name = ir::string_attr(&func, "sym_name")?;
+    let head_ok = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$');
+    let ok = head_ok
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    (!ok).then(|| {
+        at(
+            func.location(),
+            format!(
+                "function name '{name}' is not a PTX identifier (letters, digits, '_' and '$', not starting with a digit): with target=gpu its kernels are named after it; rename the function"
+            ),
+        )
+    })
 }
 
 /// Lowers `func` into a new function inserted before it (the caller erases
