@@ -14,7 +14,7 @@
 
 // Two operands along the output axis: two nests, the second at offset 3.
 // PROJ-LABEL: func.func @concat2
-// PROJ: ocannl.blocks = [{iterators = array<i64: 0, 1>, maps = [affine_map<(d0, d1) -> (d0, d1)>, unit, affine_map<(d0, d1) -> (d0, d1)>]}, {iterators = array<i64: 0, 2>, maps = [unit, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1 + 3)>]}]
+// PROJ: ocannl.blocks = [{iterators = array<i64: 0, 1>, maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], operand = 0 : i64}, {iterators = array<i64: 0, 2>, maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1 + 3)>], operand = 1 : i64}]
 // PROJ-SAME: ocannl.components = [array<i64: 0>, array<i64: 1, 2>]
 // PROJ-SAME: ocannl.iterator_types = ["parallel", "parallel", "parallel"]
 // PROJ-SAME: ocannl.product_space = array<i64: 2, 3, 4>
@@ -34,10 +34,20 @@ func.func @concat2(%x: !ocannl.tensor<f32, "2|3">, %y: !ocannl.tensor<f32, "2|4"
   return %0 : !ocannl.tensor<f32, "...|...->...">
 }
 
-// Three operands: offsets 0, 2 and 5.
+// Three operands: offsets 0, 2 and 5, each nest in a block of its own (so
+// that `scf-to-cf` stays linear in the parts: it splits the block at every
+// loop, moving the ops after it).
 // CHECK-LABEL: func.func @concat3(
 // CHECK: affine.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<9xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: cf.br ^[[B1:.*]]
+// CHECK-NEXT: ^[[B1]]:
+// CHECK-NEXT: affine.for
 // CHECK: affine.store %{{.*}}, %{{.*}}[%{{.*}} + 2] : memref<9xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: cf.br ^[[B2:.*]]
+// CHECK-NEXT: ^[[B2]]:
+// CHECK-NEXT: affine.for
 // CHECK: affine.store %{{.*}}, %{{.*}}[%{{.*}} + 5] : memref<9xf32>
 func.func @concat3(%x: !ocannl.tensor<f32, "2">, %y: !ocannl.tensor<f32, "3">, %z: !ocannl.tensor<f32, "4">) -> !ocannl.tensor<f32, "...|...->..."> {
   %0 = "ocannl.concat"(%x, %y, %z) {spec = "a; b; c => a^b^c"} : (!ocannl.tensor<f32, "2">, !ocannl.tensor<f32, "3">, !ocannl.tensor<f32, "4">) -> !ocannl.tensor<f32, "...|...->...">
@@ -46,7 +56,7 @@ func.func @concat3(%x: !ocannl.tensor<f32, "2">, %y: !ocannl.tensor<f32, "3">, %
 
 // Slicing a suffix: only the block of `b` is emitted, reading at offset 3.
 // PROJ-LABEL: func.func @slice_suffix
-// PROJ: ocannl.blocks = [{iterators = array<i64: 0>, maps = [affine_map<(d0) -> (d0 + 3)>, affine_map<(d0) -> (d0)>]}]
+// PROJ: ocannl.blocks = [{iterators = array<i64: 0>, maps = [affine_map<(d0) -> (d0 + 3)>, affine_map<(d0) -> (d0)>], operand = 0 : i64}]
 // CHECK-LABEL: func.func @slice_suffix(
 // CHECK-SAME: %[[X:.*]]: memref<5xf32>, %[[R:.*]]: memref<2xf32>)
 // CHECK-NEXT: affine.for %[[I:.*]] = 0 to 2 {

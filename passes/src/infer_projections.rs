@@ -17,10 +17,11 @@
 //! - `ocannl.product_space` and `ocannl.iterator_types` as above;
 //! - `ocannl.components = [array<i64: ...>, ...]`: the connected components
 //!   of the concatenation hypergraph (iterators looped in sequence);
-//! - `ocannl.blocks = [{iterators = array<i64: ...>, maps = [...]}, ...]`:
-//!   per block, its active iterators and one map per operand (`unit` when
-//!   the operand takes no part) then one for the result, over the active
-//!   iterators in order.
+//! - `ocannl.blocks = [{iterators = array<i64: ...>, maps = [...],
+//!   operand = k : i64}, ...]`: per block, its active iterators, the one
+//!   operand `k` that takes part, and two maps over the active iterators in
+//!   order: operand `k`'s, then the result's (linear in the operands: a
+//!   block lists no operand that takes no part).
 //!
 //! Shapes must be solved (run `ocannl-infer-shapes` first). `ocannl.reshape`
 //! has no projections (it copies in memory order) and is left alone.

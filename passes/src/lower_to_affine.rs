@@ -61,6 +61,7 @@ mod body;
 mod buffers;
 mod checks;
 mod compute;
+mod concat;
 mod emit;
 mod fusion;
 mod gpu;

@@ -8,7 +8,9 @@
 //!   map per operand, then one for the result, from the iterators to the
 //!   tensor's axes in memory order; an axis index is an iterator `d<i>`, a
 //!   constant, or `d<o> * stride + d<k> * dilation + offset`;
-//! - for concatenations, `ocannl.components` and `ocannl.blocks`.
+//! - for concatenations, `ocannl.components` and `ocannl.blocks` (per
+//!   block: its iterators, the one operand that takes part, and that
+//!   operand's and the result's maps).
 //!
 //! Reading back validates what it reads against the op's types: maps that
 //! are not of the forms above, or that would store outside the result, are
@@ -18,8 +20,12 @@ use melior::{
     Context,
     ir::{
         AffineExpr, AffineMap, Attribute, Identifier,
-        attribute::{ArrayAttribute, DenseI64ArrayAttribute, DictionaryAttribute, StringAttribute},
+        attribute::{
+            ArrayAttribute, DenseI64ArrayAttribute, DictionaryAttribute, IntegerAttribute,
+            StringAttribute,
+        },
         operation::{OperationLike, OperationRef},
+        r#type::IntegerType,
     },
 };
 use ocannl_dialect::ir;
@@ -202,19 +208,17 @@ pub(crate) fn attach_blocks<'c>(
             let local = |indices: &[AxisIndex]| {
                 ir::affine_map_attr(index_map(ctx, n, &block_local(indices, &b.iterators)))
             };
-            let maps: Vec<Attribute<'c>> = b
-                .operands
-                .iter()
-                .map(|o| {
-                    o.as_ref()
-                        .map_or_else(|| Attribute::unit(ctx), |o| local(o))
-                })
-                .chain(std::iter::once(local(&b.result)))
-                .collect();
+            let maps = [local(&b.indices), local(&b.result)];
+            // An op has at most u32::MAX operands.
+            let operand = i64::try_from(b.operand).unwrap_or(i64::MAX);
             DictionaryAttribute::new(
                 ctx,
                 &[
                     (Identifier::new(ctx, "iterators"), i64s(ctx, &b.iterators)),
+                    (
+                        Identifier::new(ctx, "operand"),
+                        IntegerAttribute::new(IntegerType::new(ctx, 64).into(), operand).into(),
+                    ),
                     (
                         Identifier::new(ctx, "maps"),
                         ArrayAttribute::new(ctx, &maps).into(),

@@ -15,6 +15,7 @@
 //! then in the operands, so iterators absent from the result (reductions)
 //! come last.
 
+mod blocks;
 mod einsum;
 mod index;
 
@@ -26,6 +27,7 @@ use crate::{
     solver::Role,
     spec::{Row, RowKind, ShapeAxis, ShapeSpec},
 };
+pub use blocks::any_overlap;
 use einsum::{PendingAffine, affine_out_of_range, concat_parts, einsum_slot};
 pub use index::{AffineIndex, AxisIndex, Block, Projections};
 

@@ -10,6 +10,9 @@ Two shapes of program, each of N ocannl ops on 64-element f32 tensors:
            fused into one loop body that reads b's cell N times)
 - calls:   N functions, each calling the previous on its argument (N call
            sites resolved, a row-variable binding chain N long)
+- concat:  N/2 unary ops on x, then one `ocannl.concat` of their N/2
+           results (N/2 blocks: one loop nest each; the blocks' attribute
+           and the nests in one block of the function were quadratic)
 
 For N in --sizes it times `ocannl-opt FILE -p 'builtin.module(ocannl-to-llvm)'`
 (output to /dev/null; parse, every pass and printing included), best of
@@ -17,7 +20,7 @@ For N in --sizes it times `ocannl-opt FILE -p 'builtin.module(ocannl-to-llvm)'`
 the growth from the smallest size: linear scaling keeps "time / N" flat.
 
     /usr/bin/python3 tools/bench/compile_scaling.py --bin-dir target/release
-        [--sizes 1000,2000,4000,10000] [--repeat 3]
+        [--sizes 1000,2000,4000,10000] [--repeat 3] [--only chain,concat]
 """
 
 import argparse
@@ -67,6 +70,20 @@ def shared(n):
     return "\n".join(lines)
 
 
+def concat(n):
+    part, open_t = '!ocannl.tensor<f32, "2">', '!ocannl.tensor<f32, "...|...->...">'
+    m = max(n // 2, 1)
+    lines = [f"func.func @f(%x: {part}) -> {open_t} {{"]
+    for i in range(m):
+        lines.append(f'  %q{i} = "ocannl.{UNARY[i % len(UNARY)]}"(%x) : ({part}) -> {part}')
+    operands = ", ".join(f"%q{i}" for i in range(m))
+    types = ", ".join(part for _ in range(m))
+    spec = ";".join(f"a{i}" for i in range(m)) + " => " + "^".join(f"a{i}" for i in range(m))
+    lines.append(f'  %r = "ocannl.concat"({operands}) {{spec = "{spec}"}} : ({types}) -> {open_t}')
+    lines.append(f"  return %r : {open_t}\n}}\n")
+    return "\n".join(lines)
+
+
 def calls(n):
     open_t = '!ocannl.tensor<f32, "...|...->...">'
     fns = [f'func.func @g0(%x: {open_t}) -> {open_t} {{\n'
@@ -105,6 +122,7 @@ def main():
     ap.add_argument("--bin-dir", default="target/release")
     ap.add_argument("--sizes", default="1000,2000,4000,10000")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", default="chain,fan-out,shared,calls,concat")
     args = ap.parse_args()
     opt = os.path.join(args.bin_dir, "ocannl-opt")
     if not os.path.exists(opt):
@@ -113,8 +131,13 @@ def main():
     print(f"ocannl-to-llvm compile time ({opt}, best of {args.repeat})")
     print(f"{'program':<8} {'ops':>7} {'seconds':>8} {'peak MiB':>9} {'ms/op':>7} {'growth':>7} {'size growth':>12}")
     with tempfile.TemporaryDirectory() as d:
-        for kind, gen in (("chain", chain), ("fan-out", fan_out), ("shared", shared),
-                          ("calls", calls)):
+        programs = {"chain": chain, "fan-out": fan_out, "shared": shared, "calls": calls,
+                    "concat": concat}
+        for kind in args.only.split(","):
+            if kind not in programs:
+                sys.exit(f"compile_scaling.py: unknown program '{kind}' "
+                         f"(known: {', '.join(programs)})")
+            gen = programs[kind]
             base = None
             for n in sizes:
                 path = os.path.join(d, f"{kind}-{n}.mlir")

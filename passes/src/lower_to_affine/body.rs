@@ -278,8 +278,9 @@ impl<'c, 'a> Body<'c, 'a> {
             result = last;
         }
         let (buf, dims) = self.result_buffer(result, "result", loc)?;
-        self.em
-            .lower_op(module, self.end(), op, &operands, buf, &dims, &epilogue)?;
+        self.current =
+            self.em
+                .lower_op(module, self.end(), op, &operands, buf, &dims, &epilogue)?;
         self.next_block(loc);
         Ok(())
     }

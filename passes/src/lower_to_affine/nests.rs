@@ -4,7 +4,7 @@
 //! initialisation).
 
 use melior::ir::{
-    Type, Value, ValueLike,
+    BlockRef, Type, Value, ValueLike,
     operation::{OperationLike, OperationRef},
 };
 use ocannl_dialect::{
@@ -22,15 +22,13 @@ use super::{
     gpu, gpu_tiled, kernel, schedule,
 };
 use crate::{
-    infer_projections::projections,
-    op_logic::string_attr,
-    projection_attrs::{block_local, read_projections},
+    infer_projections::projections, op_logic::string_attr, projection_attrs::read_projections,
 };
 
 /// Whether `indices` write each cell of an axis box once and cover it: per
 /// axis its own iterator (possibly shifted by a constant), or a fixed 0 on a
 /// size-1 axis.
-fn plain_box(indices: &[AxisIndex], dims: &[u64]) -> bool {
+pub(super) fn plain_box(indices: &[AxisIndex], dims: &[u64]) -> bool {
     let mut seen = vec![];
     indices.iter().zip(dims).all(|(a, &d)| match a {
         AxisIndex::Iter(i)
@@ -60,9 +58,10 @@ impl<'c> Emitter<'c> {
         buf: Value<'c, 'a>,
         dims: &[u64],
         epilogue: &[Step<'c, 'a>],
-    ) -> Result<(), String> {
+    ) -> Result<BlockRef<'c, 'a>, String> {
         let loc = op.location();
-        let lowered = self.lower_op_nests(module, at, op, operands, buf, dims, epilogue)?;
+        let mut at = at;
+        let lowered = self.lower_op_nests(module, &mut at, op, operands, buf, dims, epilogue)?;
         if !lowered && !epilogue.is_empty() {
             // The nest stores partial values (a reduction's running sums):
             // the epilogue runs over the finished result, in place.
@@ -74,7 +73,7 @@ impl<'c> Emitter<'c> {
             let v = self.epilogue(inner, epilogue, &axes, dims, &ivs, v, elem, loc)?;
             self.store(inner, v, buf, map, &ivs, loc);
         }
-        Ok(())
+        Ok(at.block)
     }
 
     /// [`Emitter::lower_op`]'s nests; `true` when they applied `epilogue`
@@ -83,7 +82,7 @@ impl<'c> Emitter<'c> {
     fn lower_op_nests<'a>(
         &self,
         module: &mut Module<'c, 'a>,
-        at: At<'c, 'a>,
+        at: &mut At<'c, 'a>,
         op: OperationRef<'c, 'a>,
         operands: &[Value<'c, 'a>],
         buf: Value<'c, 'a>,
@@ -93,6 +92,8 @@ impl<'c> Emitter<'c> {
         let loc = op.location();
         let elem = element_of(buf);
         let name = ir::op_name(&op);
+        let at_block = at;
+        let at = *at_block;
         let def = catalog::lookup(&name).ok_or_else(|| "unknown ocannl op".to_owned())?;
         match def.computes {
             Computes::Constant => {
@@ -108,7 +109,7 @@ impl<'c> Emitter<'c> {
             }
             Computes::Blocks => {
                 return self
-                    .lower_block(at, op, operands, buf, dims)
+                    .lower_block(at_block, op, operands, buf, dims)
                     .map(|()| false);
             }
             Computes::Nest => {}
@@ -247,86 +248,6 @@ impl<'c> Emitter<'c> {
         self.store(inner, value, buf, result_map, &ivs, loc);
         Ok(accum.is_none())
     }
-
-    /// `ocannl.concat` (OCANNL's Block with `concat_sum`'s `Identity` and
-    /// `Add`): one loop nest per block ([`Projections::blocks`]), in
-    /// sequence, over the block's active iterators; each copies its one
-    /// operand into its part of the result. Cells no block writes are 0;
-    /// cells several blocks (or several iterations of one) reach are summed
-    /// into a 0-filled result.
-    fn lower_block<'a>(
-        &self,
-        at: At<'c, 'a>,
-        op: OperationRef<'c, 'a>,
-        operands: &[Value<'c, 'a>],
-        buf: Value<'c, 'a>,
-        dims: &[u64],
-    ) -> Result<(), String> {
-        let loc = op.location();
-        let elem = element_of(buf);
-        check_elements(operands, elem, false)?;
-        // Always from the shapes: blocks are not affine maps of one nest.
-        let p = projections(op)?.ok_or_else(|| "has no projections".to_owned())?;
-        let blocks = p.blocks().map_err(|e| e.to_string())?;
-        let space = &p.product_space;
-        // Each block writes a box of the result; where boxes overlap, or a
-        // block iterates over a size > 1 the result does not see, cells are
-        // reached more than once and the values add up.
-        let boxes: Vec<Vec<(i64, i64)>> = blocks
-            .iter()
-            .map(|b| b.result.iter().map(|a| a.range(space)).collect())
-            .collect();
-        let reduces = blocks.iter().any(|b| {
-            b.iterators
-                .iter()
-                .any(|&i| space[i] > 1 && !b.result.iter().any(|a| a.uses(i)))
-        });
-        let overlap = (0..boxes.len()).any(|x| {
-            (x + 1..boxes.len()).any(|y| {
-                boxes[x]
-                    .iter()
-                    .zip(&boxes[y])
-                    .all(|(a, b)| a.0 <= b.1 && b.0 <= a.1)
-            })
-        });
-        let accumulate = reduces || overlap;
-        // Without accumulation the boxes are disjoint: they cover the result
-        // when each is a plain box and their volumes add up to its size.
-        let volume: u128 = boxes
-            .iter()
-            .map(|bx| {
-                bx.iter()
-                    .map(|(lo, hi)| (i128::from(*hi) - i128::from(*lo) + 1).max(0) as u128)
-                    .fold(1u128, u128::saturating_mul)
-            })
-            .fold(0u128, u128::saturating_add);
-        let cells: u128 = dims.iter().map(|&d| u128::from(d)).product();
-        let covered =
-            !accumulate && blocks.iter().all(|b| plain_box(&b.result, dims)) && volume == cells;
-        if !covered {
-            self.fill(at, buf, dims, self.scalar_attr(elem, 0.0), loc);
-        }
-        for b in &blocks {
-            let sizes: Vec<u64> = b.iterators.iter().map(|&i| space[i]).collect();
-            let (inner, ivs) = self.nest(at, &sizes, loc);
-            let (k, indices) = b
-                .operands
-                .iter()
-                .enumerate()
-                .find_map(|(k, o)| o.as_ref().map(|o| (k, o)))
-                .expect("a block has one operand");
-            let n = b.iterators.len();
-            let local = |indices: &[AxisIndex]| block_local(indices, &b.iterators);
-            let mut value = self.load(inner, operands[k], self.map(n, &local(indices)), &ivs, loc);
-            let result_map = self.map(n, &local(&b.result));
-            if accumulate {
-                let old = self.load(inner, buf, result_map, &ivs, loc);
-                value = self.binary(inner, "add", elem, old, value, loc)?;
-            }
-            self.store(inner, value, buf, result_map, &ivs, loc);
-        }
-        Ok(())
-    }
 }
 
 /// What `op` (catalog entry `def`, `n` operands) computes at each point:
@@ -369,7 +290,7 @@ pub(super) fn scalar_function(
 
 /// Every operand has the result's element type `elem` (but operand #0 when
 /// it is a `where` condition).
-fn check_elements(
+pub(super) fn check_elements(
     operands: &[Value<'_, '_>],
     elem: Type<'_>,
     condition: bool,

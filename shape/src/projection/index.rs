@@ -1,15 +1,12 @@
 //! The projections of one op: how each axis of each tensor is indexed by
 //! the iterators of the op's product space ([`AxisIndex`], [`AffineIndex`]),
 //! with their index ranges, and the blocks of a concatenation
-//! ([`Projections::blocks`]).
+//! (`blocks.rs`: [`Projections::blocks`]).
 //!
 //! Index ranges are computed exactly (in `i128`): the projections that
 //! [`super::infer_projections`] returns have every range within `i64`
 //! (MLIR's index arithmetic; it checks), and values built by hand get
 //! [`AxisIndex::checked_range`] to tell, never a wrapped bound.
-
-use super::ProjectionError;
-use crate::MAX_SIZE;
 
 /// How one axis of a tensor is indexed in the op's loop nest.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -65,6 +62,16 @@ impl AxisIndex {
                     .fold(0i128, i128::saturating_add)
                     - 1,
             ),
+        }
+    }
+
+    /// Calls `f` with every iterator the index reads.
+    pub fn for_each_iterator(&self, mut f: impl FnMut(usize)) {
+        match self {
+            AxisIndex::Iter(j) => f(*j),
+            AxisIndex::Fixed(_) => {}
+            AxisIndex::Affine(x) => [x.over, x.kernel].iter().flatten().for_each(|(j, _)| f(*j)),
+            AxisIndex::Concat(parts) => parts.iter().for_each(|&j| f(j)),
         }
     }
 
@@ -147,13 +154,16 @@ pub struct Projections {
 
 /// One block of an op with concatenated axes: one iterator of each
 /// component is active, and the indices are resolved for that choice.
+/// Exactly one operand takes part in a block (see [`Projections::blocks`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Block {
     /// The active iterators (one per component), ascending: the loops.
     pub iterators: Vec<usize>,
-    /// For each operand, its indices, or `None` when the operand takes no
-    /// part in this block.
-    pub operands: Vec<Option<Vec<AxisIndex>>>,
+    /// The operand that takes part in this block (the others read only
+    /// inactive iterators, or their part is inactive).
+    pub operand: usize,
+    /// That operand's indices.
+    pub indices: Vec<AxisIndex>,
     /// The result's indices.
     pub result: Vec<AxisIndex>,
 }
@@ -161,9 +171,15 @@ pub struct Block {
 impl Projections {
     /// Iterators that do not index the result: the op reduces over them.
     pub fn reductions(&self) -> Vec<usize> {
-        (0..self.product_space.len())
-            .filter(|i| !self.result.iter().any(|a| a.uses(*i)))
-            .collect()
+        let mut used = vec![false; self.product_space.len()];
+        for a in &self.result {
+            a.for_each_iterator(|i| {
+                if let Some(u) = used.get_mut(i) {
+                    *u = true;
+                }
+            });
+        }
+        (0..used.len()).filter(|&i| !used[i]).collect()
     }
 
     /// Whether some axis is a concatenation.
@@ -172,134 +188,5 @@ impl Projections {
             .iter()
             .chain(self.operands.iter().flatten())
             .any(|a| matches!(a, AxisIndex::Concat(_)))
-    }
-
-    /// The blocks of the loop nest (OCANNL's Block lowering): for every
-    /// choice of one active iterator per component, the concatenated axes
-    /// resolve to the active part's iterator plus the sizes of the parts
-    /// before it. A block is dropped when the result reads an inactive
-    /// iterator (no cell of the result belongs to it), when an active
-    /// iterator has size 0, or when no operand takes part; an operand takes
-    /// part when it reads only active iterators and, if the result has one
-    /// concatenated axis with a part per operand, its part is active.
-    /// Without concatenation there is one block with everything.
-    ///
-    /// # Errors
-    ///
-    /// [`ProjectionError::Mismatch`] when two operands take part in one
-    /// block (both would write the same cells).
-    pub fn blocks(&self) -> Result<Vec<Block>, ProjectionError> {
-        let n = self.operands.len();
-        // The result's single concatenated axis, when it has a part per
-        // operand (concatenation, stacking): operand `i` writes part `i`.
-        let concats: Vec<&Vec<usize>> = self
-            .result
-            .iter()
-            .filter_map(|a| match a {
-                AxisIndex::Concat(parts) => Some(parts),
-                _ => None,
-            })
-            .collect();
-        let per_operand = match concats.as_slice() {
-            [parts] if parts.len() == n => Some(*parts),
-            _ => None,
-        };
-        let mut blocks = Vec::new();
-        let mut choice = vec![0usize; self.components.len()];
-        loop {
-            let mut active = vec![false; self.product_space.len()];
-            for (c, &k) in self.components.iter().zip(&choice) {
-                active[c[k]] = true;
-            }
-            let empty = (0..active.len()).any(|i| active[i] && self.product_space[i] == 0);
-            let resolve = |indices: &[AxisIndex]| -> Result<Option<Vec<AxisIndex>>, _> {
-                let mut out = Vec::with_capacity(indices.len());
-                for a in indices {
-                    match self.resolve(a, &active)? {
-                        Some(x) => out.push(x),
-                        None => return Ok(None),
-                    }
-                }
-                Ok(Some(out))
-            };
-            if !empty && let Some(result) = resolve(&self.result)? {
-                let operands: Vec<Option<Vec<AxisIndex>>> = (0..n)
-                    .map(|i| {
-                        if per_operand.is_some_and(|parts| !active[parts[i]]) {
-                            return Ok(None);
-                        }
-                        resolve(&self.operands[i])
-                    })
-                    .collect::<Result<_, ProjectionError>>()?;
-                let taking: Vec<usize> = (0..n).filter(|&i| operands[i].is_some()).collect();
-                if taking.len() > 1 {
-                    return Err(ProjectionError::Mismatch(format!(
-                        "operands #{} and #{} would both write the same cells of the result (ambiguous concatenation)",
-                        taking[0], taking[1]
-                    )));
-                }
-                if taking.len() == 1 {
-                    blocks.push(Block {
-                        iterators: (0..active.len()).filter(|&i| active[i]).collect(),
-                        operands,
-                        result,
-                    });
-                }
-            }
-            // The next choice, like an odometer.
-            let mut c = 0;
-            loop {
-                if c == choice.len() {
-                    return Ok(blocks);
-                }
-                choice[c] += 1;
-                if choice[c] < self.components[c].len() {
-                    break;
-                }
-                choice[c] = 0;
-                c += 1;
-            }
-        }
-    }
-
-    /// One index with the `active` iterators: `None` when it reads an
-    /// inactive one (a concatenation: when none of its parts is active).
-    ///
-    /// # Errors
-    ///
-    /// [`ProjectionError::Overflow`] when the parts before the active one
-    /// are past `i64` (not for projections [`infer_projections`](super::infer_projections) returns,
-    /// whose concatenated axes are at most [`MAX_SIZE`]).
-    fn resolve(
-        &self,
-        a: &AxisIndex,
-        active: &[bool],
-    ) -> Result<Option<AxisIndex>, ProjectionError> {
-        match a {
-            AxisIndex::Concat(parts) => {
-                let Some(k) = parts.iter().position(|&p| active[p]) else {
-                    return Ok(None);
-                };
-                let sizes: Vec<u64> = parts[..k].iter().map(|&p| self.product_space[p]).collect();
-                let offset: u128 = sizes.iter().map(|&d| u128::from(d)).sum();
-                let offset = i64::try_from(offset).map_err(|_| {
-                    ProjectionError::Overflow(format!(
-                        "the parts of a concatenated axis before its part #{k} have {offset} cells, more than the largest size {MAX_SIZE}"
-                    ))
-                })?;
-                Ok(Some(if offset == 0 {
-                    AxisIndex::Iter(parts[k])
-                } else {
-                    AxisIndex::Affine(AffineIndex {
-                        over: Some((parts[k], 1)),
-                        kernel: None,
-                        offset,
-                    })
-                }))
-            }
-            other => Ok((0..active.len())
-                .all(|i| active[i] || !other.uses(i))
-                .then(|| other.clone())),
-        }
     }
 }

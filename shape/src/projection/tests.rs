@@ -272,10 +272,14 @@ fn render_blocks(logic: OpLogic<'_>, operands: &[&str], result: &str) -> String 
         Err(e) => out.push_str(&format!("\nerror: {e}")),
         Ok(blocks) => {
             for b in blocks {
-                let ops: Vec<String> = b
-                    .operands
-                    .iter()
-                    .map(|o| o.as_ref().map_or("-".into(), |o| format!("[{}]", axes(o))))
+                let ops: Vec<String> = (0..p.operands.len())
+                    .map(|o| {
+                        if o == b.operand {
+                            format!("[{}]", axes(&b.indices))
+                        } else {
+                            "-".into()
+                        }
+                    })
                     .collect();
                 let its: Vec<String> = b.iterators.iter().map(|i| format!("i{i}")).collect();
                 out.push_str(&format!(
@@ -534,4 +538,206 @@ fn blocks_of_hand_built_projections_do_not_wrap() {
         p.blocks().unwrap_err().to_string(),
         "size overflow: the parts of a concatenated axis before its part #1 have 18446744073709551615 cells, more than the largest size 9223372036854775807"
     );
+}
+
+/// The sweep agrees with comparing every pair.
+#[test]
+fn overlap_sweep_matches_pairs() {
+    let pairs = |boxes: &[Vec<(i64, i64)>]| {
+        (0..boxes.len()).any(|x| {
+            (x + 1..boxes.len()).any(|y| {
+                boxes[x]
+                    .iter()
+                    .zip(&boxes[y])
+                    .all(|(a, b)| a.0 <= b.1 && b.0 <= a.1)
+            })
+        })
+    };
+    // A small deterministic generator (no dependency): boxes of rank
+    // 0..=3 with coordinates in 0..6.
+    let mut seed = 0x9e37_79b9_u64;
+    let mut next = |m: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        i64::try_from(seed % m).expect("small")
+    };
+    for _ in 0..5000 {
+        let rank = usize::try_from(next(4)).expect("small");
+        let count = usize::try_from(next(6)).expect("small");
+        let boxes: Vec<Vec<(i64, i64)>> = (0..count)
+            .map(|_| {
+                (0..rank)
+                    .map(|_| {
+                        let lo = next(6);
+                        (lo, lo + next(3))
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(any_overlap(&boxes), pairs(&boxes), "{boxes:?}");
+    }
+    // A concatenation along the last axis: disjoint neighbours.
+    let row: Vec<Vec<(i64, i64)>> = (0..1000)
+        .map(|k| vec![(0, 1), (2 * k, 2 * k + 1)])
+        .collect();
+    assert!(!any_overlap(&row));
+}
+/// The quadratic algorithm `blocks()` had before it was made linear, kept
+/// as the reference: every operand resolved in every block, `None` for
+/// those taking no part.
+fn reference_blocks(p: &Projections) -> Result<Vec<Block>, ProjectionError> {
+    let n = p.operands.len();
+    let concats: Vec<&Vec<usize>> = p
+        .result
+        .iter()
+        .filter_map(|a| match a {
+            AxisIndex::Concat(parts) => Some(parts),
+            _ => None,
+        })
+        .collect();
+    let per_operand = match concats.as_slice() {
+        [parts] if parts.len() == n => Some(*parts),
+        _ => None,
+    };
+    let resolve1 = |a: &AxisIndex, active: &[bool]| -> Result<Option<AxisIndex>, ProjectionError> {
+        match a {
+            AxisIndex::Concat(parts) => {
+                let Some(k) = parts.iter().position(|&q| active[q]) else {
+                    return Ok(None);
+                };
+                let offset: u128 = parts[..k]
+                    .iter()
+                    .map(|&q| u128::from(p.product_space[q]))
+                    .sum();
+                let offset = i64::try_from(offset)
+                    .map_err(|_| ProjectionError::Overflow(format!("part #{k}")))?;
+                Ok(Some(if offset == 0 {
+                    AxisIndex::Iter(parts[k])
+                } else {
+                    AxisIndex::Affine(AffineIndex {
+                        over: Some((parts[k], 1)),
+                        kernel: None,
+                        offset,
+                    })
+                }))
+            }
+            other => Ok((0..active.len())
+                .all(|i| active[i] || !other.uses(i))
+                .then(|| other.clone())),
+        }
+    };
+    let mut blocks = Vec::new();
+    let mut choice = vec![0usize; p.components.len()];
+    loop {
+        let mut active = vec![false; p.product_space.len()];
+        for (c, &k) in p.components.iter().zip(&choice) {
+            active[c[k]] = true;
+        }
+        let empty = (0..active.len()).any(|i| active[i] && p.product_space[i] == 0);
+        let resolve = |indices: &[AxisIndex]| -> Result<Option<Vec<AxisIndex>>, ProjectionError> {
+            let mut out = Vec::new();
+            for a in indices {
+                match resolve1(a, &active)? {
+                    Some(x) => out.push(x),
+                    None => return Ok(None),
+                }
+            }
+            Ok(Some(out))
+        };
+        if !empty && let Some(result) = resolve(&p.result)? {
+            let operands: Vec<Option<Vec<AxisIndex>>> = (0..n)
+                .map(|i| {
+                    if per_operand.is_some_and(|parts| !active[parts[i]]) {
+                        return Ok(None);
+                    }
+                    resolve(&p.operands[i])
+                })
+                .collect::<Result<_, ProjectionError>>()?;
+            let taking: Vec<usize> = (0..n).filter(|&i| operands[i].is_some()).collect();
+            if taking.len() > 1 {
+                return Err(ProjectionError::Mismatch(format!(
+                    "operands #{} and #{} would both write the same cells of the result (ambiguous concatenation)",
+                    taking[0], taking[1]
+                )));
+            }
+            if let [operand] = taking[..] {
+                blocks.push(Block {
+                    iterators: (0..active.len()).filter(|&i| active[i]).collect(),
+                    operand,
+                    indices: operands[operand].clone().expect("taking part"),
+                    result,
+                });
+            }
+        }
+        let mut c = 0;
+        loop {
+            if c == choice.len() {
+                return Ok(blocks);
+            }
+            choice[c] += 1;
+            if choice[c] < p.components[c].len() {
+                break;
+            }
+            choice[c] = 0;
+            c += 1;
+        }
+    }
+}
+
+/// Hand-built projections with concatenated axes: iterators partitioned
+/// into components, the result and each operand indexing iterators,
+/// constants or whole components as concatenations.
+fn arb_concat_projections() -> impl proptest::strategy::Strategy<Value = Projections> {
+    use proptest::prelude::*;
+    (
+        proptest::collection::vec(0u64..4, 1..7),
+        proptest::collection::vec(any::<u32>(), 8),
+        proptest::collection::vec(proptest::collection::vec((0u8..4, any::<u8>()), 0..4), 1..6),
+    )
+        .prop_map(|(space, cuts, tensors)| {
+            // Components: consecutive runs of iterators.
+            let mut components: Vec<Vec<usize>> = vec![];
+            for i in 0..space.len() {
+                if i == 0 || cuts[i % cuts.len()] % 3 == 0 {
+                    components.push(vec![i]);
+                } else {
+                    components.last_mut().expect("one").push(i);
+                }
+            }
+            let index = |(kind, pick): (u8, u8)| {
+                let pick = usize::from(pick);
+                match kind {
+                    0 => AxisIndex::Fixed(pick as u64 % 2),
+                    1 | 2 => AxisIndex::Iter(pick % space.len()),
+                    _ => AxisIndex::Concat(components[pick % components.len()].clone()),
+                }
+            };
+            let mut all: Vec<Vec<AxisIndex>> = tensors
+                .into_iter()
+                .map(|t| t.into_iter().map(index).collect())
+                .collect();
+            let result = all.pop().expect("at least one tensor");
+            Projections {
+                product_space: space,
+                operands: all,
+                result,
+                components,
+            }
+        })
+}
+
+proptest::proptest! {
+    /// The linear `blocks()` gives what the quadratic reference gives: the
+    /// same blocks, or the same kind of error.
+    #[test]
+    fn blocks_match_the_reference(p in arb_concat_projections()) {
+        match (p.blocks(), reference_blocks(&p)) {
+            (Ok(a), Ok(b)) => proptest::prop_assert_eq!(a, b),
+            (Err(ProjectionError::Mismatch(a)), Err(ProjectionError::Mismatch(b))) => {
+                proptest::prop_assert_eq!(a, b)
+            }
+            (a, b) => proptest::prop_assert!(false, "{a:?} vs {b:?}"),
+        }
+    }
 }

@@ -287,9 +287,7 @@ fn ranges_fit(p: &Projections) -> Result<(), String> {
     if let Ok(blocks) = p.blocks() {
         for b in blocks {
             all(&b.result)?;
-            for o in b.operands.iter().flatten() {
-                all(o)?;
-            }
+            all(&b.indices)?;
         }
     }
     Ok(())
