@@ -253,21 +253,28 @@ pub struct Origin {
     pub lhs: (Role, RowKind),
     /// The `subr` (or right) side.
     pub rhs: (Role, RowKind),
-    /// The axis, counted from the end of the row (1 = last), once known.
-    pub axis: Option<u16>,
-    /// For a row constraint derived after the last axes of its rows were
-    /// paired: how many axes of the rows as the op wrote them lie after
-    /// the ends of these rows. Its own pairs are numbered from
-    /// `offset + 1`, so an error names the axis of the rows as written
-    /// (`[5,4,3] >= ..w..,3` pairs axis 1 and leaves `[5,4] >= ..w..`,
-    /// whose last axis is axis 2). Fits the padding: `Origin` stays 16
-    /// bytes.
-    pub offset: u16,
+    /// The axis counted from the end of the row (1 = last) once known,
+    /// with [`Origin::AXIS`] set ([`Origin::axis`]); until then the offset
+    /// ([`Origin::offset`]): for a row constraint derived after the last
+    /// axes of its rows were paired, how many axes of the rows as the op
+    /// wrote them lie after the ends of these rows. Its own pairs are
+    /// numbered from `offset + 1`, so an error names the axis of the rows
+    /// as written (`[5,4,3] >= ..w..,3` pairs axis 1 and leaves
+    /// `[5,4] >= ..w..`, whose last axis is axis 2). One field for both
+    /// (an axis is known only once the offset is spent) keeps `Origin` 16
+    /// bytes with 31 bits each: no row has 2^31 axes.
+    at: u32,
 }
+
+// Every constraint carries one: it stays 16 bytes.
+const _: () = assert!(std::mem::size_of::<Origin>() == 16);
 
 impl Origin {
     /// Where the op id starts in [`Origin::sort_key`].
     pub(crate) const OP_SHIFT: u32 = 57;
+
+    /// The bit of [`Origin::at`] that says it holds the axis.
+    const AXIS: u32 = 1 << 31;
 
     /// An origin relating `lhs` and `rhs` rows of op `op`.
     pub fn new(op: OpId, lhs: (Role, RowKind), rhs: (Role, RowKind)) -> Self {
@@ -275,9 +282,28 @@ impl Origin {
             op,
             lhs,
             rhs,
-            axis: None,
-            offset: 0,
+            at: 0,
         }
+    }
+
+    /// The axis, counted from the end of the rows (1 = last), once known.
+    pub fn axis(&self) -> Option<u32> {
+        (self.at & Self::AXIS != 0).then_some(self.at & !Self::AXIS)
+    }
+
+    /// How many axes of the rows as the op wrote them lie after the ends of
+    /// this constraint's rows (0 once the axis is known).
+    pub fn offset(&self) -> u32 {
+        if self.at & Self::AXIS != 0 {
+            0
+        } else {
+            self.at
+        }
+    }
+
+    /// `n` as 31 bits (saturating: no row has 2^31 axes).
+    fn bits31(n: usize) -> u32 {
+        u32::try_from(n).map_or(Self::AXIS - 1, |n| n.min(Self::AXIS - 1))
     }
 
     /// A number below 2^89 ordered as the origin is (`a < b` iff
@@ -293,29 +319,29 @@ impl Origin {
             };
             (role << 2) | kind as u128
         }
-        let axis = self.axis.map_or(0, |a| u128::from(a) + 1);
         (u128::from(self.op.0) << Self::OP_SHIFT)
             | (side(self.lhs) << 45)
             | (side(self.rhs) << 33)
-            | (axis << 16)
-            | u128::from(self.offset)
+            | u128::from(self.at)
     }
 
     /// The origin of the pair at `axis_from_end` of this row constraint's
     /// rows (1 = their last axis), numbered in the rows as the op wrote
     /// them ([`Origin::offset`]).
     fn at_axis(mut self, axis_from_end: usize) -> Self {
-        let axis = axis_from_end.saturating_add(usize::from(self.offset));
-        self.axis = Some(u16::try_from(axis).unwrap_or(u16::MAX));
-        self.offset = 0;
+        let offset = usize::try_from(self.offset()).unwrap_or(usize::MAX);
+        self.at = Self::AXIS | Self::bits31(axis_from_end.saturating_add(offset));
         self
     }
 
     /// The origin of what is left of a row constraint once the last
-    /// `paired` axes of its rows are paired.
+    /// `paired` axes of its rows are paired (an origin whose axis is known
+    /// stays as it is).
     fn after_pairs(mut self, paired: usize) -> Self {
-        let offset = usize::from(self.offset).saturating_add(paired);
-        self.offset = u16::try_from(offset).unwrap_or(u16::MAX);
+        if self.axis().is_none() {
+            let offset = usize::try_from(self.offset()).unwrap_or(usize::MAX);
+            self.at = Self::bits31(offset.saturating_add(paired));
+        }
         self
     }
 
@@ -323,7 +349,7 @@ impl Origin {
     pub fn describe(&self) -> String {
         let (lr, lk) = self.lhs;
         let (rr, rk) = self.rhs;
-        match self.axis {
+        match self.axis() {
             Some(a) => format!(
                 "{} axis {a} (from the end) of {lr} vs {} axis {a} of {rr}",
                 kind_name(lk),
@@ -618,12 +644,14 @@ mod tests {
             for &lr in &roles {
                 for &rr in &roles[..3] {
                     for &k in &kinds {
-                        for axis in [None, Some(0), Some(1), Some(u16::MAX)] {
-                            for offset in [0, 1, u16::MAX] {
+                        for axis in [None, Some(0), Some(1), Some(70_000), Some(usize::MAX)] {
+                            for offset in [0, 1, 70_000, usize::MAX] {
                                 let mut o =
-                                    Origin::new(OpId(op), (lr, k), (rr, kinds[2 - k as usize]));
-                                o.axis = axis;
-                                o.offset = offset;
+                                    Origin::new(OpId(op), (lr, k), (rr, kinds[2 - k as usize]))
+                                        .after_pairs(offset);
+                                if let Some(a) = axis {
+                                    o = o.at_axis(a);
+                                }
                                 origins.push(o);
                             }
                         }

@@ -313,6 +313,33 @@ fn a_chain_adding_one_axis_per_op_infers() {
     assert_eq!(s[&format!("x{n}")], ones(n));
 }
 
+/// An error past axis 65,535 names its axis (origins kept the axis in 16
+/// bits and named every axis past it 65,535); the axis counts from the end
+/// of the rows as the op wrote them, also after the last axes were paired
+/// by a row constraint with a row variable (`Origin::offset`).
+#[test]
+fn errors_name_axes_past_65535() {
+    let n = 70_000;
+    let ones = ones(n);
+    let e = error(&format!(
+        "arg a : 2,{ones}
+         arg b : 3,{ones}
+         r = add(a, b) : ..."
+    ));
+    assert_eq!(e.kind, ShapeErrorKind::SizeMismatch, "{e}");
+    assert!(
+        e.to_string().contains("output axis 70001 (from the end)"),
+        "{e}"
+    );
+    let e = error(&format!(
+        "arg a : 2,{ones}
+         arg b : ..v..,{ones}
+         c = neg(b) : 3,{ones}
+         r = add(a, b) : ..."
+    ));
+    assert!(e.to_string().contains("axis 70001 (from the end)"), "{e}");
+}
+
 /// The lit test `InferShapes/errors.mlir` (`@rank_cycle`) keeps its message.
 #[test]
 fn positive_cycles_are_rank_cycles() {
