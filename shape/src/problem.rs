@@ -281,7 +281,7 @@ impl Problem {
                     } else {
                         (result, Role::Result)
                     };
-                    let slot_role = Role::SpecSlot(u8::try_from(i).unwrap_or(u8::MAX));
+                    let slot_role = Role::spec_slot(i);
                     let mut slot_shape = self.slot_shape(
                         op,
                         slot,
@@ -718,7 +718,7 @@ pub(crate) fn broadcast_pairs(
 }
 
 fn operand_role(i: usize) -> Role {
-    Role::Operand(u8::try_from(i).unwrap_or(u8::MAX))
+    Role::operand(i)
 }
 
 /// Rows in memory order: batch, output, input.

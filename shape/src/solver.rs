@@ -48,6 +48,7 @@ mod dims;
 mod env;
 mod lubs;
 mod marked;
+mod origin;
 mod provenance;
 mod rank;
 mod simplify;
@@ -56,6 +57,7 @@ mod watch;
 use std::fmt;
 
 pub use env::Solver;
+pub use origin::{OpId, Origin, Role};
 
 use crate::spec::RowKind;
 
@@ -211,155 +213,6 @@ impl Shape {
             RowKind::Batch => &mut self.batch,
             RowKind::Input => &mut self.input,
             RowKind::Output => &mut self.output,
-        }
-    }
-}
-
-/// Identifies the op (or function argument) a constraint comes from; the
-/// caller maps it to a location.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct OpId(pub u32);
-
-/// Which tensor of an op a row belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Role {
-    /// The op's result.
-    Result,
-    /// Operand `i` (0-based).
-    Operand(u8),
-    /// Slot `i` of the op's spec (`n` = number of operands: the result slot).
-    SpecSlot(u8),
-    /// A shape given by an attribute (e.g. `spec` of `ocannl.range`).
-    Attribute,
-}
-
-impl fmt::Display for Role {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Role::Result => write!(f, "the result"),
-            Role::Operand(i) => write!(f, "operand #{i}"),
-            Role::SpecSlot(i) => write!(f, "spec slot #{i}"),
-            Role::Attribute => write!(f, "the attribute spec"),
-        }
-    }
-}
-
-/// Where a constraint comes from: the op, and the two rows it relates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Origin {
-    /// The op.
-    pub op: OpId,
-    /// The `cur` (or left) side.
-    pub lhs: (Role, RowKind),
-    /// The `subr` (or right) side.
-    pub rhs: (Role, RowKind),
-    /// The axis counted from the end of the row (1 = last) once known,
-    /// with [`Origin::AXIS`] set ([`Origin::axis`]); until then the offset
-    /// ([`Origin::offset`]): for a row constraint derived after the last
-    /// axes of its rows were paired, how many axes of the rows as the op
-    /// wrote them lie after the ends of these rows. Its own pairs are
-    /// numbered from `offset + 1`, so an error names the axis of the rows
-    /// as written (`[5,4,3] >= ..w..,3` pairs axis 1 and leaves
-    /// `[5,4] >= ..w..`, whose last axis is axis 2). One field for both
-    /// (an axis is known only once the offset is spent) keeps `Origin` 16
-    /// bytes with 31 bits each: no row has 2^31 axes.
-    at: u32,
-}
-
-// Every constraint carries one: it stays 16 bytes.
-const _: () = assert!(std::mem::size_of::<Origin>() == 16);
-
-impl Origin {
-    /// Where the op id starts in [`Origin::sort_key`].
-    pub(crate) const OP_SHIFT: u32 = 57;
-
-    /// The bit of [`Origin::at`] that says it holds the axis.
-    const AXIS: u32 = 1 << 31;
-
-    /// An origin relating `lhs` and `rhs` rows of op `op`.
-    pub fn new(op: OpId, lhs: (Role, RowKind), rhs: (Role, RowKind)) -> Self {
-        Origin {
-            op,
-            lhs,
-            rhs,
-            at: 0,
-        }
-    }
-
-    /// The axis, counted from the end of the rows (1 = last), once known.
-    pub fn axis(&self) -> Option<u32> {
-        (self.at & Self::AXIS != 0).then_some(self.at & !Self::AXIS)
-    }
-
-    /// How many axes of the rows as the op wrote them lie after the ends of
-    /// this constraint's rows (0 once the axis is known).
-    pub fn offset(&self) -> u32 {
-        if self.at & Self::AXIS != 0 {
-            0
-        } else {
-            self.at
-        }
-    }
-
-    /// `n` as 31 bits (saturating: no row has 2^31 axes).
-    fn bits31(n: usize) -> u32 {
-        u32::try_from(n).map_or(Self::AXIS - 1, |n| n.min(Self::AXIS - 1))
-    }
-
-    /// A number below 2^89 ordered as the origin is (`a < b` iff
-    /// `a.sort_key() < b.sort_key()`), for sorting many origins cheaply;
-    /// the op id is its top 32 bits (from bit [`Origin::OP_SHIFT`]).
-    pub(crate) fn sort_key(&self) -> u128 {
-        fn side((role, kind): (Role, RowKind)) -> u128 {
-            let role = match role {
-                Role::Result => 0,
-                Role::Operand(i) => 0x100 | u128::from(i),
-                Role::SpecSlot(i) => 0x200 | u128::from(i),
-                Role::Attribute => 0x300,
-            };
-            (role << 2) | kind as u128
-        }
-        (u128::from(self.op.0) << Self::OP_SHIFT)
-            | (side(self.lhs) << 45)
-            | (side(self.rhs) << 33)
-            | u128::from(self.at)
-    }
-
-    /// The origin of the pair at `axis_from_end` of this row constraint's
-    /// rows (1 = their last axis), numbered in the rows as the op wrote
-    /// them ([`Origin::offset`]).
-    fn at_axis(mut self, axis_from_end: usize) -> Self {
-        let offset = usize::try_from(self.offset()).unwrap_or(usize::MAX);
-        self.at = Self::AXIS | Self::bits31(axis_from_end.saturating_add(offset));
-        self
-    }
-
-    /// The origin of what is left of a row constraint once the last
-    /// `paired` axes of its rows are paired (an origin whose axis is known
-    /// stays as it is).
-    fn after_pairs(mut self, paired: usize) -> Self {
-        if self.axis().is_none() {
-            let offset = usize::try_from(self.offset()).unwrap_or(usize::MAX);
-            self.at = Self::bits31(offset.saturating_add(paired));
-        }
-        self
-    }
-
-    /// E.g. `output axis 1 (from the end) of the result vs output axis 1 of operand #1`.
-    pub fn describe(&self) -> String {
-        let (lr, lk) = self.lhs;
-        let (rr, rk) = self.rhs;
-        match self.axis() {
-            Some(a) => format!(
-                "{} axis {a} (from the end) of {lr} vs {} axis {a} of {rr}",
-                kind_name(lk),
-                kind_name(rk)
-            ),
-            None => format!(
-                "{} row of {lr} vs {} row of {rr}",
-                kind_name(lk),
-                kind_name(rk)
-            ),
         }
     }
 }
@@ -624,46 +477,6 @@ mod tests {
                 })
                 .collect();
             assert_eq!(key, expected, "{links} links");
-        }
-    }
-
-    /// `Origin::sort_key` orders as `Origin`'s `Ord` does.
-    #[test]
-    fn sort_key_orders_as_origin() {
-        let roles = [
-            Role::Result,
-            Role::Operand(0),
-            Role::Operand(255),
-            Role::SpecSlot(0),
-            Role::SpecSlot(7),
-            Role::Attribute,
-        ];
-        let kinds = [RowKind::Batch, RowKind::Input, RowKind::Output];
-        let mut origins = vec![];
-        for op in [0, 1, u32::MAX] {
-            for &lr in &roles {
-                for &rr in &roles[..3] {
-                    for &k in &kinds {
-                        for axis in [None, Some(0), Some(1), Some(70_000), Some(usize::MAX)] {
-                            for offset in [0, 1, 70_000, usize::MAX] {
-                                let mut o =
-                                    Origin::new(OpId(op), (lr, k), (rr, kinds[2 - k as usize]))
-                                        .after_pairs(offset);
-                                if let Some(a) = axis {
-                                    o = o.at_axis(a);
-                                }
-                                origins.push(o);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        for a in &origins {
-            for b in &origins {
-                assert_eq!(a.cmp(b), a.sort_key().cmp(&b.sort_key()), "{a:?} vs {b:?}");
-                assert!(a.sort_key() < 1 << 89);
-            }
         }
     }
 }

@@ -119,6 +119,55 @@ fn many_named_variables_write_back_in_linear_time() {
     );
 }
 
+/// An error at an operand past #255 names it (origins kept operand and
+/// spec-slot numbers in 8 bits and named every later one #255), and the
+/// note points at its producer: a concatenation of 300 parts whose last
+/// has another batch size.
+#[test]
+fn errors_name_operands_past_255() {
+    const N: usize = 300;
+    let ty = |i: usize| {
+        let batch = if i == N - 1 { 3 } else { 2 };
+        format!("!ocannl.tensor<f32, \"{batch}|4\">")
+    };
+    let body: String = (0..N)
+        .map(|i| {
+            format!(
+                "  %q{i} = \"ocannl.relu\"(%a{i}) : ({t}) -> {t}\n",
+                t = ty(i)
+            )
+        })
+        .collect();
+    let args: Vec<String> = (0..N).map(|i| format!("%a{i}: {}", ty(i))).collect();
+    let parts: Vec<String> = (0..N).map(|i| format!("%q{i}")).collect();
+    let types: Vec<String> = (0..N).map(ty).collect();
+    let spec = format!(
+        "{} => b|{}",
+        (0..N)
+            .map(|i| format!("b|a{i}"))
+            .collect::<Vec<_>>()
+            .join(";"),
+        (0..N)
+            .map(|i| format!("a{i}"))
+            .collect::<Vec<_>>()
+            .join("^")
+    );
+    let open = "!ocannl.tensor<f32, \"...|...->...\">";
+    let input = format!(
+        "func.func @f({}) {{\n{body}  %r = \"ocannl.concat\"({}) {{spec = \"{spec}\"}} : ({}) -> {open}\n  return\n}}\n",
+        args.join(", "),
+        parts.join(", "),
+        types.join(", ")
+    );
+    let out = opt(&["-p", "builtin.module(ocannl-infer-shapes)"], &input);
+    assert_user_error(&out, "of operand #299 vs batch axis 1 of spec slot #299");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("note: operand #299 is produced here"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn mixed_pipeline_runs() {
     let input = r#"func.func @f(%a: !ocannl.tensor<f32, "2">) -> !ocannl.tensor<f32, "2"> {

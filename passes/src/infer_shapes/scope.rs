@@ -371,9 +371,12 @@ impl<'c, 'a> Scope<'c, 'a> {
         if let Some(failing) = op_of(e.origin.op) {
             let mut producers: Vec<OperationRef<'c, 'a>> =
                 seen.iter().filter_map(|&o| op_of(o)).collect();
-            for role in [e.origin.lhs.0, e.origin.rhs.0] {
+            for role in [e.origin.lhs().0, e.origin.rhs().0] {
                 let Role::Operand(i) = role else { continue };
-                let Some(value) = failing.operand(usize::from(i)).ok() else {
+                let Some(value) = usize::try_from(i)
+                    .ok()
+                    .and_then(|i| failing.operand(i).ok())
+                else {
                     continue;
                 };
                 let Ok(result) = OperationResult::try_from(value) else {

@@ -311,9 +311,10 @@ impl Solver {
     /// is reported ([`Solver::enqueue_deferred`], closing stage 6).
     pub(crate) fn sort_in_content_order(&self, ids: &mut [u32]) {
         // Sorted by origin (small, copied next to the ids), then each run of
-        // equal origins by constraint: the order of sorting by the pair,
-        // without chasing every comparison into the store. One number per
-        // constraint: the origin's key (89 bits) above the id (32 bits).
+        // equal keys by origin and constraint: the order of sorting by the
+        // pair, without chasing every comparison into the store. One number
+        // per constraint: the origin's key (89 bits; equal for equal
+        // origins, and only rarely for others) above the id (32 bits).
         let key = |id: u32| (self.tagged(id).origin.sort_key() << 32) | u128::from(id);
         // The op id is the key's top bits. Constraints mostly come in op
         // order, and then sorting each op's few constraints is the whole
@@ -359,17 +360,18 @@ impl Solver {
         }
     }
 
-    /// Sorts keys of [`Solver::sort_in_content_order`]: by origin, then
-    /// each run of equal origins by constraint.
+    /// Sorts keys of [`Solver::sort_in_content_order`]: by origin key,
+    /// then each run of equal keys by origin and constraint.
     fn sort_keys(&self, keyed: &mut [u128]) {
         let origin = |k: u128| k >> 32;
         keyed.sort_unstable();
         for run in keyed.chunk_by_mut(|&a, &b| origin(a) == origin(b)) {
             if run.len() > 1 {
                 run.sort_unstable_by(|&a, &b| {
-                    self.tagged(a as u32)
-                        .constraint
-                        .cmp(&self.tagged(b as u32).constraint)
+                    let (a, b) = (self.tagged(a as u32), self.tagged(b as u32));
+                    a.origin
+                        .cmp(&b.origin)
+                        .then_with(|| a.constraint.cmp(&b.constraint))
                 });
             }
         }

@@ -295,8 +295,8 @@ impl Solver {
         out: &mut Vec<Tagged>,
     ) -> Result<Step, ShapeError> {
         let mismatch = |s: &Self, a: &Row, b: &Row, kind: ShapeErrorKind| {
-            let kind = if origin.rhs.0 == super::Role::SpecSlot(0)
-                || matches!(origin.rhs.0, super::Role::SpecSlot(_))
+            let kind = if origin.rhs().0 == super::Role::SpecSlot(0)
+                || matches!(origin.rhs().0, super::Role::SpecSlot(_))
             {
                 if kind == ShapeErrorKind::RankCycle {
                     kind
