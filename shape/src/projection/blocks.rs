@@ -44,7 +44,10 @@ struct Resolver<'p> {
     active: Vec<bool>,
     /// The active iterators (one per component).
     list: Vec<usize>,
-    /// The parts of every concatenated axis, by its address.
+    /// The parts of every concatenated axis of `p`, keyed by the address
+    /// of its parts list: `p` is borrowed for the resolver's life, so each
+    /// axis keeps its address and no two share one (only compared, never
+    /// dereferenced).
     parts: HashMap<*const Vec<usize>, Parts>,
 }
 
