@@ -6,9 +6,9 @@
 use std::collections::{HashMap, HashSet};
 
 use melior::ir::{
-    Block, BlockLike, BlockRef, Location, RegionLike, Type, Value, ValueLike,
+    BlockLike, BlockRef, Location, Type, Value, ValueLike,
     attribute::IntegerAttribute,
-    operation::{OperationBuilder, OperationLike, OperationRef},
+    operation::{OperationLike, OperationRef},
     r#type::MemRefType,
 };
 use ocannl_dialect::ir;
@@ -93,14 +93,7 @@ impl<'c, 'a> Body<'c, 'a> {
     /// Ends the current block with a branch to a new one, which becomes
     /// current.
     fn next_block(&mut self, loc: Location<'c>) {
-        let region = self.entry.parent_region().expect("a function body");
-        let next = region.append_block(Block::new(&[]));
-        let br = OperationBuilder::new("cf.br", loc)
-            .add_successors(&[&next])
-            .build()
-            .expect("a valid cf.br");
-        self.current.append_operation(br);
-        self.current = next;
+        self.current = self.em.next_block(self.end(), loc).block;
     }
 
     /// The buffer of an operand computed earlier in the function.

@@ -9,8 +9,8 @@
 //! axis instead of comparing every pair.
 
 use melior::ir::{
-    Block, BlockLike, Location, RegionLike, Value,
-    operation::{OperationBuilder, OperationLike, OperationRef},
+    Value,
+    operation::{OperationLike, OperationRef},
 };
 use ocannl_shape::projection::{AxisIndex, any_overlap};
 
@@ -22,25 +22,6 @@ use super::{
 use crate::{infer_projections::projections, projection_attrs::block_local};
 
 impl<'c> Emitter<'c> {
-    /// Ends `at`'s block with a branch to a new block of the same region,
-    /// and returns the new block's end; `at` itself when it is not the end
-    /// of a block in a region (the nests then share one block).
-    fn next_block<'a>(&self, at: At<'c, 'a>, loc: Location<'c>) -> At<'c, 'a> {
-        if at.before.is_some() {
-            return at;
-        }
-        let Some(region) = at.block.parent_region() else {
-            return at;
-        };
-        let next = region.append_block(Block::new(&[]));
-        let br = OperationBuilder::new("cf.br", loc)
-            .add_successors(&[&next])
-            .build()
-            .expect("a valid cf.br");
-        at.block.append_operation(br);
-        At::end(next)
-    }
-
     /// `ocannl.concat` (OCANNL's Block with `concat_sum`'s `Identity` and
     /// `Add`): one loop nest per block, in sequence, each in a block of its
     /// own, over the block's active iterators; each copies its one operand

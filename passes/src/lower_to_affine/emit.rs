@@ -50,6 +50,25 @@ pub(super) struct Emitter<'c> {
 }
 
 impl<'c> Emitter<'c> {
+    /// Ends `at`'s block with a branch to a new block of the same region,
+    /// and returns the new block's end; `at` itself when it is not the end
+    /// of a block in a region (the nests then share one block).
+    pub(super) fn next_block<'a>(&self, at: At<'c, 'a>, loc: Location<'c>) -> At<'c, 'a> {
+        if at.before.is_some() {
+            return at;
+        }
+        let Some(region) = at.block.parent_region() else {
+            return at;
+        };
+        let next = region.append_block(Block::new(&[]));
+        let br = OperationBuilder::new("cf.br", loc)
+            .add_successors(&[&next])
+            .build()
+            .expect("a valid cf.br");
+        at.block.append_operation(br);
+        At::end(next)
+    }
+
     /// Builds an op at `at`.
     pub(super) fn emit<'a>(
         &self,

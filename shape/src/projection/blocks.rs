@@ -91,9 +91,9 @@ impl<'p> Resolver<'p> {
         }
     }
 
-    /// The position of the first active part of a concatenated axis.
-    fn active_part(&self, parts: &Vec<usize>) -> Option<usize> {
-        let table = &self.parts[&std::ptr::from_ref(parts)];
+    /// The position of the first active part of a concatenated axis
+    /// (`table`: its parts).
+    fn active_part(&self, parts: &[usize], table: &Parts) -> Option<usize> {
         if parts.len() <= self.list.len() {
             parts.iter().position(|&i| self.is_active(i))
         } else {
@@ -117,10 +117,11 @@ impl<'p> Resolver<'p> {
     fn resolve(&self, a: &AxisIndex) -> Result<Option<AxisIndex>, ProjectionError> {
         match a {
             AxisIndex::Concat(parts) => {
-                let Some(k) = self.active_part(parts) else {
+                let table = &self.parts[&std::ptr::from_ref(parts)];
+                let Some(k) = self.active_part(parts, table) else {
                     return Ok(None);
                 };
-                let offset = self.parts[&std::ptr::from_ref(parts)].before[k];
+                let offset = table.before[k];
                 let offset = i64::try_from(offset).map_err(|_| {
                     ProjectionError::Overflow(format!(
                         "the parts of a concatenated axis before its part #{k} have {offset} cells, more than the largest size {MAX_SIZE}"
@@ -294,10 +295,10 @@ impl Projections {
                     taking = Some((o, indices));
                 }
                 if let Some((operand, indices)) = taking {
+                    // `choose` lists each active iterator once.
                     let mut iterators: Vec<usize> =
                         r.list.iter().copied().filter(|&i| r.is_active(i)).collect();
                     iterators.sort_unstable();
-                    iterators.dedup();
                     blocks.push(Block {
                         iterators,
                         operand,
