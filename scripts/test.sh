@@ -37,6 +37,10 @@ if onnx_data=$(.onnx-venv/bin/python -c 'import onnx, os; print(os.path.join(os.
   else
     echo "test.sh: onnxruntime is not installed; the light models are not run"
   fi
+  # The inference benchmark against ONNX keeps running (two small stacks,
+  # one round each): the pass infers every weight of the decoder, ONNX types
+  # every node, and the stock-MLIR parser probe builds and runs.
+  .onnx-venv/bin/python tools/bench/infer_vs_onnx.py --bin-dir target/release --layers 1,2 --repeat 1
 fi
 # The dialect and passes in other MLIR tools: cmake/ builds and installs
 # the OcannlMLIR package; stock mlir-opt + the plugin against ocannl-opt

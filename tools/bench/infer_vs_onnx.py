@@ -48,8 +48,19 @@ process; goals: pass >= 3x, process >= 1x) and, since one layer is 39 ops
 against 29 nodes, the same-model ratios (ONNX ms over ours). Before timing,
 a run checks that the pass infers the weights' shapes (layers 0 and L-1).
 
+A second table bounds the process goal from below, with nothing of ours in
+it: stock MLIR 22's parser (tools/bench/mlir_parse_floor.cpp, built here with
+g++ against /usr/lib/llvm-22) reads the same module with every `!ocannl.tensor`
+replaced by the builtin `tensor<*xf32>` and the ops unregistered (no IRDL
+dialect, no verifier of ours, no pass, no process start-up), as text and as
+bytecode: the first parse of a fresh process (best over several processes),
+and a later parse of the text in the same process (caches warm). The first
+parse's ratio is the most any process that reads the module with MLIR's
+parser could reach against ONNX, however fast everything else were
+(--no-floor skips it).
+
     .onnx-venv/bin/python tools/bench/infer_vs_onnx.py --bin-dir target/release
-        [--layers 12,48,400] [--repeat 3] [--keep DIR] [--solver]
+        [--layers 12,48,400] [--repeat 3] [--keep DIR] [--solver] [--no-floor]
 
 For the solver alone (no MLIR parsing or printing), --solver prints the
 command of the Rust benchmark: cargo bench -p ocannl-shape --bench inference
@@ -326,6 +337,66 @@ def time_startup(opt, tmp, repeat):
     return min(run_opt(opt, path, [])[0] for _ in range(max(repeat, 5)))
 
 
+# -------------------------------------------------- MLIR's parser, alone
+
+LLVM = "/usr/lib/llvm-22"
+FLOOR_SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mlir_parse_floor.cpp")
+
+
+def build_floor(tmp):
+    """Builds the parser probe; returns (path, None) or (None, why not)."""
+    if not os.path.isdir(os.path.join(LLVM, "include", "mlir")):
+        return None, f"no MLIR headers under {LLVM}/include (scripts/setup.sh installs them)"
+    exe = os.path.join(tmp, "mlir_parse_floor")
+    cmd = ["g++", "-O2", "-std=c++17", FLOOR_SRC, f"-I{LLVM}/include", f"-L{LLVM}/lib",
+           "-lMLIR", "-lLLVM", f"-Wl,-rpath,{LLVM}/lib", "-o", exe]
+    try:
+        r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    except FileNotFoundError:
+        return None, "no g++"
+    if r.returncode != 0:
+        return None, "g++ failed: " + r.stderr.decode(errors="replace")[:500]
+    return exe, None
+
+
+def builtin_typed(text):
+    """The module with every ocannl tensor type as `tensor<*xf32>`."""
+    return re.sub(r'!ocannl\.tensor<f32, "[^"]*">', "tensor<*xf32>", text)
+
+
+def time_floor(exe, text, d, layers, repeat):
+    """Stock MLIR's parse seconds of the builtin-typed module: (text first,
+    bytecode first, text warm, context first). First: the first parse of a
+    fresh process, best over `repeat` processes (what one run pays); warm:
+    the best later parse of one process (caches and code hot, as ONNX's
+    best of `repeat` calls in one Python process)."""
+    path = os.path.join(d, f"gpt2-{layers}-builtin.mlir")
+    with open(path, "w") as fh:
+        fh.write(builtin_typed(text))
+    bc = path + "bc"
+    r = subprocess.run([os.path.join(LLVM, "bin", "mlir-opt"), "--allow-unregistered-dialect",
+                        path, "--emit-bytecode", "-o", bc],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        sys.exit(f"infer_vs_onnx.py: mlir-opt --emit-bytecode failed on {path}:\n"
+                 f"{r.stderr.decode(errors='replace')[:2000]}")
+
+    def probe(f, n):
+        r = subprocess.run([exe, f, "--repeat", str(n)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        m = re.match(r"first context (-?\d+) parse (-?\d+) print (-?\d+) "
+                     r"warm context (-?\d+) parse (-?\d+) print (-?\d+)", r.stdout.decode())
+        if r.returncode != 0 or not m:
+            sys.exit(f"infer_vs_onnx.py: the parser probe failed on {f}:\n"
+                     f"{r.stderr.decode(errors='replace')[:2000]}")
+        return [int(g) * 1e-6 for g in m.groups()]
+
+    runs = max(repeat, 3)
+    text_runs = [probe(path, 1) for _ in range(runs)]
+    bc_first = min(probe(bc, 1)[1] for _ in range(runs))
+    warm = probe(path, runs + 1)[4]
+    return (min(t[1] for t in text_runs), bc_first, warm, min(t[0] for t in text_runs))
+
+
 def check_onnx(inferred, layers):
     """Strict inference must have typed every node's output (the last
     layer's attention and MLP checked)."""
@@ -347,6 +418,8 @@ def main():
     ap.add_argument("--layers", default="12,48,400")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--keep", metavar="DIR", help="write the .mlir and .onnx files to DIR")
+    ap.add_argument("--no-floor", action="store_true",
+                    help="skip the bound from stock MLIR's parser (second table)")
     ap.add_argument("--solver", action="store_true",
                     help="print the command for solver-only figures (the Rust benchmark) and exit")
     args = ap.parse_args()
@@ -365,10 +438,11 @@ def main():
     head = (f"{'L':>4} {'ops':>6} {'pass ms':>8} {'proc ms':>8} {'parse ms':>8} {'bc ms':>7} "
             f"{'nodes':>6} {'onnx ms':>8} {'pass x':>7} {'proc x':>7} {'bc x':>6} "
             f"{'model pass x':>13} {'model proc x':>13}")
-    ratios = []
+    ratios, floors = [], []
     with tempfile.TemporaryDirectory() as tmp:
         d = args.keep or tmp
         os.makedirs(d, exist_ok=True)
+        probe, no_probe = (None, "--no-floor") if args.no_floor else build_floor(tmp)
         start_s = time_startup(opt, tmp, args.repeat)
         print(f"process floor (the same command on an empty module): {start_s * 1e3:.1f} ms")
         print(head)
@@ -389,6 +463,8 @@ def main():
             r = (ops / pass_s / onnx_rate, ops / proc_s / onnx_rate,
                  onnx_s / pass_s, onnx_s / proc_s, ops / bc_s / onnx_rate)
             ratios.append(r)
+            if probe:
+                floors.append((n, ops, nodes, onnx_s, *time_floor(probe, text, d, n, args.repeat)))
             print(f"{n:>4} {ops:>6} {pass_s * 1e3:>8.1f} {proc_s * 1e3:>8.1f} "
                   f"{rows.get('Parser', 0) * 1e3:>8.1f} {bc_s * 1e3:>7.1f} {nodes:>6} "
                   f"{onnx_s * 1e3:>8.1f} {r[0]:>6.2f}x {r[1]:>6.2f}x {r[4]:>5.2f}x "
@@ -396,10 +472,33 @@ def main():
     print("pass x / proc x / bc x: ocannl ops/s (pass alone / whole process on text / "
           "whole process on bytecode) over ONNX nodes/s; model x: ONNX ms over ocannl ms "
           "for the same model")
+    if floors:
+        print()
+        print("stock MLIR's parser alone on the same module (builtin tensor<*xf32> types, ops "
+              "unregistered, no pass, no\nprocess start-up; tools/bench/mlir_parse_floor.cpp): "
+              "the most a process reading it with MLIR can reach")
+        print(f"{'L':>4} {'ctx ms':>7} {'text ms':>8} {'bc ms':>7} {'warm ms':>8} {'onnx ms':>8} "
+              f"{'text x':>7} {'bc x':>6} {'warm x':>7}")
+        for n, ops, nodes, onnx_s, text_s, bc_s, warm_s, ctx_s in floors:
+            rate = nodes / onnx_s
+            print(f"{n:>4} {ctx_s * 1e3:>7.2f} {text_s * 1e3:>8.2f} {bc_s * 1e3:>7.2f} "
+                  f"{warm_s * 1e3:>8.2f} {onnx_s * 1e3:>8.1f} {ops / text_s / rate:>6.2f}x "
+                  f"{ops / bc_s / rate:>5.2f}x {ops / warm_s / rate:>6.2f}x")
+        print("ctx/text/bc ms: a fresh process's first MLIRContext and first parse of the text / "
+              "bytecode file (best of\nseveral processes); warm ms: a later parse of the text in "
+              "the same process; x: ocannl ops/s if that\nparse were the whole process, over "
+              "ONNX nodes/s")
+    elif no_probe:
+        print(f"(stock MLIR's parser bound skipped: {no_probe})")
     for label, k, goal in (("pass", 0, 3.0), ("process", 1, 1.0)):
         worst = min(r[k] for r in ratios)
         print(f"goal: {label} >= {goal:g}x ONNX nodes/s: worst {worst:.2f}x, "
               f"{'met' if worst >= goal else 'NOT met'}")
+    if floors:
+        bound = min(ops / text_s / (nodes / onnx_s) for _, ops, nodes, onnx_s, text_s, *_ in floors)
+        if bound < 1.0:
+            print(f"      process: stock MLIR's parser alone reaches at most {bound:.2f}x on the "
+                  f"text file: below the goal whatever the pass, the dialect or start-up cost")
     print(f"solver alone (no MLIR parse/print): {SOLVER_CMD}")
 
 
