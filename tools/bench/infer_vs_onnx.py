@@ -299,13 +299,14 @@ def check_weights(opt, path, layers, d):
     os.remove(out)
 
 
-def to_bytecode(opt, path):
-    """The module of `path` as MLIR bytecode (no pass run), next to it."""
+def to_bytecode(opt, path, *extra):
+    """The module of `path` as MLIR bytecode (no pass run), next to it,
+    written by the `mlir-opt`-like tool `opt` (given `extra` flags)."""
     out = path + "bc"
-    r = subprocess.run([opt, path, "--emit-bytecode", "-o", out],
+    r = subprocess.run([opt, path, *extra, "--emit-bytecode", "-o", out],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     if r.returncode != 0:
-        sys.exit(f"infer_vs_onnx.py: ocannl-opt --emit-bytecode failed on {path}:\n"
+        sys.exit(f"infer_vs_onnx.py: {os.path.basename(opt)} --emit-bytecode failed on {path}:\n"
                  f"{r.stderr.decode(errors='replace')[:2000]}")
     return out
 
@@ -373,13 +374,7 @@ def time_floor(exe, text, d, layers, repeat):
     path = os.path.join(d, f"gpt2-{layers}-builtin.mlir")
     with open(path, "w") as fh:
         fh.write(builtin_typed(text))
-    bc = path + "bc"
-    r = subprocess.run([os.path.join(LLVM, "bin", "mlir-opt"), "--allow-unregistered-dialect",
-                        path, "--emit-bytecode", "-o", bc],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    if r.returncode != 0:
-        sys.exit(f"infer_vs_onnx.py: mlir-opt --emit-bytecode failed on {path}:\n"
-                 f"{r.stderr.decode(errors='replace')[:2000]}")
+    bc = to_bytecode(os.path.join(LLVM, "bin", "mlir-opt"), path, "--allow-unregistered-dialect")
 
     def probe(f, n):
         r = subprocess.run([exe, f, "--repeat", str(n)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -414,11 +409,29 @@ def check_onnx(inferred, layers):
             sys.exit(f"infer_vs_onnx.py: ONNX inferred {dims} for {name}, not {want}")
 
 
+def positive(text):
+    """An argparse type: a count from 1 up."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive count, not {text!r}")
+    return n
+
+
+def layer_list(text):
+    """An argparse type: comma-separated positive layer counts."""
+    return [positive(s) for s in text.split(",")]
+
+
 def main():
+    if sys.stdout is None:
+        sys.exit("infer_vs_onnx.py: standard output is closed")
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin-dir", default="target/release")
-    ap.add_argument("--layers", default="12,48,400")
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--layers", type=layer_list, default="12,48,400")
+    ap.add_argument("--repeat", type=positive, default=3)
     ap.add_argument("--keep", metavar="DIR", help="write the .mlir and .onnx files to DIR")
     ap.add_argument("--no-floor", action="store_true",
                     help="skip the bound from stock MLIR's parser (second table)")
@@ -432,7 +445,7 @@ def main():
     opt = os.path.join(args.bin_dir, "ocannl-opt")
     if not os.path.exists(opt):
         sys.exit(f"infer_vs_onnx.py: {opt} is missing (cargo build --release -p ocannl-tools)")
-    layers = [int(s) for s in args.layers.split(",")]
+    layers = args.layers
     print(f"shape inference, GPT-2-like stack ({BATCH}x{SEQ}x{D}, {HEADS} heads, MLP {MLP}); "
           f"best of {args.repeat}")
     print(f"ocannl: {opt} -p 'builtin.module({PASS})'; "
@@ -466,7 +479,11 @@ def main():
                  onnx_s / pass_s, onnx_s / proc_s, ops / bc_s / onnx_rate)
             ratios.append(r)
             if probe:
-                floors.append((n, ops, nodes, onnx_s, *time_floor(probe, text, d, n, args.repeat)))
+                ctx_s, parse_s, print_s, bc_s, warm_s = time_floor(probe, text, d, n, args.repeat)
+                times = (ctx_s, parse_s, print_s, bc_s, warm_s, onnx_s)
+                bounds = (ops / (ctx_s + parse_s + print_s) / onnx_rate,
+                          ops / (ctx_s + bc_s) / onnx_rate, ops / warm_s / onnx_rate)
+                floors.append((n, times, bounds))
             print(f"{n:>4} {ops:>6} {pass_s * 1e3:>8.1f} {proc_s * 1e3:>8.1f} "
                   f"{rows.get('Parser', 0) * 1e3:>8.1f} {bc_s * 1e3:>7.1f} {nodes:>6} "
                   f"{onnx_s * 1e3:>8.1f} {r[0]:>6.2f}x {r[1]:>6.2f}x {r[4]:>5.2f}x "
@@ -481,12 +498,10 @@ def main():
               "that reads and writes it with MLIR can reach")
         print(f"{'L':>4} {'ctx ms':>7} {'parse ms':>9} {'print ms':>9} {'bc ms':>7} {'warm ms':>8} "
               f"{'onnx ms':>8} {'text x':>7} {'bc x':>6} {'warm x':>7}")
-        for n, ops, nodes, onnx_s, ctx_s, parse_s, print_s, bc_s, warm_s in floors:
-            rate = nodes / onnx_s
-            print(f"{n:>4} {ctx_s * 1e3:>7.2f} {parse_s * 1e3:>9.2f} {print_s * 1e3:>9.2f} "
-                  f"{bc_s * 1e3:>7.2f} {warm_s * 1e3:>8.2f} {onnx_s * 1e3:>8.1f} "
-                  f"{ops / (ctx_s + parse_s + print_s) / rate:>6.2f}x "
-                  f"{ops / (ctx_s + bc_s) / rate:>5.2f}x {ops / warm_s / rate:>6.2f}x")
+        for n, times, (text_x, bc_x, warm_x) in floors:
+            ms = [t * 1e3 for t in times]
+            print(f"{n:>4} {ms[0]:>7.2f} {ms[1]:>9.2f} {ms[2]:>9.2f} {ms[3]:>7.2f} {ms[4]:>8.2f} "
+                  f"{ms[5]:>8.1f} {text_x:>6.2f}x {bc_x:>5.2f}x {warm_x:>6.2f}x")
         print("ctx / parse / print / bc ms: a fresh process's first MLIRContext, parse of the text, "
               "printing it, and\nparse of the bytecode (each the best of several processes); warm "
               "ms: a later parse of the text in\nthe same process. text x: ocannl ops/s were ctx + "
@@ -499,7 +514,7 @@ def main():
         print(f"goal: {label} >= {goal:g}x ONNX nodes/s: worst {worst:.2f}x, "
               f"{'met' if worst >= goal else 'NOT met'}")
     if floors:
-        bound = min(ops / (c + p + w) / (nodes / o) for _, ops, nodes, o, c, p, w, *_ in floors)
+        bound = min(bounds[0] for _, _, bounds in floors)
         if bound < 1.0:
             print(f"      process: stock MLIR's context, parser and printer alone reach at most "
                   f"{bound:.2f}x on the text file:\n      below the goal however fast the pass, "
@@ -508,4 +523,10 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+        sys.stdout.flush()
+    except OSError as e:  # a full disk or standard output, a closed pipe
+        # Nothing more reaches the broken standard output at exit.
+        sys.stdout = None
+        sys.exit(f"infer_vs_onnx.py: {e}")

@@ -10,14 +10,15 @@
 // needs); `parse`: the module read and verified; `print`: written back as
 // text to /dev/null. `first`: the first round, what a process that reads
 // one module pays (its code and tables touched for the first time);
-// `warm`: the best of the later rounds (-1 with --repeat 1). tools/bench/infer_vs_onnx.py builds it (g++ against
-// /usr/lib/llvm-22) and runs it on the decoder stack with every
-// `!ocannl.tensor` replaced by the builtin `tensor<*xf32>` and the ops left
-// unregistered: no IRDL dialect, no verifier of ours, no inference. What it
-// prints bounds from below what the whole `ocannl-opt` process can reach
-// against ONNX (the issue-15 process goal).
+// `warm`: the best of the later rounds (-1 with --repeat 1).
+// tools/bench/infer_vs_onnx.py builds it (g++ against /usr/lib/llvm-22) and
+// runs it on the decoder stack with every `!ocannl.tensor` replaced by the
+// builtin `tensor<*xf32>` and the ops left unregistered: no IRDL dialect,
+// no verifier of ours, no inference. What it prints bounds from below what
+// the whole `ocannl-opt` process can reach against ONNX (the issue-15
+// process goal).
 //
-// Build: g++ -O2 -std=c++17 mlir_parse_floor.cpp -I/usr/lib/llvm-22/include \
+// Build: g++ -O2 -std=c++17 mlir_parse_floor.cpp -I/usr/lib/llvm-22/include
 //          -L/usr/lib/llvm-22/lib -lMLIR -lLLVM -Wl,-rpath,/usr/lib/llvm-22/lib
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -25,14 +26,19 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <string>
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace {
 using Clock = std::chrono::steady_clock;
+
+/// The most rounds one run does (each parses the whole module).
+constexpr long kMaxRepeat = 10000;
 
 long micros(Clock::time_point a, Clock::time_point b) {
   return static_cast<long>(std::chrono::duration_cast<std::chrono::microseconds>(b - a).count());
@@ -40,25 +46,35 @@ long micros(Clock::time_point a, Clock::time_point b) {
 } // namespace
 
 int main(int argc, char **argv) {
+  auto usage = [] {
+    std::fprintf(stderr, "usage: mlir_parse_floor FILE [--repeat N]\n");
+    return 1;
+  };
   const char *path = nullptr;
   long repeat = 1;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
       char *end = nullptr;
+      errno = 0;
       repeat = std::strtol(argv[++i], &end, 10);
-      if (*end != '\0' || repeat < 1) {
-        std::fprintf(stderr, "mlir_parse_floor: --repeat takes a positive count, not '%s'\n", argv[i]);
+      if (end == argv[i] || *end != '\0' || errno == ERANGE || repeat < 1 || repeat > kMaxRepeat) {
+        std::fprintf(stderr, "mlir_parse_floor: --repeat takes a count from 1 to %ld, not '%s'\n", kMaxRepeat,
+                     argv[i]);
         return 1;
       }
     } else if (!path) {
       path = argv[i];
     } else {
-      std::fprintf(stderr, "usage: mlir_parse_floor FILE [--repeat N]\n");
-      return 1;
+      return usage();
     }
   }
-  if (!path) {
-    std::fprintf(stderr, "usage: mlir_parse_floor FILE [--repeat N]\n");
+  if (!path)
+    return usage();
+  // Checked before anything opens a file: with standard output closed, the
+  // first file opened (the /dev/null the module is printed to) would take
+  // its descriptor and swallow the times.
+  if (fcntl(STDOUT_FILENO, F_GETFD) < 0) {
+    std::fprintf(stderr, "mlir_parse_floor: standard output is closed\n");
     return 1;
   }
   long first[3] = {-1, -1, -1}, best[3] = {-1, -1, -1};
@@ -91,7 +107,11 @@ int main(int argc, char **argv) {
         best[k] = got[k];
     }
   }
-  std::printf("first context %ld parse %ld print %ld warm context %ld parse %ld print %ld\n", first[0],
-              first[1], first[2], best[0], best[1], best[2]);
+  if (std::printf("first context %ld parse %ld print %ld warm context %ld parse %ld print %ld\n", first[0],
+                  first[1], first[2], best[0], best[1], best[2]) < 0 ||
+      std::fflush(stdout) != 0) {
+    std::fprintf(stderr, "mlir_parse_floor: cannot write the times to standard output\n");
+    return 1;
+  }
   return 0;
 }
