@@ -191,9 +191,55 @@ fn main() -> ExitCode {
     }
 }
 
+/// Whether standard output was closed when the process started (`>&-`):
+/// Rust's runtime then reopens descriptor 1 on `/dev/null` for reading and
+/// writing before `main`, which a shell's `> /dev/null` never does (it opens
+/// it write-only).
+fn stdout_closed_at_start() -> bool {
+    let null = std::fs::read_link("/proc/self/fd/1")
+        .is_ok_and(|target| target == std::path::Path::new("/dev/null"));
+    // `flags:` in octal; the access mode is its low two bits (2: O_RDWR).
+    let read_write = std::fs::read_to_string("/proc/self/fdinfo/1").is_ok_and(|info| {
+        info.lines()
+            .find_map(|l| l.strip_prefix("flags:"))
+            .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
+            .is_some_and(|f| f & 3 == 2)
+    });
+    null && read_write
+}
+
+/// The command line; `--help` and `--version` exit 0 only when their text
+/// was written (a closed or full standard output: one error line and exit
+/// code 1), usage errors exit 2 as other errors do.
+fn parse_cli() -> Cli {
+    use std::io::Write;
+    let e = match Cli::try_parse() {
+        Ok(cli) => return cli,
+        Err(e) => e,
+    };
+    if e.use_stderr() {
+        e.exit();
+    }
+    let written = if stdout_closed_at_start() {
+        Err("standard output is closed".to_owned())
+    } else {
+        e.print()
+            .and_then(|()| std::io::stdout().flush())
+            .map_err(|e| e.to_string())
+    };
+    if let Err(why) = written {
+        let _ = writeln!(
+            std::io::stderr(),
+            "ocannl-fuzz: error: cannot write the help: {why}"
+        );
+        std::process::exit(1);
+    }
+    std::process::exit(0);
+}
+
 /// Ok(true) when nothing failed.
 fn real_main() -> anyhow::Result<bool> {
-    let cli = Cli::parse();
+    let cli = parse_cli();
     let gen_cfg = generator::GenConfig {
         hostile: cli.hostile_ratio.clamp(0.0, 1.0),
         ctrl: cli.ctrl_ratio.clamp(0.0, 1.0),

@@ -1,5 +1,7 @@
 //! The FFI layer of the tools: mimalloc (version 2, see `Cargo.toml`) as
-//! Rust's global allocator, called through `libmimalloc-sys`.
+//! Rust's global allocator, called through `libmimalloc-sys`, and the few C
+//! library calls the command-line checks need (`memfd_create`, `dup2`,
+//! `getrlimit`).
 //!
 //! The `mimalloc` crate's allocator asks for every block through
 //! `mi_malloc_aligned`, whose three nested calls and checks cost more than
@@ -91,6 +93,109 @@ unsafe impl GlobalAlloc for MiMalloc {
             }
         }
     }
+}
+
+/// The C library functions the tools call directly (glibc, Linux; linked
+/// into every Rust binary anyway).
+mod libc_fns {
+    use std::ffi::{c_char, c_int, c_uint};
+
+    /// `struct rlimit` (`rlim_t` is `unsigned long`).
+    #[repr(C)]
+    pub(super) struct Rlimit {
+        pub(super) cur: u64,
+        pub(super) max: u64,
+    }
+
+    unsafe extern "C" {
+        pub(super) fn memfd_create(name: *const c_char, flags: c_uint) -> c_int;
+        pub(super) fn dup2(old: c_int, new: c_int) -> c_int;
+        pub(super) fn getrlimit(resource: c_int, rlim: *mut Rlimit) -> c_int;
+        pub(super) fn mallopt(param: c_int, value: c_int) -> c_int;
+    }
+
+    /// `M_ARENA_MAX` (glibc's `malloc.h`).
+    pub(super) const M_ARENA_MAX: c_int = -8;
+    /// `RLIMIT_STACK` (Linux).
+    pub(super) const RLIMIT_STACK: c_int = 3;
+
+    /// `MFD_CLOEXEC`.
+    pub(super) const MFD_CLOEXEC: c_uint = 1;
+    /// `RLIMIT_AS` (Linux).
+    pub(super) const RLIMIT_AS: c_int = 9;
+    /// `RLIM_INFINITY`.
+    pub(super) const RLIM_INFINITY: u64 = u64::MAX;
+}
+
+/// A new anonymous file in memory (`memfd_create`, closed on exec): where
+/// data read from a pipe or a device is kept so that readers which open a
+/// path (the MLIR parser, the `.npy` reader) can seek in it.
+///
+/// # Errors
+///
+/// The system's, e.g. too many open files.
+pub fn memory_file() -> std::io::Result<std::fs::File> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: a NUL-terminated name and valid flags; the call has no other
+    // preconditions.
+    let fd = unsafe { libc_fns::memfd_create(c"ocannl-input".as_ptr(), libc_fns::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just created and nothing else owns it.
+    Ok(unsafe { std::fs::File::from_raw_fd(fd) })
+}
+
+/// Makes descriptor `target` of the process a copy of `file`'s (`dup2`):
+/// `/dev/fd/<target>` then opens `file`. The copy is not closed on exec;
+/// it stays open until the process exits, like the descriptor it replaced.
+///
+/// # Errors
+///
+/// The system's (a target beyond the descriptor limit).
+pub fn replace_descriptor(file: &std::fs::File, target: i32) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: `file`'s descriptor is open for the call. `target` is a
+    // descriptor the caller read to its end and no longer uses (the process
+    // got it from its parent, as `/dev/fd/<target>`): no `File` or other
+    // owner in this process reads it afterwards, so replacing it does not
+    // break an owner's invariant.
+    if unsafe { libc_fns::dup2(file.as_raw_fd(), target) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// The soft limit `resource` of the process in bytes; `None` when
+/// unlimited.
+fn soft_limit(resource: std::ffi::c_int) -> Option<u64> {
+    let mut lim = libc_fns::Rlimit { cur: 0, max: 0 };
+    // SAFETY: `lim` is a valid, writable `struct rlimit`.
+    let ok = unsafe { libc_fns::getrlimit(resource, &mut lim) } == 0;
+    (ok && lim.cur != libc_fns::RLIM_INFINITY).then_some(lim.cur)
+}
+
+/// The soft limit on the process's address space (`RLIMIT_AS`, what
+/// `ulimit -v` and `prlimit --as` set) in bytes; `None` when unlimited.
+pub fn address_space_limit() -> Option<u64> {
+    soft_limit(libc_fns::RLIMIT_AS)
+}
+
+/// The soft limit on the stack (`RLIMIT_STACK`, `ulimit -s`) in bytes;
+/// `None` when unlimited. libomp gives its threads stacks of this size by
+/// default.
+pub fn stack_limit() -> Option<u64> {
+    soft_limit(libc_fns::RLIMIT_STACK)
+}
+
+/// Caps the number of glibc malloc arenas (`mallopt(M_ARENA_MAX, n)`):
+/// each thread that calls `malloc` otherwise gets one of its own, up to
+/// eight per core, and each reserves 64 MiB of address space.
+pub fn limit_malloc_arenas(n: usize) {
+    let n = std::ffi::c_int::try_from(n.max(1)).unwrap_or(std::ffi::c_int::MAX);
+    // SAFETY: `mallopt` takes any value for `M_ARENA_MAX` and is
+    // thread-safe; it only bounds arenas created later.
+    unsafe { libc_fns::mallopt(libc_fns::M_ARENA_MAX, n) };
 }
 
 #[cfg(test)]

@@ -10,6 +10,9 @@ const OCANNL_OPT: &str = env!("CARGO_BIN_EXE_ocannl-opt");
 const OCANNL_RUN: &str = env!("CARGO_BIN_EXE_ocannl-run");
 const OCANNL_IMPORT_ONNX: &str = env!("CARGO_BIN_EXE_ocannl-import-onnx");
 
+#[path = "cli/flags.rs"]
+mod flags;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()

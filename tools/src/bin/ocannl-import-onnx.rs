@@ -45,7 +45,10 @@ struct Cli {
 static GLOBAL: ocannl_tools::MiMalloc = ocannl_tools::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli: Cli = match ocannl_tools::cli::parse("ocannl-import-onnx") {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
     let shown = cli.model.display().to_string();
     let fail = |msg: String| {
         // A closed stderr leaves nothing to report to: exit 1 regardless.

@@ -7,7 +7,10 @@
 //! ```
 //!
 //! Exit codes: 0 success, 1 user error (bad file, bad input, failed
-//! inference), never a panic.
+//! inference, flags out of range or without effect), never a panic. Every
+//! flag is checked before any file is read or anything compiled; the
+//! program file holds at most 1 GiB, and a pipe or a device (as the
+//! program or an input) is read up to 1 GiB ([`MAX_INPUT_BYTES`]).
 
 use std::{
     io::{self, Write},
@@ -20,13 +23,19 @@ use ocannl_runtime::{
     Emit, Error, InputShape, Lowering, Program,
     array::{Array, SplitMix64},
 };
+use ocannl_tools::cli::{Input, MAX_INPUT_BYTES, check_readable, check_writable};
+
+/// The most OpenMP threads `--threads` asks for (libomp's own limit is
+/// higher, but each thread reserves a stack: a typo like `--threads
+/// 100000` would exhaust the address space instead of failing; see
+/// [`check_threads`] for what a limited address space allows).
+const MAX_THREADS: usize = 1024;
+
+/// The most runs `--bench` times (each time is kept to take the median).
+const MAX_BENCH: usize = 1_000_000;
 
 /// Compile a function of the ocannl dialect (shapes inferred) to host code
 /// and run it on .npy inputs, or write the generated code.
-/// The most OpenMP threads `--threads` asks for (libomp's own limit is
-/// higher, but each thread reserves a stack: a typo like `--threads
-/// 100000` would exhaust the address space instead of failing).
-const MAX_THREADS: usize = 1024;
 
 #[derive(Debug, Parser)]
 #[command(name = "ocannl-run", version)]
@@ -41,9 +50,9 @@ struct Cli {
     /// batch, output, input).
     #[arg(long, num_args = 1..)]
     inputs: Vec<PathBuf>,
-    /// Seed of the random inputs used when --inputs is absent.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
+    /// Seed of the random inputs used when --inputs is absent (default 0).
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
     /// Where to write the results (.npy), one per result in order.
     #[arg(long, num_args = 1..)]
     outputs: Vec<PathBuf>,
@@ -64,9 +73,9 @@ struct Cli {
     #[arg(long, value_enum, default_value_t = Target::Cpu)]
     target: Target,
     /// The GPU architecture the kernels are compiled for (--target cuda,
-    /// --emit ptx|cubin).
-    #[arg(long, default_value = "sm_80")]
-    chip: String,
+    /// --emit ptx|cubin; default sm_80).
+    #[arg(long)]
+    chip: Option<String>,
     /// The CUDA device to run on (--target cuda; default 0).
     #[arg(long, value_name = "K")]
     device: Option<usize>,
@@ -109,13 +118,9 @@ enum Target {
 static GLOBAL: ocannl_tools::MiMalloc = ocannl_tools::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli: Cli = match ocannl_tools::cli::parse("ocannl-run") {
         Ok(cli) => cli,
-        Err(e) => {
-            let code = if e.use_stderr() { 1 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
-        }
+        Err(code) => return code,
     };
     if ocannl_passes::driver::stdout_closed_at_start() {
         // It prints the results (or what --emit wrote) there.
@@ -151,28 +156,41 @@ macro_rules! say {
 
 fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
     let gpu_emit = matches!(cli.emit, Some(EmitKind::Ptx | EmitKind::Cubin));
-    if cli.target == Target::Cuda && cli.emit.is_none() && !ocannl_runtime::cuda::driver_present() {
-        // Before compiling: the answer does not depend on the program.
-        return Err(Error::new(
-            "--target cuda: no CUDA driver: libcuda.so was not found (install the NVIDIA driver, or run on the CPU; --emit ptx|cubin works without one)",
-        ));
+    let threads = check_flags(cli)?;
+    // What a CUDA run needs, before compiling: the answers do not depend
+    // on the program. The device stays open (its context retained) until
+    // the run opens it again.
+    let _device = if cli.target == Target::Cuda && cli.emit.is_none() {
+        if !ocannl_runtime::cuda::driver_present() {
+            return Err(Error::new(
+                "--target cuda: no CUDA driver: libcuda.so was not found (install the NVIDIA driver, or run on the CPU; --emit ptx|cubin works without one)",
+            ));
+        }
+        let device = cli.device.unwrap_or(0);
+        Some(
+            ocannl_runtime::cuda::Gpu::open(device)
+                .map_err(|e| Error::new(format!("--device {device}: {e}")))?,
+        )
+    } else {
+        None
+    };
+    // The files: all there (a pipe may block until written) before any is
+    // read, then read with a bound.
+    check_readable(&cli.file).map_err(Error::new)?;
+    for path in &cli.inputs {
+        check_readable(path).map_err(|e| Error::new(format!("--inputs: {e}")))?;
     }
-    if cli.device.is_some() && cli.target != Target::Cuda {
-        return Err(Error::new(
-            "--device selects a CUDA device: give --target cuda too",
-        ));
-    }
-    if cli.output.is_some() && cli.emit.is_none() {
-        return Err(Error::new(
-            "-o names the file --emit writes: give --emit too",
-        ));
-    }
-    // Read the data first: its dimensions settle what inference leaves open
-    // in the arguments.
-    let data: Vec<Array> = cli
+    let file = Input::open(&cli.file, Some(MAX_INPUT_BYTES)).map_err(Error::new)?;
+    let inputs = cli
         .inputs
         .iter()
-        .map(|p| Array::read_npy(p))
+        .map(|p| Input::open(p, None).map_err(|e| Error::new(format!("--inputs: {e}"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Read the data first: its dimensions settle what inference leaves open
+    // in the arguments.
+    let data: Vec<Array> = inputs
+        .iter()
+        .map(|i| Array::read_npy(i.path()).map_err(|e| Error::new(i.rename(e.to_string()))))
         .collect::<Result<_, _>>()?;
     let shapes: Vec<InputShape> = cli
         .inputs
@@ -183,16 +201,6 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
             dims: a.shape.clone(),
         })
         .collect();
-    let threads = match cli.threads {
-        Some(0) => return Err(Error::new("--threads needs at least 1 thread")),
-        Some(n) if n > MAX_THREADS => {
-            return Err(Error::new(format!(
-                "--threads takes at most {MAX_THREADS} threads (got {n})"
-            )));
-        }
-        Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, usize::from),
-    };
     let context = ocannl_runtime::context()?;
     let started = std::time::Instant::now();
     let lowering = if gpu_emit || cli.target == Target::Cuda {
@@ -202,7 +210,8 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
             "isa"
         };
         let toolkit = cli.cuda_toolkit.as_ref().map(|p| p.display().to_string());
-        let mut options = vec![("chip", cli.chip.as_str()), ("format", format)];
+        let chip = cli.chip.as_deref().unwrap_or("sm_80");
+        let mut options = vec![("chip", chip), ("format", format)];
         if let Some(t) = &toolkit {
             options.push(("toolkit", t.as_str()));
         }
@@ -217,12 +226,13 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
     };
     let program = Program::compile_lowered(
         &context,
-        &cli.file,
+        file.path(),
         cli.entry.as_deref(),
         (!cli.inputs.is_empty()).then_some(shapes.as_slice()),
         threads,
         lowering,
-    )?;
+    )
+    .map_err(|e| Error::new(file.rename(e.to_string())))?;
     if let (Some(kind), Some(file)) = (cli.emit, &cli.output) {
         let what = match kind {
             EmitKind::Llvm => Emit::Llvm,
@@ -251,7 +261,7 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
     }
     let mut inputs: Vec<Array> = if cli.inputs.is_empty() {
         program.check_memory(true)?;
-        let mut rng = SplitMix64::new(cli.seed);
+        let mut rng = SplitMix64::new(cli.seed.unwrap_or(0));
         signature
             .inputs
             .iter()
@@ -265,12 +275,18 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
     }
     let jit = program.jit()?;
     let compile_time = started.elapsed();
+    if threads > 1 {
+        // Counted again with what compiling and the data took.
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        if let Some(room) = ocannl_tools::cli::omp_thread_room(RUN_RESERVE, cores)
+            && threads > room.threads
+        {
+            return Err(too_many_threads(threads, &room));
+        }
+    }
     let outputs = jit.run(&mut inputs)?;
     print_results(out, &outputs, &signature.outputs, &cli.outputs)?;
     if let Some(n) = cli.bench {
-        if n == 0 {
-            return Err(Error::new("--bench needs at least 1 run"));
-        }
         let mut times = jit.bench(&mut inputs, n)?;
         times.sort();
         let median = times[times.len() / 2];
@@ -287,6 +303,165 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
     Ok(())
 }
 
+/// Every check of the flags alone, before any file is read or anything
+/// compiled: counts out of range, flags that would have no effect with the
+/// others, and paths that cannot be written. Returns the thread count.
+fn check_flags(cli: &Cli) -> Result<usize, Error> {
+    let fail = |m: String| Err(Error::new(m));
+    let cuda = cli.target == Target::Cuda;
+    let gpu_emit = matches!(cli.emit, Some(EmitKind::Ptx | EmitKind::Cubin));
+    if cli.output.is_some() && cli.emit.is_none() {
+        return fail("-o names the file --emit writes: give --emit too".into());
+    }
+    if cli.emit.is_some() {
+        // Nothing runs: these would be ignored.
+        for (given, flag) in [
+            (cli.bench.is_some(), "--bench"),
+            (!cli.outputs.is_empty(), "--outputs"),
+            (cli.seed.is_some(), "--seed"),
+            (cli.device.is_some(), "--device"),
+        ] {
+            if given {
+                return fail(format!(
+                    "{flag} is for a run, and --emit writes code instead of running: give one or the other"
+                ));
+            }
+        }
+    }
+    if cli.device.is_some() && !cuda {
+        return fail("--device selects a CUDA device: give --target cuda too".into());
+    }
+    if !cuda && !gpu_emit {
+        for (given, flag) in [
+            (cli.chip.is_some(), "--chip"),
+            (cli.cuda_toolkit.is_some(), "--cuda-toolkit"),
+        ] {
+            if given {
+                return fail(format!(
+                    "{flag} is for the GPU's kernels: give --target cuda or --emit ptx|cubin too"
+                ));
+            }
+        }
+    }
+    if let Some(dir) = &cli.cuda_toolkit
+        && !dir.is_dir()
+    {
+        return fail(format!(
+            "--cuda-toolkit: '{}' is not a directory",
+            dir.display()
+        ));
+    }
+    if cli.seed.is_some() && !cli.inputs.is_empty() {
+        return fail(
+            "--seed picks the random inputs used without --inputs: give one or the other".into(),
+        );
+    }
+    match cli.bench {
+        Some(0) => return fail("--bench needs at least 1 run".into()),
+        Some(n) if n > MAX_BENCH => {
+            return fail(format!("--bench takes at most {MAX_BENCH} runs (got {n})"));
+        }
+        _ => {}
+    }
+    if cli.entry.as_deref() == Some("") {
+        return fail("--entry needs a function name".into());
+    }
+    if cli.threads.is_some() && (cli.target != Target::Cpu || gpu_emit) {
+        return fail(
+            "--threads sets the OpenMP threads of the CPU's loops: not with --target cuda|grid-on-cpu or --emit ptx|cubin".into(),
+        );
+    }
+    let threads = match cli.threads {
+        Some(0) => return fail("--threads needs at least 1 thread".into()),
+        Some(n) if n > MAX_THREADS => {
+            return fail(format!(
+                "--threads takes at most {MAX_THREADS} threads (got {n})"
+            ));
+        }
+        Some(n) => n,
+        None => std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(MAX_THREADS),
+    };
+    // Only a run starts threads (--emit writes code for them).
+    let threads = if cli.emit.is_none() && cli.target == Target::Cpu {
+        check_threads(threads, cli.threads.is_some())?
+    } else {
+        threads
+    };
+    for path in &cli.outputs {
+        check_writable(path).map_err(|e| Error::new(format!("--outputs: {e}")))?;
+    }
+    if let Some(path) = &cli.output {
+        // PTX or cubin of several kernel modules go into a directory.
+        if !(gpu_emit && (path.is_dir() || !path.exists())) {
+            check_writable(path).map_err(|e| Error::new(format!("-o: {e}")))?;
+        }
+    }
+    Ok(threads)
+}
+
+/// Address space kept for what comes after the flags are checked (the
+/// MLIR context, compiling, the JIT's code, the data) when the threads are
+/// counted against a limited address space before any of it.
+const COMPILE_RESERVE: u64 = 1 << 30;
+
+/// Address space kept for the run itself (the results, the OpenMP
+/// runtime) when the threads are counted again just before it starts.
+const RUN_RESERVE: u64 = 256 << 20;
+
+/// `threads` OpenMP threads, checked against a limited address space
+/// (`ulimit -v`, `prlimit --as`): libomp aborts the process when it cannot
+/// make a thread, so too many asked for (`explicit`) is an error naming
+/// the most that fit; the default (every core) is lowered to that instead.
+/// glibc's malloc arenas are capped at the core count first, since each
+/// thread would otherwise reserve 64 MiB for one.
+fn check_threads(threads: usize, explicit: bool) -> Result<usize, Error> {
+    if threads <= 1 {
+        return Ok(threads);
+    }
+    let stack = ocannl_tools::cli::omp_stack_bytes();
+    let memory = ocannl_tools::cli::memory_and_swap();
+    if memory > 0 && stack > memory {
+        return Err(Error::new(format!(
+            "--threads {threads}: each OpenMP thread would reserve a stack of {} (OMP_STACKSIZE or KMP_STACKSIZE), more than the machine's memory ({}): set a smaller one, or use --threads 1",
+            ocannl_tools::cli::gib(stack),
+            ocannl_tools::cli::gib(memory)
+        )));
+    }
+    if ocannl_tools::cli::omp_thread_room(0, 0).is_none() {
+        return Ok(threads);
+    }
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    ocannl_tools::cli::limit_malloc_arenas(cores);
+    let Some(room) = ocannl_tools::cli::omp_thread_room(COMPILE_RESERVE, cores) else {
+        return Ok(threads);
+    };
+    if threads <= room.threads {
+        Ok(threads)
+    } else if explicit {
+        Err(too_many_threads(threads, &room))
+    } else {
+        Ok(room.threads.max(1))
+    }
+}
+
+/// The error for `threads` threads that do not fit in `room`.
+fn too_many_threads(threads: usize, room: &ocannl_tools::cli::ThreadRoom) -> Error {
+    use ocannl_tools::cli::gib;
+    Error::new(format!(
+        "--threads {threads}: each OpenMP thread reserves a {} stack (OMP_STACKSIZE, else ulimit -s), and the address-space limit of {} (ulimit -v) with {} in use leaves room for {} thread(s): ask for fewer, or set a smaller OMP_STACKSIZE",
+        if room.stack >= 1 << 20 {
+            format!("{:.1} MiB", room.stack as f64 / f64::from(1u32 << 20))
+        } else {
+            format!("{} KiB", room.stack >> 10)
+        },
+        gib(room.limit),
+        gib(room.in_use),
+        room.threads.max(1)
+    ))
+}
+
 /// `--target cuda`: runs on the device, prints and writes the results as
 /// on the CPU; `--bench N` times N runs with CUDA events (the kernels, and
 /// end to end with the copies).
@@ -297,11 +472,7 @@ fn run_cuda(
     inputs: &[Array],
     compile_time: std::time::Duration,
 ) -> Result<(), Error> {
-    let times = match cli.bench {
-        Some(0) => return Err(Error::new("--bench needs at least 1 run")),
-        Some(n) => n,
-        None => 0,
-    };
+    let times = cli.bench.unwrap_or(0);
     let device = cli.device.unwrap_or(0);
     let (outputs, timings, name) = ocannl_runtime::gpu::run(program, device, inputs, times)?;
     let signature = program.signature();

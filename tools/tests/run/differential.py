@@ -1302,7 +1302,9 @@ TARGET = None   # --target for ocannl-run (None: its default, the CPU)
 
 def runner_cmd(tool, path, ins, outs, entry="f"):
     cmd = [tool, path, "--entry", entry]
-    if THREADS is not None:
+    # ocannl-run refuses --threads with another target (it would have no
+    # effect there).
+    if THREADS is not None and TARGET in (None, "cpu"):
         cmd += ["--threads", str(THREADS)]
     if TARGET is not None:
         cmd += ["--target", TARGET]
