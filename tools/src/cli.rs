@@ -321,6 +321,44 @@ pub fn omp_thread_room(reserve: u64, arenas: usize) -> Option<ThreadRoom> {
     })
 }
 
+/// How many more threads the process may start under the limit on the
+/// user's threads and processes (`ulimit -u`: it counts every thread of
+/// every process of the user, and libomp aborts when it is reached),
+/// keeping `reserve` for others; `None` when unlimited. Counts the user's
+/// threads in `/proc`.
+pub fn task_room(reserve: u64) -> Option<(usize, u64)> {
+    let (limit, uid) = crate::ffi::task_limit()?;
+    let uid = uid.to_string();
+    let mut tasks = 0u64;
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        // Processes only (not `self`, `thread-self`: counted already).
+        if !entry
+            .file_name()
+            .as_encoded_bytes()
+            .iter()
+            .all(u8::is_ascii_digit)
+        {
+            continue;
+        }
+        let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else {
+            continue;
+        };
+        let field = |key: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(key))
+                .map(|v| v.split_whitespace().collect::<Vec<_>>())
+        };
+        if field("Uid:").is_some_and(|ids| ids.first() == Some(&uid.as_str())) {
+            tasks += field("Threads:")
+                .and_then(|v| v.first().and_then(|n| n.parse().ok()))
+                .unwrap_or(1);
+        }
+    }
+    let room = limit.saturating_sub(tasks.saturating_add(reserve));
+    Some((usize::try_from(room).unwrap_or(usize::MAX), limit))
+}
+
 /// The machine's memory and swap (`MemTotal` + `SwapTotal`), 0 when
 /// unknown: Linux refuses (by default) a single mapping larger than that,
 /// such as a thread stack of `OMP_STACKSIZE=2T`.

@@ -112,7 +112,12 @@ mod libc_fns {
         pub(super) fn dup2(old: c_int, new: c_int) -> c_int;
         pub(super) fn getrlimit(resource: c_int, rlim: *mut Rlimit) -> c_int;
         pub(super) fn mallopt(param: c_int, value: c_int) -> c_int;
+        pub(super) fn getuid() -> c_uint;
+        pub(super) fn geteuid() -> c_uint;
     }
+
+    /// `RLIMIT_NPROC` (Linux).
+    pub(super) const RLIMIT_NPROC: c_int = 6;
 
     /// `M_ARENA_MAX` (glibc's `malloc.h`).
     pub(super) const M_ARENA_MAX: c_int = -8;
@@ -186,6 +191,18 @@ pub fn address_space_limit() -> Option<u64> {
 /// default.
 pub fn stack_limit() -> Option<u64> {
     soft_limit(libc_fns::RLIMIT_STACK)
+}
+
+/// The limit on the threads and processes of this process's real user
+/// (`RLIMIT_NPROC`, `ulimit -u`) and that user's id; `None` when unlimited
+/// or when the effective user is root (whom the limit does not bind).
+pub fn task_limit() -> Option<(u64, u32)> {
+    // SAFETY: `getuid` and `geteuid` cannot fail and touch no memory.
+    let (uid, euid) = unsafe { (libc_fns::getuid(), libc_fns::geteuid()) };
+    if euid == 0 {
+        return None;
+    }
+    soft_limit(libc_fns::RLIMIT_NPROC).map(|n| (n, uid))
 }
 
 /// Caps the number of glibc malloc arenas (`mallopt(M_ARENA_MAX, n)`):

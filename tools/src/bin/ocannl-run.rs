@@ -283,6 +283,11 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
         {
             return Err(too_many_threads(threads, &room));
         }
+        if let Some((room, limit)) = ocannl_tools::cli::task_room(RUN_TASK_RESERVE)
+            && threads > room
+        {
+            return Err(too_many_tasks(threads, room, limit));
+        }
     }
     let outputs = jit.run(&mut inputs)?;
     print_results(out, &outputs, &signature.outputs, &cli.outputs)?;
@@ -394,7 +399,7 @@ fn check_flags(cli: &Cli) -> Result<usize, Error> {
     }
     if let Some(path) = &cli.output {
         // PTX or cubin of several kernel modules go into a directory.
-        if !(gpu_emit && (path.is_dir() || !path.exists())) {
+        if path.as_os_str().is_empty() || !(gpu_emit && (path.is_dir() || !path.exists())) {
             check_writable(path).map_err(|e| Error::new(format!("-o: {e}")))?;
         }
     }
@@ -429,10 +434,21 @@ fn check_threads(threads: usize, explicit: bool) -> Result<usize, Error> {
             ocannl_tools::cli::gib(memory)
         )));
     }
-    if ocannl_tools::cli::omp_thread_room(0, 0).is_none() {
+    // The user's threads (`ulimit -u`): MLIR's and libomp's own helpers
+    // count too.
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut threads = threads;
+    if let Some((room, limit)) = ocannl_tools::cli::task_room(task_reserve(cores))
+        && threads > room
+    {
+        if explicit {
+            return Err(too_many_tasks(threads, room, limit));
+        }
+        threads = room.max(1);
+    }
+    if threads <= 1 || ocannl_tools::cli::omp_thread_room(0, 0).is_none() {
         return Ok(threads);
     }
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
     ocannl_tools::cli::limit_malloc_arenas(cores);
     let Some(room) = ocannl_tools::cli::omp_thread_room(COMPILE_RESERVE, cores) else {
         return Ok(threads);
@@ -444,6 +460,26 @@ fn check_threads(threads: usize, explicit: bool) -> Result<usize, Error> {
     } else {
         Ok(room.threads.max(1))
     }
+}
+
+/// Threads and processes of the user kept for others when counting again
+/// just before the run (MLIR's threads exist then and are counted).
+const RUN_TASK_RESERVE: u64 = 8;
+
+/// Threads and processes of the user kept for others when counting
+/// against `ulimit -u`: MLIR's thread pool (one per core), libomp's hidden
+/// helpers, and a few more.
+fn task_reserve(cores: usize) -> u64 {
+    2 * cores as u64 + 16
+}
+
+/// The error for `threads` threads beyond the user's `limit` on threads
+/// and processes, which leaves `room`.
+fn too_many_tasks(threads: usize, room: usize, limit: u64) -> Error {
+    Error::new(format!(
+        "--threads {threads}: this user may run {limit} threads and processes in all (ulimit -u), which leaves room for {} more thread(s) here: ask for fewer",
+        room.max(1)
+    ))
 }
 
 /// The error for `threads` threads that do not fit in `room`.
