@@ -1,7 +1,7 @@
 // Files the importer rejects, each with a message naming the file (and
 // the nodes), exit 1. Inputs/make_inputs.py writes them.
 // RUN: not ocannl-import-onnx %S/Inputs/truncated.onnx 2>&1 | FileCheck %s --check-prefix=TRUNCATED
-// TRUNCATED: truncated.onnx: error: not an ONNX model (protobuf: failed to decode Protobuf message: {{.*}})
+// TRUNCATED: truncated.onnx: error: not an ONNX model (protobuf: a length past the end of the data)
 
 // RUN: not ocannl-import-onnx %S/Inputs/future-opset.onnx 2>&1 | FileCheck %s --check-prefix=OPSET
 // OPSET: future-opset.onnx: error: unknown opset: ai.onnx version 99 (supported: 6 to 28)

@@ -18,7 +18,10 @@ mod model;
 mod tensor;
 mod translate;
 
-pub use model::{Graph, ImportError, MAX_OPSET, MIN_OPSET, Model, NodeRef};
+pub use model::{
+    Graph, ImportError, MAX_EXPANSION_BYTES, MAX_MODEL_BYTES, MAX_OPSET, MIN_OPSET, Model, NodeRef,
+    wire,
+};
 pub use tensor::{Elem, Tensor};
 pub use translate::{Options, translate};
 

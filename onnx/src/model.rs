@@ -13,6 +13,15 @@ pub const MIN_OPSET: i64 = 6;
 /// The newest default-domain opset the importer knows (ONNX 1.23's).
 pub const MAX_OPSET: i64 = 28;
 
+/// The largest model file read: protobuf's own limit on a message (2 GiB;
+/// models past it keep their weights in external data).
+pub const MAX_MODEL_BYTES: u64 = (1 << 31) - 1;
+
+/// How much more memory than its file a decoded model may take (see
+/// [`wire::decoded_size`]): weights decode to their own size, a real
+/// graph's nodes and attributes to megabytes.
+pub const MAX_EXPANSION_BYTES: u64 = 1 << 30;
+
 /// A node, as errors name it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeRef {
@@ -114,6 +123,24 @@ impl Model {
     /// its dims or type, a node reads an undefined value, a value is
     /// produced twice, or the graph has a cycle.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ImportError> {
+        if bytes.len() as u64 > MAX_MODEL_BYTES {
+            return Err(ImportError::model(format!(
+                "the model is {} bytes, past the protobuf limit of 2 GiB ({MAX_MODEL_BYTES} bytes): \
+                 larger models keep their weights in external data",
+                bytes.len()
+            )));
+        }
+        let decoded = wire::decoded_size(bytes)
+            .map_err(|e| ImportError::model(format!("not an ONNX model (protobuf: {e})")))?;
+        if decoded > bytes.len() as u64 + MAX_EXPANSION_BYTES {
+            return Err(ImportError::model(format!(
+                "the model would take {decoded} bytes of memory once decoded, {} more than the \
+                 file's {} bytes, past the importer's limit of 1 GiB more: a file this dense \
+                 (empty nodes, packed integers) is refused before decoding",
+                decoded - bytes.len() as u64,
+                bytes.len()
+            )));
+        }
         let model = ModelProto::decode(bytes)
             .map_err(|e| ImportError::model(format!("not an ONNX model (protobuf: {e})")))?;
         let opset = default_opset(&model)?;
@@ -148,15 +175,52 @@ fn check_graph(graph: GraphProto) -> Result<Graph, ImportError> {
     for t in &graph.initializer {
         check_tensor_data(t)?;
     }
+    if graph.output.is_empty() {
+        return Err(ImportError::model(
+            "the graph has no outputs: there is nothing to compute",
+        ));
+    }
     // Where each value comes from: `None` for graph inputs and initializers.
+    // A name is one value: two graph inputs or two initializers of one
+    // name are an error (an input and an initializer of one name are
+    // ONNX's way of giving an input a default).
     let mut producer: HashMap<&str, Option<usize>> = HashMap::new();
-    for name in graph
-        .input
-        .iter()
-        .filter_map(|v| v.name.as_deref())
-        .chain(graph.initializer.iter().filter_map(|t| t.name.as_deref()))
-    {
-        producer.insert(name, None);
+    for (what, names) in [
+        (
+            "graph input",
+            graph
+                .input
+                .iter()
+                .map(|v| v.name.as_deref())
+                .collect::<Vec<_>>(),
+        ),
+        (
+            "initializer",
+            graph
+                .initializer
+                .iter()
+                .map(|t| t.name.as_deref())
+                .collect(),
+        ),
+        (
+            "graph output",
+            graph.output.iter().map(|v| v.name.as_deref()).collect(),
+        ),
+    ] {
+        let mut seen = HashSet::new();
+        for name in names {
+            let name = name
+                .filter(|n| !n.is_empty())
+                .ok_or_else(|| ImportError::model(format!("a {what} has no name")))?;
+            if !seen.insert(name) {
+                return Err(ImportError::model(format!(
+                    "two {what}s are named '{name}'"
+                )));
+            }
+            if what != "graph output" {
+                producer.insert(name, None);
+            }
+        }
     }
     for (i, node) in graph.node.iter().enumerate() {
         for out in node.output.iter().filter(|o| !o.is_empty()) {
@@ -345,6 +409,8 @@ pub(crate) fn check_tensor_data(t: &TensorProto) -> Result<(), ImportError> {
     }
     Ok(())
 }
+
+pub mod wire;
 
 #[cfg(test)]
 mod tests;

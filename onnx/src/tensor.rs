@@ -179,6 +179,28 @@ impl Tensor {
         })
     }
 
+    /// The first cell as a scalar attribute of `elem` (this tensor's own
+    /// element type), exactly: floats as their bit pattern, integers as
+    /// integers (never through `f64`, which rounds past 2^53).
+    ///
+    /// # Panics
+    ///
+    /// The tensor is empty.
+    pub fn scalar_attr(&self, elem: Elem) -> String {
+        let width = self.bytes.len() / self.len().max(1);
+        let cell = &self.bytes[..width];
+        let mut raw = [0u8; 8];
+        raw[..width].copy_from_slice(cell);
+        let bits = u64::from_le_bytes(raw);
+        if elem.is_float() {
+            return format!("0x{bits:0w$X} : {}", elem.mlir(), w = 2 * width);
+        }
+        // Sign-extend from the cell's width.
+        let shift = 64 - 8 * width as u32;
+        let v = ((bits << shift) as i64) >> shift;
+        format!("{v} : {}", elem.mlir())
+    }
+
     /// The number of cells.
     pub fn len(&self) -> usize {
         self.dims.iter().product::<u64>() as usize
@@ -234,7 +256,8 @@ impl Tensor {
                     .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
                     .collect(),
             ),
-            D::Int32 | D::Int16 | D::Int8 | D::Uint8 => {
+            // Exact in f64 (at most 32 bits).
+            D::Int32 | D::Int16 | D::Int8 | D::Uint8 | D::Uint16 | D::Bool => {
                 Some(self.to_f64()?.iter().map(|&v| v as i64).collect())
             }
             _ => None,
@@ -268,5 +291,28 @@ mod tests {
         assert_eq!(f32_to_bf16_bits(1.0), 0x3f80);
         assert_eq!(Elem::F32.scalar_attr(1.0), "0x3F800000 : f32");
         assert_eq!(Elem::I64.scalar_attr(-3.0), "-3 : i64");
+    }
+
+    #[test]
+    fn scalar_attributes_are_exact() {
+        let big = (1i64 << 53) + 1;
+        let t = Tensor {
+            data_type: D::Int64 as i32,
+            dims: vec![2],
+            bytes: [big, big].iter().flat_map(|v| v.to_le_bytes()).collect(),
+        };
+        assert_eq!(t.scalar_attr(Elem::I64), "9007199254740993 : i64");
+        let t = Tensor {
+            data_type: D::Int32 as i32,
+            dims: vec![],
+            bytes: (-7i32).to_le_bytes().to_vec(),
+        };
+        assert_eq!(t.scalar_attr(Elem::I32), "-7 : i32");
+        let t = Tensor {
+            data_type: D::Float as i32,
+            dims: vec![1],
+            bytes: 0.1f32.to_le_bytes().to_vec(),
+        };
+        assert_eq!(t.scalar_attr(Elem::F32), "0x3DCCCCCD : f32");
     }
 }

@@ -19,14 +19,17 @@
 //! shapes ONNX records for intermediates and outputs. Everything else is
 //! `"..."`, for `ocannl-infer-shapes` to infer.
 
+mod attrs;
 mod nn;
 mod ops;
 mod shape_ops;
 
+pub(crate) use attrs::Attrs;
+
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
-use crate::proto::{AttributeProto, NodeProto, TensorProto, ValueInfoProto, type_proto};
+use crate::proto::{NodeProto, TensorProto, ValueInfoProto, type_proto};
 use crate::tensor::{Elem, Tensor};
 use crate::{ImportError, Model, NodeRef};
 
@@ -76,6 +79,8 @@ pub fn translate(model: &Model, opts: &Options) -> Result<String, ImportError> {
         undefined: HashMap::new(),
         node: None,
         source: escape(&opts.source),
+        attr_at: HashMap::new(),
+        checks: Vec::new(),
     };
     if !opts.erase_shapes {
         for v in g.value_info.iter().chain(&g.outputs) {
@@ -153,7 +158,7 @@ pub fn translate(model: &Model, opts: &Options) -> Result<String, ImportError> {
         arg_list.join(", "),
         res_types.join(", ")
     );
-    text.push_str(&t.out);
+    text.push_str(&t.with_checks());
     let names: Vec<&str> = results.iter().map(|v| v.ssa.as_str()).collect();
     let _ = writeln!(
         text,
@@ -239,6 +244,13 @@ struct Translator {
     undefined: HashMap<String, String>,
     node: Option<NodeRef>,
     source: String,
+    /// Where each emitted op's attributes go in `out`: the offset of the
+    /// `}` closing its dictionary, or of the end of its operand list when
+    /// it has none (`true`: a dictionary is there).
+    attr_at: HashMap<String, (usize, bool)>,
+    /// Declared shapes to check: (offset, has a dictionary, spec), one per
+    /// op at most.
+    checks: Vec<(usize, bool, String)>,
 }
 
 type R<T> = Result<T, ImportError>;
@@ -289,14 +301,6 @@ impl Translator {
     fn fresh_var(&mut self) -> String {
         self.next_var += 1;
         format!("d{}", self.next_var)
-    }
-
-    /// The spec of an ONNX output value: its recorded shape, or `...`.
-    fn declared_spec(&self, name: &str) -> String {
-        match self.declared.get(name) {
-            Some(d) => dims_spec(d),
-            None => "...".into(),
-        }
     }
 
     /// The translated value of an ONNX name (constants are materialised).
@@ -370,8 +374,7 @@ impl Translator {
         let value = if c.is_empty() {
             return self.err("empty constants (a dim of size 0) are not supported");
         } else if splat {
-            let v = c.to_f64().expect("a supported element type holds numbers")[0];
-            elem.scalar_attr(v)
+            c.scalar_attr(elem)
         } else {
             let mut hex = String::with_capacity(2 + 2 * c.bytes.len());
             hex.push_str("0x");
@@ -418,6 +421,19 @@ impl Translator {
         )
     }
 
+    /// A constant of the given dims filled with the scalar attribute
+    /// `value` (exact: see [`Tensor::scalar_attr`]).
+    fn fill_attr(&mut self, elem: Elem, dims: &[u64], value: &str) -> Val {
+        self.emit(
+            "constant",
+            &[],
+            &format!("value = {value}"),
+            elem,
+            dims_spec(dims),
+            Some(dims.to_vec()),
+        )
+    }
+
     /// Writes one op: `%vN = "ocannl.NAME"(operands) {attrs} : (...) -> T`.
     fn emit(
         &mut self,
@@ -440,9 +456,15 @@ impl Translator {
         };
         let names: Vec<&str> = operands.iter().map(|o| o.ssa.as_str()).collect();
         let types: Vec<String> = operands.iter().map(|o| o.ty()).collect();
+        let head = format!("  {} = \"ocannl.{name}\"({})", v.ssa, names.join(", "));
+        // Where attributes go (see `attr_at`).
+        let at = self.out.len() + head.len();
         let attrs = if attrs.is_empty() {
+            self.attr_at.insert(v.ssa.clone(), (at, false));
             String::new()
         } else {
+            self.attr_at
+                .insert(v.ssa.clone(), (at + 2 + attrs.len(), true));
             format!(" {{{attrs}}}")
         };
         let loc = match &self.node {
@@ -458,9 +480,7 @@ impl Translator {
         };
         let _ = writeln!(
             self.out,
-            "  {} = \"ocannl.{name}\"({}){attrs} : ({}) -> {}{loc}",
-            v.ssa,
-            names.join(", "),
+            "{head}{attrs} : ({}) -> {}{loc}",
             types.join(", "),
             v.ty()
         );
@@ -487,18 +507,45 @@ impl Translator {
         self.emit("einsum", operands, &attrs, elem, result, None)
     }
 
-    /// Binds the node's `i`-th output.
+    /// Binds the node's `i`-th output. A shape the file records for it
+    /// becomes a check on the op that computes it
+    /// (`ocannl.declared_shape`, checked by `ocannl-infer-shapes` once
+    /// solved), never a constraint: OCANNL's broadcasting would let a
+    /// recorded shape widen a pointwise result.
     fn bind(&mut self, node: &NodeProto, i: usize, v: Val) {
         if let Some(name) = node.output.get(i).filter(|s| !s.is_empty()) {
+            if let (Some(d), Some(&(at, dict))) =
+                (self.declared.get(name), self.attr_at.get(&v.ssa))
+                && !self.checks.iter().any(|c| c.0 == at)
+            {
+                self.checks.push((at, dict, dims_spec(d)));
+            }
             self.values.insert(name.clone(), v);
         }
     }
 
-    /// The spec the node's `i`-th output is declared with.
-    fn out_spec(&self, node: &NodeProto, i: usize) -> String {
-        node.output
-            .get(i)
-            .map_or_else(|| "...".into(), |n| self.declared_spec(n))
+    /// The spec an op computing the node's `i`-th output states: open
+    /// (the shape the file records is checked, see [`Self::bind`]).
+    fn out_spec(&self, _node: &NodeProto, _i: usize) -> String {
+        "...".into()
+    }
+
+    /// The body with each declared shape inserted into its op's attributes.
+    fn with_checks(&mut self) -> String {
+        self.checks.sort_unstable_by_key(|c| c.0);
+        let mut text = String::with_capacity(self.out.len() + 48 * self.checks.len());
+        let mut from = 0;
+        for (at, dict, spec) in &self.checks {
+            text.push_str(&self.out[from..*at]);
+            if *dict {
+                let _ = write!(text, ", ocannl.declared_shape = \"{spec}\"");
+            } else {
+                let _ = write!(text, " {{ocannl.declared_shape = \"{spec}\"}}");
+            }
+            from = *at;
+        }
+        text.push_str(&self.out[from..]);
+        text
     }
 }
 
@@ -527,39 +574,4 @@ fn escape(s: &str) -> String {
             c => vec![c],
         })
         .collect()
-}
-
-/// Attribute access.
-pub(crate) struct Attrs<'n>(&'n [AttributeProto]);
-
-impl<'n> Attrs<'n> {
-    pub(crate) fn of(node: &'n NodeProto) -> Self {
-        Self(&node.attribute)
-    }
-    fn get(&self, name: &str) -> Option<&'n AttributeProto> {
-        self.0.iter().find(|a| a.name.as_deref() == Some(name))
-    }
-    pub(crate) fn int(&self, name: &str) -> Option<i64> {
-        self.get(name).and_then(|a| a.i)
-    }
-    pub(crate) fn float(&self, name: &str) -> Option<f32> {
-        self.get(name).and_then(|a| a.f)
-    }
-    pub(crate) fn floats(&self, name: &str) -> Option<Vec<f32>> {
-        self.get(name).map(|a| a.floats.clone())
-    }
-    pub(crate) fn ints(&self, name: &str) -> Option<Vec<i64>> {
-        self.get(name).map(|a| a.ints.clone())
-    }
-    pub(crate) fn string(&self, name: &str) -> Option<String> {
-        self.get(name)
-            .and_then(|a| a.s.as_ref())
-            .map(|s| String::from_utf8_lossy(s).into_owned())
-    }
-    pub(crate) fn tensor(&self, name: &str) -> Option<&'n TensorProto> {
-        self.get(name).and_then(|a| a.t.as_ref())
-    }
-    pub(crate) fn names(&self) -> impl Iterator<Item = &'n str> {
-        self.0.iter().filter_map(|a| a.name.as_deref())
-    }
 }

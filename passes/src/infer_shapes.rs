@@ -28,6 +28,11 @@
 //! 4. The problem is solved; with `close=true` (default) the closing stages
 //!    run and every shape becomes concrete, with `close=false` the remaining
 //!    variables stay visible in the printed types.
+//!    An op's `ocannl.declared_shape = "SPEC"` (what an importer read in
+//!    the file, e.g. ONNX's `value_info`) is then checked against its
+//!    closed result: a mismatch is an error at the op with notes at its
+//!    operands' producers (a check, never a constraint: a stated type
+//!    could widen a pointwise result through broadcasting).
 //! 5. The solution is written back into every value's type (ocannl op
 //!    results, block arguments, region op results) and every function's
 //!    signature. Builtin tensors are refined in place (`?` to sizes, `*` to

@@ -1,6 +1,9 @@
 //! The tools as users run them: the whole lit suite, exit codes and
 //! crash-freedom on bad input. (One test binary for the crate.)
 
+#[path = "cli/onnx_hostile.rs"]
+mod onnx_hostile;
+
 use std::{
     path::{Path, PathBuf},
     process::{Command, Output},

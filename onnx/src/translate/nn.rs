@@ -74,7 +74,11 @@ impl Translator {
                                 strides[i]
                             ));
                         };
-                        let n = shape[shape.len() - s + i];
+                        let Some(&n) = shape.len().checked_sub(s).and_then(|l| shape.get(l + i))
+                        else {
+                            return self
+                                .err(format!("a rank-{} input for {s} spatial axes", shape.len()));
+                        };
                         let out = n.div_ceil(strides[i]);
                         ((out - 1) * strides[i] + span).saturating_sub(n)
                     };
@@ -131,6 +135,19 @@ impl Translator {
         }
         let s = wd.len() - 2;
         let kernel = wd[2..].to_vec();
+        if let Some(r) = x.rank
+            && r != s + 2
+        {
+            return self.err(format!(
+                "a rank-{r} input for a weight of rank {} (Conv needs N, C and {s} spatial axes)",
+                wd.len()
+            ));
+        }
+        if kernel.contains(&0) {
+            return self.err(format!(
+                "Conv weight of shape {wd:?}: a kernel axis of size 0"
+            ));
+        }
         if let Some(k) = a.ints("kernel_shape")
             && k.iter().map(|&v| v as u64).ne(kernel.iter().copied())
         {
@@ -192,11 +209,7 @@ impl Translator {
                 None,
                 format!("{nv},{g},{mg},{}", ov.join(",")),
             );
-            let spec = if bias.is_none() && self.out_spec(node, 0) != "..." {
-                self.out_spec(node, 0)
-            } else {
-                format!("{nv},{m},{}", ov.join(","))
-            };
+            let spec = format!("{nv},{m},{}", ov.join(","));
             let elem = grouped.elem;
             self.emit("reshape", &[&grouped], "", elem, spec, None)
         };
@@ -232,10 +245,17 @@ impl Translator {
         let win = self.window(node, kernel.clone(), &x)?;
         let ins = win.input_axes();
         let (ks, os) = (labels("k", s), labels("o", s));
+        // ONNX pools need N, C and one axis per kernel axis: a kernel
+        // shorter than the spatial rank is an error, not a pool of the
+        // last axes.
         let lead = match x.rank {
-            Some(r) if r >= s => labels("b", r - s),
-            Some(r) => return self.err(format!("a rank-{r} input for a {s}-axis window")),
-            None => vec!["..r..".to_owned()],
+            Some(r) if r == s + 2 => labels("b", 2),
+            Some(r) => {
+                return self.err(format!(
+                    "a rank-{r} input for a {s}-axis kernel_shape (the input needs N, C and {s} spatial axes)"
+                ));
+            }
+            None => labels("b", 2),
         };
         let pre = lead.iter().map(|l| format!("{l},")).collect::<String>();
         let spec = format!(
@@ -357,6 +377,11 @@ impl Translator {
         let (a, b) = (self.input(node, 0)?, self.input(node, 1)?);
         let out = self.out_spec(node, 0);
         let (ra, rb) = (a.rank, b.rank);
+        if ra == Some(0) || rb == Some(0) {
+            return self.err(
+                "MatMul of a scalar (a 0-d operand): both operands need a rank of at least 1",
+            );
+        }
         let (spec, rank) = match (ra, rb) {
             (Some(1), Some(1)) => ("k; k => ".to_owned(), Some(0)),
             (Some(1), _) => ("k; ..b.., k, n => ..b.., n".to_owned(), rb.map(|r| r - 1)),
@@ -509,6 +534,7 @@ impl Translator {
             (lay.all(), lay.map(|_| None))
         } else {
             let axis = at.int("axis").unwrap_or(1);
+            super::ops::check_axis(axis).map_err(|m| self.error(m))?;
             let axis = match (axis < 0, x.rank) {
                 (false, _) => axis as usize,
                 (true, Some(r)) if axis + r as i64 >= 0 => (axis + r as i64) as usize,
@@ -562,6 +588,7 @@ impl Translator {
         let bias = self.opt_input(node, 2)?;
         let eps = f64::from(at.float("epsilon").unwrap_or(1e-5));
         let axis = at.int("axis").unwrap_or(-1);
+        super::ops::check_axis(axis).map_err(|m| self.error(m))?;
         // The normalised axes: from `axis` to the end (every axis named
         // when the rank is known). `ones`: the kept axes with the
         // normalised ones as size 1 (the Mean and InvStdDev outputs).

@@ -7,78 +7,23 @@ use super::{Attrs, R, Translator, Val};
 use crate::proto::NodeProto;
 use crate::tensor::{Elem, Tensor};
 
-/// The attributes each supported op understands; any other is an error.
-fn known_attrs(op: &str) -> Option<&'static [&'static str]> {
-    Some(match op {
-        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Max" | "Min" | "Sum" | "Mean" => {
-            &["broadcast", "axis", "consumed_inputs"]
-        }
-        "Relu" | "Exp" | "Log" | "Sqrt" | "Tanh" | "Abs" | "Neg" | "Reciprocal" | "Sin" | "Cos"
-        | "Erf" | "Sigmoid" | "Identity" | "Softplus" => &["consumed_inputs"],
-        "LeakyRelu" | "Elu" => &["alpha", "consumed_inputs"],
-        "Gelu" => &["approximate"],
-        "Clip" => &["min", "max", "consumed_inputs"],
-        "Dropout" => &["ratio", "is_test", "seed", "training_mode"],
-        "Conv" => &[
-            "auto_pad",
-            "dilations",
-            "group",
-            "kernel_shape",
-            "pads",
-            "strides",
-        ],
-        "MaxPool" => &[
-            "auto_pad",
-            "ceil_mode",
-            "dilations",
-            "kernel_shape",
-            "pads",
-            "storage_order",
-            "strides",
-        ],
-        "AveragePool" => &[
-            "auto_pad",
-            "ceil_mode",
-            "count_include_pad",
-            "dilations",
-            "kernel_shape",
-            "pads",
-            "strides",
-        ],
-        "GlobalAveragePool" | "GlobalMaxPool" => &[],
-        "Gemm" => &["alpha", "beta", "transA", "transB", "broadcast"],
-        "MatMul" => &[],
-        "BatchNormalization" => &[
-            "epsilon",
-            "momentum",
-            "is_test",
-            "spatial",
-            "consumed_inputs",
-            "training_mode",
-        ],
-        "LRN" => &["alpha", "beta", "bias", "size"],
-        "Softmax" | "LogSoftmax" => &["axis"],
-        "Concat" => &["axis"],
-        "Reshape" => &["shape", "allowzero"],
-        "Flatten" => &["axis"],
-        "Transpose" => &["perm"],
-        "Squeeze" | "Unsqueeze" => &["axes"],
-        "Gather" => &["axis"],
-        "Split" => &["axis", "split", "num_outputs"],
-        "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" => {
-            &["axes", "keepdims", "noop_with_empty_axes"]
-        }
-        "Constant" => &[
-            "value",
-            "value_float",
-            "value_floats",
-            "value_int",
-            "value_ints",
-        ],
-        "ConstantOfShape" => &["value"],
-        "LayerNormalization" => &["axis", "epsilon", "stash_type"],
-        _ => return None,
-    })
+/// The most axes the importer addresses: an axis number past it (`axis =
+/// 2^40`) is an error before anything is sized by it.
+pub(super) const MAX_AXES: u64 = 1024;
+
+/// `axis` (negative: from the end) addresses at most [`MAX_AXES`] axes.
+pub(super) fn check_axis(axis: i64) -> Result<(), String> {
+    let reach = if axis < 0 {
+        axis.unsigned_abs()
+    } else {
+        axis.unsigned_abs() + 1
+    };
+    if reach > MAX_AXES {
+        return Err(format!(
+            "axis {axis} is out of range (a tensor has at most {MAX_AXES} axes)"
+        ));
+    }
+    Ok(())
 }
 
 /// `n` labels `{prefix}0, {prefix}1, ...`.
@@ -98,6 +43,9 @@ pub(super) struct Layout {
 impl Layout {
     /// The layout for `axes` (ONNX axis numbers, negative from the end).
     pub(super) fn new(axes: &[i64], rank: Option<usize>) -> Result<Self, String> {
+        for &a in axes {
+            check_axis(a)?;
+        }
         if let Some(r) = rank {
             let mut selected = vec![false; r];
             for &a in axes {
@@ -105,7 +53,9 @@ impl Layout {
                 if k < 0 || k >= r as i64 {
                     return Err(format!("axis {a} is out of range for rank {r}"));
                 }
-                selected[k as usize] = true;
+                if std::mem::replace(&mut selected[k as usize], true) {
+                    return Err(format!("axis {a} is given twice in {axes:?}"));
+                }
             }
             return Ok(Self {
                 axes: labels("a", r),
@@ -149,7 +99,7 @@ impl Layout {
 
     /// The spec with each selected axis replaced by `f(label)` (`None`:
     /// dropped).
-    pub(super) fn map(&self, f: impl Fn(&str) -> Option<String>) -> String {
+    pub(super) fn map(&self, mut f: impl FnMut(&str) -> Option<String>) -> String {
         self.axes
             .iter()
             .zip(&self.selected)
@@ -187,13 +137,11 @@ impl Translator {
                 node.domain.as_deref().unwrap_or("")
             ));
         }
-        let Some(allowed) = known_attrs(op) else {
+        let Some(allowed) = super::attrs::known(op) else {
             return self.err(format!("the op {op} is not supported"));
         };
+        super::attrs::check(op, allowed, node).map_err(|m| self.error(m))?;
         let a = Attrs::of(node);
-        if let Some(bad) = a.names().find(|n| !allowed.contains(n)) {
-            return self.err(format!("the attribute '{bad}' of {op} is not supported"));
-        }
         // Opset 6 (PyTorch's old exports): `broadcast = 1` with `axis`
         // aligns the second operand at `axis` instead of at the end.
         if a.int("broadcast") == Some(1) && a.int("axis").is_some() && op != "Gemm" {
@@ -272,39 +220,39 @@ impl Translator {
                 self.bind(node, 0, v);
             }
             "Softplus" => {
-                // log(exp(x) + 1).
+                // log(exp(x) + 1) without overflow: relu(x) + log(1 +
+                // exp(-|x|)) (onnxruntime's form; exp(100) is inf in f32).
                 let x = self.input(node, 0)?;
-                let e = self.unary("exp", &x, "...".into());
+                let ab = self.unary("abs", &x, "...".into());
+                let na = self.unary("neg", &ab, "...".into());
+                let e = self.unary("exp", &na, "...".into());
                 let one = self.scalar(x.elem, 1.0);
                 let d = self.binary("add", &e, &one, "...".into())?;
-                let v = self.unary("log", &d, self.out_spec(node, 0));
+                let l = self.unary("log", &d, "...".into());
+                let r = self.unary("relu", &x, "...".into());
+                let v = self.binary("add", &r, &l, self.out_spec(node, 0))?;
                 self.bind(node, 0, v);
             }
-            "LeakyRelu" => {
-                // max(x, 0) + alpha * min(x, 0).
+            "LeakyRelu" | "Elu" => {
+                // x where x >= 0, else alpha * x (LeakyRelu) or alpha *
+                // (exp(x) - 1) (Elu): a `where` on relu(-x) != 0, so that
+                // no alpha (0, inf, NaN, huge) reaches the kept side, as a
+                // sum of both sides would (inf * 0 is NaN).
                 let x = self.input(node, 0)?;
-                let alpha = f64::from(a.float("alpha").unwrap_or(0.01));
-                let zero = self.scalar(x.elem, 0.0);
-                let pos = self.binary("max", &x, &zero, "...".into())?;
-                let neg = self.binary("min", &x, &zero, "...".into())?;
+                let default = if op == "Elu" { 1.0 } else { 0.01 };
+                let alpha = f64::from(a.float("alpha").unwrap_or(default));
+                let nx = self.unary("neg", &x, "...".into());
+                let below = self.unary("relu", &nx, "...".into());
+                let base = if op == "Elu" {
+                    let e = self.unary("exp", &x, "...".into());
+                    let one = self.scalar(x.elem, 1.0);
+                    self.binary("sub", &e, &one, "...".into())?
+                } else {
+                    x.clone()
+                };
                 let al = self.scalar(x.elem, alpha);
-                let sn = self.binary("mul", &neg, &al, "...".into())?;
-                let v = self.binary("add", &pos, &sn, self.out_spec(node, 0))?;
-                self.bind(node, 0, v);
-            }
-            "Elu" => {
-                // max(x, 0) + alpha * (exp(min(x, 0)) - 1).
-                let x = self.input(node, 0)?;
-                let alpha = f64::from(a.float("alpha").unwrap_or(1.0));
-                let zero = self.scalar(x.elem, 0.0);
-                let pos = self.binary("max", &x, &zero, "...".into())?;
-                let neg = self.binary("min", &x, &zero, "...".into())?;
-                let e = self.unary("exp", &neg, "...".into());
-                let one = self.scalar(x.elem, 1.0);
-                let em = self.binary("sub", &e, &one, "...".into())?;
-                let al = self.scalar(x.elem, alpha);
-                let sn = self.binary("mul", &em, &al, "...".into())?;
-                let v = self.binary("add", &pos, &sn, self.out_spec(node, 0))?;
+                let scaled = self.binary("mul", &base, &al, "...".into())?;
+                let v = self.ternary("where", &below, &scaled, &x, self.out_spec(node, 0))?;
                 self.bind(node, 0, v);
             }
             "Gelu" => {
@@ -385,12 +333,15 @@ impl Translator {
                     Some(t) => {
                         let t = Tensor::decode(t).map_err(|m| self.error(m))?;
                         let e = Elem::of_onnx(t.data_type).map_err(|m| self.error(m))?;
-                        (
-                            e,
-                            t.to_f64().and_then(|v| v.first().copied()).unwrap_or(0.0),
-                        )
+                        if t.len() != 1 {
+                            return self.err(format!(
+                                "'value' must hold one element, it holds {}",
+                                t.len()
+                            ));
+                        }
+                        (e, t.scalar_attr(e))
                     }
-                    None => (Elem::F32, 0.0),
+                    None => (Elem::F32, Elem::F32.scalar_attr(0.0)),
                 };
                 if dims.contains(&0) {
                     return self.err(format!(
@@ -403,7 +354,7 @@ impl Translator {
                     ));
                 }
                 let dims: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
-                let v = self.fill(elem, &dims, v);
+                let v = self.fill_attr(elem, &dims, &v);
                 self.bind(node, 0, v);
             }
             "Conv" => self.conv(node)?,
@@ -475,9 +426,31 @@ impl Translator {
                 }
                 let v = if op == "Squeeze" {
                     let lay = Layout::new(&axes, x.rank).map_err(|m| self.error(m))?;
-                    let spec =
-                        format!("{} => {}", lay.map(|_| Some("0".into())), lay.map(|_| None));
-                    let v = self.einsum(&spec, &[&x], None, None, self.out_spec(node, 0));
+                    if let Some(d) = &x.shape {
+                        for (k, _) in lay.selected.iter().enumerate().filter(|(_, s)| **s) {
+                            if d[k] != 1 {
+                                return self.err(format!(
+                                    "Squeeze of axis {k}, of size {} (only axes of size 1 squeeze)",
+                                    d[k]
+                                ));
+                            }
+                        }
+                    }
+                    // The squeezed axes summed against a size-1 tensor of
+                    // ones (`s`): their size must be 1, known or not.
+                    let sq = labels("s", lay.selected.iter().filter(|s| **s).count());
+                    let mut n = 0;
+                    let xs = lay.map(|_| {
+                        n += 1;
+                        Some(sq[n - 1].clone())
+                    });
+                    let ones = self.fill(
+                        x.elem,
+                        &vec![1; lay.selected.iter().filter(|s| **s).count()],
+                        1.0,
+                    );
+                    let spec = format!("{xs}; {} => {}", sq.join(","), lay.map(|_| None));
+                    let v = self.einsum(&spec, &[&x, &ones], None, None, self.out_spec(node, 0));
                     with_rank(v, lay.rank_after(false))
                 } else {
                     // The axes index the result.
@@ -533,6 +506,23 @@ impl Translator {
         with_rank(v, x.rank)
     }
 
+    /// A pointwise ternary op (`where`: `c != 0 ? a : b`).
+    pub(super) fn ternary(
+        &mut self,
+        name: &str,
+        c: &Val,
+        x: &Val,
+        y: &Val,
+        spec: String,
+    ) -> R<Val> {
+        let rank = match (c.rank, x.rank, y.rank) {
+            (Some(a), Some(b), Some(d)) => Some(a.max(b).max(d)),
+            _ => None,
+        };
+        let v = self.emit(name, &[c, x, y], "", x.elem, spec, None);
+        Ok(with_rank(v, rank))
+    }
+
     /// Opset-6 `broadcast = 1, axis = k`: `y`'s axes line up with `x`'s
     /// from `k` on. With `x`'s rank known, `y` gains the size-1 axes that
     /// put its last axis on `x`'s and the op broadcasts the NumPy way (size
@@ -573,6 +563,7 @@ impl Translator {
             self.bind(node, 0, v);
             return Ok(());
         }
+        check_axis(axis).map_err(|m| self.error(m))?;
         let lay = if axis >= 0 {
             let mut v = labels("a", axis as usize);
             v.extend(labels("b", yr));

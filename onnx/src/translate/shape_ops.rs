@@ -88,14 +88,8 @@ impl Translator {
                 (None, d) => d.to_string(),
             });
         }
-        let declared = self.out_spec(node, 0);
-        let spec = if declared == "..." {
-            axes.join(",")
-        } else {
-            declared
-        };
         let elem = x.elem;
-        let v = self.emit("reshape", &[&src], "", elem, spec, None);
+        let v = self.emit("reshape", &[&src], "", elem, axes.join(","), None);
         self.bind(node, 0, with_rank(v, Some(target.len())));
         Ok(())
     }
@@ -104,13 +98,13 @@ impl Translator {
     pub(super) fn flatten(&mut self, node: &NodeProto) -> R<()> {
         let x = self.input(node, 0)?;
         let axis = Attrs::of(node).int("axis").unwrap_or(1);
+        super::ops::check_axis(axis).map_err(|m| self.error(m))?;
         let axis = match (axis < 0, x.rank) {
             (false, _) => axis as usize,
             (true, Some(r)) if axis + r as i64 >= 0 => (axis + r as i64) as usize,
             _ => return self.err(format!("axis {axis} needs the input's rank")),
         };
         let elem = x.elem;
-        let declared = self.out_spec(node, 0);
         let v = if let Some(d) = &x.shape {
             if axis > d.len() {
                 return self.err(format!("axis {axis} of a rank-{} input", d.len()));
@@ -129,24 +123,13 @@ impl Translator {
             let spec = format!("{},..r.. => {},..r..", l.join(","), l.join(","));
             let view = self.einsum(&spec, &[&x], None, None, format!("{},...", vars.join(",")));
             let q = self.fresh_var();
-            let out = if axis == 1 && declared == "..." {
-                format!("{},{q}", vars[0])
-            } else if axis == 1 {
-                declared.clone()
-            } else {
-                format!("{},{q}", vars.join(","))
-            };
+            let out = format!("{},{q}", vars.join(","));
             let r = self.emit("reshape", &[&view], "", elem, out, None);
             if axis == 1 {
                 r
             } else {
                 let p = self.fresh_var();
-                let out = if declared == "..." {
-                    format!("{p},{q}")
-                } else {
-                    declared.clone()
-                };
-                self.emit("reshape", &[&r], "", elem, out, None)
+                self.emit("reshape", &[&r], "", elem, format!("{p},{q}"), None)
             }
         };
         self.bind(node, 0, with_rank(v, Some(2)));
@@ -231,14 +214,22 @@ impl Translator {
         if idx.dims.len() > 1 {
             return self.err("Gather with indices of rank above 1 is not supported");
         }
+        if values.is_empty() {
+            return self.err("Gather with no indices (an empty result) is not supported");
+        }
         let lay = Layout::new(&[axis], x.rank).map_err(|m| self.error(m))?;
         let mut fixed = Vec::new();
         for &v in &values {
             let i = if v >= 0 {
+                if let Some(n) = Self::axis_size(&x, axis)
+                    && v as u64 >= n
+                {
+                    return self.err(format!("index {v} of an axis of size {n}"));
+                }
                 v as u64
             } else {
                 match Self::axis_size(&x, axis) {
-                    Some(n) if (-v) as u64 <= n => n - (-v) as u64,
+                    Some(n) if v.unsigned_abs() <= n => n - v.unsigned_abs(),
                     Some(n) => return self.err(format!("index {v} of an axis of size {n}")),
                     None => {
                         return self.err(format!(
@@ -283,7 +274,11 @@ impl Translator {
         let at = Attrs::of(node);
         let x = self.input(node, 0)?;
         let axis = at.int("axis").unwrap_or(0);
+        super::ops::check_axis(axis).map_err(|m| self.error(m))?;
         let n = node.output.len();
+        if n == 0 {
+            return self.err("Split needs at least one output");
+        }
         let sizes: Vec<i64> = match at.ints("split").filter(|s| !s.is_empty()) {
             Some(s) => s,
             None => match self.const_ints(node, 1)? {
@@ -294,7 +289,13 @@ impl Translator {
                             "Split into equal parts needs the axis size, which is not known here (not supported)",
                         );
                     };
-                    let parts = at.int("num_outputs").map_or(n as u64, |k| k.max(1) as u64);
+                    let parts = match at.int("num_outputs") {
+                        None => n as u64,
+                        Some(k) if k == n as i64 => n as u64,
+                        Some(k) => {
+                            return self.err(format!("num_outputs {k} for {n} outputs"));
+                        }
+                    };
                     let each = total.div_ceil(parts);
                     (0..parts)
                         .map(|j| each.min(total.saturating_sub(j * each)) as i64)
@@ -311,14 +312,20 @@ impl Translator {
             return self.err(format!("split sizes {sizes:?} for {n} outputs"));
         }
         let lay = Layout::new(&[axis], x.rank).map_err(|m| self.error(m))?;
+        if let Some(total) = Self::axis_size(&x, axis) {
+            let sum = sizes
+                .iter()
+                .try_fold(0u64, |acc, &s| acc.checked_add(s as u64));
+            if sum != Some(total) {
+                return self.err(format!(
+                    "split sizes {sizes:?} do not add up to the axis's size {total}"
+                ));
+            }
+        }
         // A result type with the split axis stated: the axes before it are
         // fresh dimension variables (or named by a known rank), the ones
         // after it a row variable.
-        let sized = |t: &mut Self, j: Option<usize>, size: i64| -> String {
-            let declared = j.map_or_else(|| "...".to_owned(), |j| t.out_spec(node, j));
-            if declared != "..." {
-                return declared;
-            }
+        let sized = |t: &mut Self, size: i64| -> String {
             let mut axes = Vec::new();
             for (a, &sel) in lay.axes.iter().zip(&lay.selected) {
                 axes.push(if sel {
@@ -336,9 +343,13 @@ impl Translator {
             lay.map(|_| Some("x^q".into())),
             lay.map(|_| Some("x".into()))
         );
+        // What is left after a part: the part is a second operand, read
+        // for its shape only, so that its size is the one sliced off (the
+        // sizes must add up to the axis, known at import or not).
         let drop = format!(
-            "{} => {}",
+            "{}; {} => {}",
             lay.map(|_| Some("x^q".into())),
+            lay.map(|_| Some("x".into())),
             lay.map(|_| Some("q".into()))
         );
         let mut rest = x.clone();
@@ -349,13 +360,13 @@ impl Translator {
             let elem = x.elem;
             left = left.map(|l| l - size);
             let part = if j + 1 == n {
-                let spec = sized(self, Some(j), size);
+                let spec = sized(self, size);
                 let id = format!("{} => {}", lay.all(), lay.all());
                 self.einsum(&id, &[&rest], None, None, spec)
             } else {
-                let spec = sized(self, Some(j), size);
+                let spec = sized(self, size);
                 let rest_spec = match left {
-                    Some(l) if l >= 1 => sized(self, None, l),
+                    Some(l) if l >= 1 => sized(self, l),
                     Some(_) => return self.err(format!("split sizes {sizes:?} exceed the axis")),
                     None => "...".into(),
                 };
@@ -369,7 +380,7 @@ impl Translator {
                 );
                 rest = self.emit(
                     "concat",
-                    &[&rest],
+                    &[&rest, &p],
                     &format!("spec = \"{}\"", super::multichar(&drop)),
                     elem,
                     rest_spec,

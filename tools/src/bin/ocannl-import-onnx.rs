@@ -55,7 +55,7 @@ fn main() -> ExitCode {
         let _ = writeln!(io::stderr(), "{msg}");
         ExitCode::from(1)
     };
-    let bytes = match std::fs::read(&cli.model) {
+    let bytes = match read_bounded(&cli.model) {
         Ok(b) => b,
         Err(e) => return fail(format!("{shown}: error: cannot read the model: {e}")),
     };
@@ -91,4 +91,41 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(m) => fail(m),
     }
+}
+
+/// The file's bytes, at most [`ocannl_onnx::MAX_MODEL_BYTES`] of them: a
+/// larger file, or an endless one (`/dev/zero`, a pipe), is an error after
+/// reading one byte more, never an exhausted memory.
+fn read_bounded(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let limit = ocannl_onnx::MAX_MODEL_BYTES;
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    if let Ok(m) = file.metadata() {
+        use std::os::unix::fs::FileTypeExt;
+        let t = m.file_type();
+        if t.is_dir() {
+            return Err("it is a directory".into());
+        }
+        // A device (`/dev/zero`, `/dev/urandom`) is no model file; a pipe
+        // is read up to the limit.
+        if t.is_char_device() || t.is_block_device() || t.is_socket() {
+            return Err("it is a device, not a model file".into());
+        }
+        if m.len() > limit {
+            return Err(format!(
+                "it is {} bytes, past protobuf's limit on a model (2 GiB; larger models keep their weights in external data)",
+                m.len()
+            ));
+        }
+    }
+    let mut bytes = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > limit {
+        return Err(format!(
+            "it holds more than {limit} bytes, protobuf's limit on a model (2 GiB; larger models keep their weights in external data)"
+        ));
+    }
+    Ok(bytes)
 }

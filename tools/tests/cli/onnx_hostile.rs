@@ -1,0 +1,763 @@
+//! Hostile ONNX models through `ocannl-import-onnx` and `ocannl-run`: each
+//! class an adversarial pass found (crashes, aborts, silent wrong answers)
+//! as a test named by what it guards. Models are built here with the
+//! importer's own protobuf types (no Python, no files checked in).
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use ocannl_onnx::proto::{
+    AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto,
+    TensorShapeProto, TypeProto, ValueInfoProto, attribute_proto::AttributeType, tensor_proto,
+    tensor_shape_proto, type_proto,
+};
+use prost::Message as _;
+
+use super::{OCANNL_IMPORT_ONNX, npy_bytes, run_tool, scratch};
+
+const F32: i32 = tensor_proto::DataType::Float as i32;
+const I64: i32 = tensor_proto::DataType::Int64 as i32;
+
+/// A graph input or output of element type `elem` (`None`: no shape).
+fn value(name: &str, elem: i32, dims: Option<&[i64]>) -> ValueInfoProto {
+    let shape = dims.map(|d| TensorShapeProto {
+        dim: d
+            .iter()
+            .map(|&n| tensor_shape_proto::Dimension {
+                value: Some(tensor_shape_proto::dimension::Value::DimValue(n)),
+                ..Default::default()
+            })
+            .collect(),
+    });
+    ValueInfoProto {
+        name: Some(name.into()),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: Some(elem),
+                shape,
+            })),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+fn f32v(name: &str, dims: &[i64]) -> ValueInfoProto {
+    value(name, F32, Some(dims))
+}
+
+fn open(name: &str) -> ValueInfoProto {
+    value(name, F32, None)
+}
+
+fn node(op: &str, inputs: &[&str], outputs: &[&str], attrs: Vec<AttributeProto>) -> NodeProto {
+    NodeProto {
+        op_type: Some(op.into()),
+        name: Some(format!("n_{op}")),
+        input: inputs.iter().map(|s| (*s).into()).collect(),
+        output: outputs.iter().map(|s| (*s).into()).collect(),
+        attribute: attrs,
+        ..Default::default()
+    }
+}
+
+fn int(name: &str, v: i64) -> AttributeProto {
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Int as i32),
+        i: Some(v),
+        ..Default::default()
+    }
+}
+
+fn float(name: &str, v: f32) -> AttributeProto {
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Float as i32),
+        f: Some(v),
+        ..Default::default()
+    }
+}
+
+fn ints(name: &str, v: &[i64]) -> AttributeProto {
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Ints as i32),
+        ints: v.to_vec(),
+        ..Default::default()
+    }
+}
+
+fn string(name: &str, v: &str) -> AttributeProto {
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::String as i32),
+        s: Some(v.as_bytes().to_vec()),
+        ..Default::default()
+    }
+}
+
+fn init_i64(name: &str, dims: &[i64], data: &[i64]) -> TensorProto {
+    TensorProto {
+        name: Some(name.into()),
+        data_type: Some(I64),
+        dims: dims.to_vec(),
+        int64_data: data.to_vec(),
+        ..Default::default()
+    }
+}
+
+fn init_f32(name: &str, dims: &[i64], data: &[f32]) -> TensorProto {
+    TensorProto {
+        name: Some(name.into()),
+        data_type: Some(F32),
+        dims: dims.to_vec(),
+        float_data: data.to_vec(),
+        ..Default::default()
+    }
+}
+
+/// A model's bytes (opset 17).
+struct Model {
+    graph: GraphProto,
+}
+
+impl Model {
+    fn new(
+        nodes: Vec<NodeProto>,
+        inputs: Vec<ValueInfoProto>,
+        outputs: Vec<ValueInfoProto>,
+    ) -> Self {
+        Self {
+            graph: GraphProto {
+                name: Some("g".into()),
+                node: nodes,
+                input: inputs,
+                output: outputs,
+                ..Default::default()
+            },
+        }
+    }
+
+    fn inits(mut self, t: Vec<TensorProto>) -> Self {
+        self.graph.initializer = t;
+        self
+    }
+
+    fn bytes(self) -> Vec<u8> {
+        ModelProto {
+            ir_version: Some(8),
+            opset_import: vec![OperatorSetIdProto {
+                domain: Some(String::new()),
+                version: Some(17),
+            }],
+            graph: Some(self.graph),
+            ..Default::default()
+        }
+        .encode_to_vec()
+    }
+}
+
+/// `ocannl-import-onnx` on `bytes` (written as `test/name.onnx`): its
+/// output and the `.mlir` path.
+fn import(test: &str, name: &str, bytes: &[u8]) -> (Output, PathBuf) {
+    let model = scratch(test, &format!("{name}.onnx"), bytes);
+    let mlir = model.with_extension("mlir");
+    let out = Command::new(OCANNL_IMPORT_ONNX)
+        .arg(&model)
+        .arg("-o")
+        .arg(&mlir)
+        .output()
+        .expect("ocannl-import-onnx runs");
+    (out, mlir)
+}
+
+/// Exit 1, one `error:` naming `needle`, no crash report.
+fn assert_rejected(out: &Output, needle: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {stderr}");
+    assert!(stderr.contains("error:"), "no error in: {stderr}");
+    assert!(stderr.contains(needle), "missing {needle:?} in: {stderr}");
+    for crash in [
+        "panicked",
+        "Stack dump",
+        "LLVM ERROR",
+        "memory allocation of",
+    ] {
+        assert!(!stderr.contains(crash), "crash report in: {stderr}");
+    }
+}
+
+/// The model is refused on import with `needle` in the error.
+fn import_rejects(test: &str, name: &str, model: Model, needle: &str) {
+    let (out, _) = import(test, name, &model.bytes());
+    assert_rejected(&out, needle);
+}
+
+/// Imports (must succeed) and runs the model on `inputs` (`.npy` bytes),
+/// returning ocannl-run's output and the result files' data.
+fn import_and_run(
+    test: &str,
+    name: &str,
+    model: Model,
+    inputs: &[Vec<u8>],
+    outputs: usize,
+) -> (Output, Vec<Vec<u8>>) {
+    let (out, mlir) = import(test, name, &model.bytes());
+    assert!(
+        out.status.success(),
+        "import failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ins: Vec<PathBuf> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, b)| scratch(test, &format!("{name}-in{i}.npy"), b))
+        .collect();
+    let outs: Vec<PathBuf> = (0..outputs)
+        .map(|i| mlir.with_file_name(format!("{name}-out{i}.npy")))
+        .collect();
+    let mut args: Vec<String> = vec![mlir.display().to_string()];
+    if !ins.is_empty() {
+        args.push("--inputs".into());
+        args.extend(ins.iter().map(|p| p.display().to_string()));
+    }
+    args.push("--outputs".into());
+    args.extend(outs.iter().map(|p| p.display().to_string()));
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = run_tool(&refs);
+    let data = outs
+        .iter()
+        .map(|p| std::fs::read(p).map(|b| npy_data(&b)).unwrap_or_default())
+        .collect();
+    (out, data)
+}
+
+/// The data of a `.npy` file (format 1.0 or 2.0).
+fn npy_data(b: &[u8]) -> Vec<u8> {
+    let (len, start) = if b[6] == 1 {
+        (usize::from(u16::from_le_bytes([b[8], b[9]])), 10)
+    } else {
+        (u32::from_le_bytes([b[8], b[9], b[10], b[11]]) as usize, 12)
+    };
+    b[start + len..].to_vec()
+}
+
+fn f32s(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn f32_npy(shape: &str, v: &[f32]) -> Vec<u8> {
+    let data: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+    npy_bytes("<f4", shape, &data)
+}
+
+#[test]
+fn onnx_axes_far_past_any_rank_are_errors_before_sizing() {
+    // Once: an abort ("memory allocation of 26388279066624 bytes failed")
+    // or a capacity-overflow panic, sizing labels by the axis.
+    let t = "onnx-axes";
+    for axis in [1i64 << 40, -(1i64 << 40), i64::MAX, i64::MIN, 1025, -1025] {
+        for op in [
+            "Flatten",
+            "Concat",
+            "Softmax",
+            "LogSoftmax",
+            "Gather",
+            "Split",
+        ] {
+            let mut ins = vec!["X"];
+            let mut inits = vec![];
+            if op == "Gather" {
+                ins.push("I");
+                inits.push(init_i64("I", &[], &[0]));
+            }
+            let outs: &[&str] = if op == "Split" { &["Y", "Z"] } else { &["Y"] };
+            let m = Model::new(
+                vec![node(op, &ins, outs, vec![int("axis", axis)])],
+                vec![open("X")],
+                outs.iter().map(|o| open(o)).collect(),
+            )
+            .inits(inits);
+            import_rejects(t, op, m, "is out of range");
+        }
+        let m = Model::new(
+            vec![node(
+                "LayerNormalization",
+                &["X", "S"],
+                &["Y"],
+                vec![int("axis", axis)],
+            )],
+            vec![open("X"), f32v("S", &[4])],
+            vec![open("Y")],
+        );
+        import_rejects(t, "layernorm", m, "axis");
+        let m = Model::new(
+            vec![node("ReduceSum", &["X", "A"], &["Y"], vec![])],
+            vec![open("X")],
+            vec![open("Y")],
+        )
+        .inits(vec![init_i64("A", &[1], &[axis])]);
+        import_rejects(t, "reducesum", m, "is out of range");
+    }
+}
+
+#[test]
+fn onnx_empty_gather_indices_are_errors() {
+    let m = Model::new(
+        vec![node("Gather", &["X", "I"], &["Y"], vec![int("axis", 0)])],
+        vec![f32v("X", &[3, 4])],
+        vec![open("Y")],
+    )
+    .inits(vec![init_i64("I", &[0], &[])]);
+    import_rejects("onnx-gather", "empty", m, "no indices");
+    let m = Model::new(
+        vec![node("Gather", &["X", "I"], &["Y"], vec![int("axis", 0)])],
+        vec![f32v("X", &[3, 4])],
+        vec![open("Y")],
+    )
+    .inits(vec![init_i64("I", &[1], &[3])]);
+    import_rejects("onnx-gather", "past", m, "index 3 of an axis of size 3");
+}
+
+#[test]
+fn onnx_convolutions_and_pools_of_the_wrong_rank_are_errors() {
+    let t = "onnx-conv-rank";
+    let w = || init_f32("W", &[1, 1, 3], &[1.0; 3]);
+    // A rank-1 and a rank-0 input for a 1-D convolution with auto_pad.
+    for dims in [&[4i64][..], &[]] {
+        let m = Model::new(
+            vec![node(
+                "Conv",
+                &["X", "W"],
+                &["Y"],
+                vec![string("auto_pad", "SAME_UPPER"), ints("strides", &[2])],
+            )],
+            vec![f32v("X", dims)],
+            vec![open("Y")],
+        )
+        .inits(vec![w()]);
+        import_rejects(t, "conv", m, "Conv needs N, C and 1 spatial axes");
+    }
+    // A kernel shorter than the spatial rank.
+    let m = Model::new(
+        vec![node(
+            "MaxPool",
+            &["X"],
+            &["Y"],
+            vec![ints("kernel_shape", &[3])],
+        )],
+        vec![f32v("X", &[1, 1, 5, 5])],
+        vec![open("Y")],
+    );
+    import_rejects(t, "pool", m, "1-axis kernel_shape");
+    let m = Model::new(
+        vec![node(
+            "Conv",
+            &["X", "W"],
+            &["Y"],
+            vec![ints("kernel_shape", &[3])],
+        )],
+        vec![f32v("X", &[1, 1, 5, 5])],
+        vec![open("Y")],
+    )
+    .inits(vec![init_f32("W", &[1, 1, 3, 3], &[1.0; 9])]);
+    import_rejects(t, "conv-short", m, "kernel_shape [3]");
+    // Unknown input rank: the pool still needs N, C and its kernel's axes.
+    let m = Model::new(
+        vec![node(
+            "AveragePool",
+            &["X"],
+            &["Y"],
+            vec![ints("kernel_shape", &[2])],
+        )],
+        vec![open("X")],
+        vec![open("Y")],
+    );
+    let (out, data) = import_and_run(t, "pool-open", m, &[f32_npy("(1, 1, 4, 4)", &[1.0; 16])], 1);
+    assert!(
+        !out.status.success(),
+        "a 4-D input pooled by a 1-D kernel ran: {data:?}"
+    );
+    assert_rejected(&out, "error");
+}
+
+#[test]
+fn onnx_matmul_of_scalars_is_an_error() {
+    for (a, b) in [(&[][..], &[][..]), (&[], &[3]), (&[2, 3], &[])] {
+        let m = Model::new(
+            vec![node("MatMul", &["A", "B"], &["Y"], vec![])],
+            vec![f32v("A", a), f32v("B", b)],
+            vec![open("Y")],
+        );
+        import_rejects("onnx-matmul", "scalar", m, "0-d operand");
+    }
+}
+
+#[test]
+fn onnx_dense_files_are_refused_before_decoding() {
+    // 10 MB of empty nodes decodes to gigabytes (once: an abort on a
+    // failed allocation for 40 MB); refused before decoding.
+    let nodes = 5_000_000usize;
+    let mut body = Vec::with_capacity(2 * nodes);
+    for _ in 0..nodes {
+        body.extend_from_slice(&[0x0a, 0x00]);
+    }
+    let mut bytes = vec![0x3a];
+    let mut n = body.len();
+    while n >= 0x80 {
+        bytes.push((n as u8 & 0x7f) | 0x80);
+        n >>= 7;
+    }
+    bytes.push(n as u8);
+    bytes.extend_from_slice(&body);
+    let (out, _) = import("onnx-dense", "empty-nodes", &bytes);
+    assert_rejected(&out, "refused before decoding");
+}
+
+#[test]
+fn onnx_endless_or_special_files_are_errors() {
+    for path in ["/dev/zero", "/dev/null", "/"] {
+        let out = Command::new(OCANNL_IMPORT_ONNX)
+            .arg(path)
+            .output()
+            .expect("ocannl-import-onnx runs");
+        assert_rejected(&out, "error:");
+    }
+}
+
+#[test]
+fn onnx_int64_constants_are_exact() {
+    // Once rounded through f64: 2^53 + 1 became 2^53.
+    let big = (1i64 << 53) + 1;
+    for (name, data) in [("splat", vec![big, big]), ("dense", vec![big, -big])] {
+        let m = Model::new(
+            vec![node("Add", &["X", "C"], &["Y"], vec![])],
+            vec![value("X", I64, Some(&[2]))],
+            vec![value("Y", I64, Some(&[2]))],
+        )
+        .inits(vec![init_i64("C", &[2], &data)]);
+        let x = npy_bytes("<i8", "(2,)", &[0u8; 16]);
+        let (out, res) = import_and_run("onnx-int64", name, m, &[x], 1);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let got: Vec<i64> = res[0]
+            .chunks_exact(8)
+            .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(got, data);
+    }
+    // ConstantOfShape's value too.
+    let value_t = TensorProto {
+        data_type: Some(I64),
+        dims: vec![1],
+        int64_data: vec![big],
+        ..Default::default()
+    };
+    let attr = AttributeProto {
+        name: Some("value".into()),
+        r#type: Some(AttributeType::Tensor as i32),
+        t: Some(value_t),
+        ..Default::default()
+    };
+    let m = Model::new(
+        vec![node("ConstantOfShape", &["S"], &["Y"], vec![attr])],
+        vec![],
+        vec![value("Y", I64, Some(&[2]))],
+    )
+    .inits(vec![init_i64("S", &[1], &[2])]);
+    let (out, res) = import_and_run("onnx-int64", "fill", m, &[], 1);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(res[0], [big.to_le_bytes(), big.to_le_bytes()].concat());
+}
+
+#[test]
+fn onnx_squeeze_of_a_non_unit_axis_is_an_error() {
+    let t = "onnx-squeeze";
+    let squeeze = |x: ValueInfoProto| {
+        Model::new(
+            vec![node("Squeeze", &["X", "A"], &["Y"], vec![])],
+            vec![x],
+            vec![open("Y")],
+        )
+        .inits(vec![init_i64("A", &[1], &[0])])
+    };
+    import_rejects(
+        t,
+        "known",
+        squeeze(f32v("X", &[2, 3])),
+        "Squeeze of axis 0, of size 2",
+    );
+    // The size known only at run time: inference rejects it.
+    let (out, _) = import_and_run(
+        t,
+        "open",
+        squeeze(open("X")),
+        &[f32_npy("(2, 3)", &[1.0; 6])],
+        1,
+    );
+    assert_rejected(&out, "error");
+    // A size-1 axis squeezes.
+    let (out, res) = import_and_run(
+        t,
+        "ok",
+        squeeze(open("X")),
+        &[f32_npy("(1, 3)", &[1.0, 2.0, 3.0])],
+        1,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(f32s(&res[0]), [1.0, 2.0, 3.0]);
+}
+
+#[test]
+fn onnx_split_sizes_must_add_up_to_the_axis() {
+    let t = "onnx-split";
+    let split = |x: ValueInfoProto, relu: bool| {
+        let mut nodes = vec![];
+        let src = if relu {
+            nodes.push(node("Relu", &["X"], &["R"], vec![]));
+            "R"
+        } else {
+            "X"
+        };
+        nodes.push(node(
+            "Split",
+            &[src, "S"],
+            &["Y", "Z"],
+            vec![int("axis", 0)],
+        ));
+        Model::new(nodes, vec![x], vec![open("Y"), open("Z")]).inits(vec![init_i64(
+            "S",
+            &[2],
+            &[2, 2],
+        )])
+    };
+    import_rejects(t, "known", split(f32v("X", &[5]), false), "do not add up");
+    // Known only in inference, or only from the data: the parts fix the
+    // axis to 4, and 5 is an error.
+    for (name, x, relu, needle) in [
+        ("relu", f32v("X", &[5]), true, "parts sum to 4"),
+        (
+            "open",
+            open("X"),
+            false,
+            "has size 4 in the shape but 5 in the data",
+        ),
+    ] {
+        let (out, _) = import_and_run(t, name, split(x, relu), &[f32_npy("(5,)", &[1.0; 5])], 2);
+        assert_rejected(&out, needle);
+    }
+    let (out, res) = import_and_run(
+        t,
+        "ok",
+        split(open("X"), false),
+        &[f32_npy("(4,)", &[1.0, 2.0, 3.0, 4.0])],
+        2,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        (f32s(&res[0]), f32s(&res[1])),
+        (vec![1.0, 2.0], vec![3.0, 4.0])
+    );
+}
+
+#[test]
+fn onnx_declared_shapes_are_checks_not_constraints() {
+    // An Add of two [1, 3] gives [1, 3]; a file recording [4, 3] once
+    // widened the result to [4, 3] (OCANNL's broadcasting).
+    let t = "onnx-declared";
+    let m = Model::new(
+        vec![node("Add", &["A", "B"], &["Y"], vec![])],
+        vec![f32v("A", &[1, 3]), f32v("B", &[1, 3])],
+        vec![f32v("Y", &[4, 3])],
+    );
+    let (out, _) = import_and_run(t, "add", m, &[], 1);
+    assert_rejected(
+        &out,
+        "declared shape \"4,3\" is not the shape the op computes, \"1,3\"",
+    );
+    // Through an einsum-based op, and an intermediate recorded in
+    // value_info: the node whose record is wrong is named.
+    let mut m = Model::new(
+        vec![
+            node("Add", &["A", "B"], &["S"], vec![]),
+            node("Transpose", &["S"], &["Y"], vec![ints("perm", &[1, 0])]),
+        ],
+        vec![f32v("A", &[1, 3]), f32v("B", &[1, 3])],
+        vec![f32v("Y", &[3, 4])],
+    );
+    m.graph.value_info = vec![f32v("S", &[4, 3])];
+    let (out, _) = import_and_run(t, "transpose", m, &[], 1);
+    assert_rejected(&out, "node 'n_Add' (Add)");
+    // Records that agree change nothing.
+    let m = Model::new(
+        vec![node("Add", &["A", "B"], &["Y"], vec![])],
+        vec![f32v("A", &[1, 3]), f32v("B", &[2, 1])],
+        vec![f32v("Y", &[2, 3])],
+    );
+    let (out, _) = import_and_run(
+        t,
+        "agree",
+        m,
+        &[f32_npy("(1, 3)", &[1.0; 3]), f32_npy("(2, 1)", &[1.0; 2])],
+        1,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn onnx_activations_are_stable_for_any_input_and_alpha() {
+    let t = "onnx-stable";
+    let x = [100.0f32, -100.0, 0.0, 2.0, -2.0, 1000.0, -1000.0];
+    let xs = || f32_npy("(7,)", &x);
+    let run = |name: &str, op: &str, attrs: Vec<AttributeProto>| -> Vec<f32> {
+        let m = Model::new(
+            vec![node(op, &["X"], &["Y"], attrs)],
+            vec![f32v("X", &[7])],
+            vec![f32v("Y", &[7])],
+        );
+        let (out, res) = import_and_run(t, name, m, &[xs()], 1);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        f32s(&res[0])
+    };
+    // Softplus(100) was inf (exp overflowed).
+    let sp = run("softplus", "Softplus", vec![]);
+    for (&v, &y) in x.iter().zip(&sp) {
+        let want = v.max(0.0) + (-v.abs()).exp().ln_1p();
+        assert!(
+            (y - want).abs() <= 1e-5 * want.abs().max(1.0),
+            "softplus({v}) = {y}, not {want}"
+        );
+    }
+    // Odd alphas: the kept side never sees alpha (inf * 0 was NaN).
+    for alpha in [f32::INFINITY, f32::NAN, 0.0, -3.0, 1e30] {
+        let lr = run("leaky", "LeakyRelu", vec![float("alpha", alpha)]);
+        let elu = run("elu", "Elu", vec![float("alpha", alpha)]);
+        for (i, &v) in x.iter().enumerate() {
+            let (want_lr, want_elu) = if v >= 0.0 {
+                (v, v)
+            } else {
+                (alpha * v, alpha * (v.exp() - 1.0))
+            };
+            let same = |a: f32, b: f32| {
+                a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= 1e-5 * b.abs()
+            };
+            assert!(
+                same(lr[i], want_lr),
+                "LeakyRelu alpha {alpha} at {v}: {} not {want_lr}",
+                lr[i]
+            );
+            assert!(
+                same(elu[i], want_elu),
+                "Elu alpha {alpha} at {v}: {} not {want_elu}",
+                elu[i]
+            );
+        }
+    }
+}
+
+#[test]
+fn onnx_attributes_of_the_wrong_type_are_errors() {
+    // Once silently replaced by the op's default.
+    let t = "onnx-attr";
+    let softmax_axis = AttributeProto {
+        name: Some("axis".into()),
+        r#type: Some(AttributeType::Float as i32),
+        f: Some(1.5),
+        ..Default::default()
+    };
+    let m = Model::new(
+        vec![node("Softmax", &["X"], &["Y"], vec![softmax_axis])],
+        vec![f32v("X", &[2, 3])],
+        vec![open("Y")],
+    );
+    import_rejects(
+        t,
+        "float-axis",
+        m,
+        "'axis' of Softmax must be INT, got FLOAT",
+    );
+    let m = Model::new(
+        vec![node(
+            "Transpose",
+            &["X"],
+            &["Y"],
+            vec![string("perm", "ab")],
+        )],
+        vec![f32v("X", &[2, 3])],
+        vec![open("Y")],
+    );
+    import_rejects(t, "string-perm", m, "must be INTS, got STRING");
+    // Typed INT with no value.
+    let empty = AttributeProto {
+        name: Some("axis".into()),
+        r#type: Some(AttributeType::Int as i32),
+        ..Default::default()
+    };
+    let m = Model::new(
+        vec![node("Concat", &["X", "X"], &["Y"], vec![empty])],
+        vec![f32v("X", &[2, 3])],
+        vec![open("Y")],
+    );
+    import_rejects(t, "no-value", m, "holds no value");
+}
+
+#[test]
+fn onnx_invalid_graphs_are_errors() {
+    let t = "onnx-graphs";
+    // No outputs: once MLIR that did not parse.
+    let m = Model::new(
+        vec![node("Relu", &["X"], &["Y"], vec![])],
+        vec![f32v("X", &[2])],
+        vec![],
+    );
+    import_rejects(t, "no-outputs", m, "no outputs");
+    // Duplicate names: once accepted.
+    let m = Model::new(
+        vec![node("Add", &["X", "X"], &["Y"], vec![])],
+        vec![f32v("X", &[2, 3]), f32v("X", &[4])],
+        vec![open("Y")],
+    );
+    import_rejects(t, "dup-inputs", m, "two graph inputs are named 'X'");
+    let m = Model::new(
+        vec![node("Add", &["X", "C"], &["Y"], vec![])],
+        vec![f32v("X", &[2])],
+        vec![open("Y")],
+    )
+    .inits(vec![
+        init_f32("C", &[2], &[1.0, 2.0]),
+        init_f32("C", &[1], &[1.0]),
+    ]);
+    import_rejects(t, "dup-inits", m, "two initializers are named 'C'");
+    let m = Model::new(
+        vec![node("Relu", &["X"], &["Y"], vec![])],
+        vec![f32v("X", &[2]), f32v("", &[2])],
+        vec![open("Y")],
+    );
+    import_rejects(t, "no-name", m, "has no name");
+}
