@@ -102,17 +102,23 @@ fn option_name(arg: &str) -> &str {
     a.split_once('=').map_or(a, |(n, _)| n)
 }
 
-/// Checks each input file (the positional arguments, `--irdl-file`, and
-/// standard input when the input is `-` or absent) with [`Input::open`],
+/// Checks each input file (the positional arguments, `--irdl-file`,
+/// `@` response files, and standard input when the input is `-` or absent) with [`Input::open`],
 /// and points `args` at the bounded copy where one was made.
 fn guard_inputs(args: &mut [String]) -> Result<Vec<Input>, String> {
     let mut kept = Vec::new();
     let mut positional = 0;
     let mut options_end = false;
+    let mut response_files = false;
     let mut i = 1;
     while i < args.len() {
         let arg = args[i].clone();
-        let input_at = if options_end || !arg.starts_with('-') || arg == "-" {
+        let input_at = if !options_end && arg.starts_with('@') {
+            // A response file (LLVM reads its arguments from it): bounded
+            // too; what it names is not seen here.
+            response_files = true;
+            Some((i, Some(1)))
+        } else if options_end || !arg.starts_with('-') || arg == "-" {
             positional += 1;
             (arg != "-").then_some((i, None))
         } else if arg == "--" {
@@ -148,7 +154,7 @@ fn guard_inputs(args: &mut [String]) -> Result<Vec<Input>, String> {
         }
         i += 1;
     }
-    if positional == 0 || args.iter().skip(1).any(|a| a == "-") {
+    if (positional == 0 && !response_files) || args.iter().skip(1).any(|a| a == "-") {
         // MLIR's driver reads standard input to its end (a terminal
         // interactively).
         if !io::stdin().is_terminal() && Path::new("/dev/stdin").exists() {

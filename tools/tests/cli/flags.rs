@@ -181,6 +181,17 @@ fn endless_or_huge_inputs_are_bounded() {
     assert_user_error(&o, "more than the 1 GiB");
     let o = run_within(OCANNL_OPT, &[&s(&huge)], &[], Duration::from_secs(60));
     assert_user_error(&o, "more than the 1 GiB");
+    // ocannl-opt's other inputs: an IRDL file, a response file.
+    let irdl = format!("--irdl-file={}", s(&huge));
+    let response = format!("@{}", s(&huge));
+    for args in [
+        vec!["-p", "builtin.module(ocannl-verify)", &irdl, MLP],
+        vec!["--irdl-file", &s(&huge), MLP],
+        vec![&response],
+    ] {
+        let o = run_within(OCANNL_OPT, &args, &[], Duration::from_secs(60));
+        assert_user_error(&o, "more than the 1 GiB");
+    }
     std::fs::remove_file(&huge).ok();
 }
 
