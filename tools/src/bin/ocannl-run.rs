@@ -168,8 +168,10 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
         }
         let device = cli.device.unwrap_or(0);
         Some(
-            ocannl_runtime::cuda::Gpu::open(device)
-                .map_err(|e| Error::new(format!("--device {device}: {e}")))?,
+            ocannl_runtime::cuda::Gpu::open(device).map_err(|e| match cli.device {
+                Some(k) => Error::new(format!("--device {k}: {e}")),
+                None => e,
+            })?,
         )
     } else {
         None
@@ -409,7 +411,7 @@ fn check_flags(cli: &Cli) -> Result<usize, Error> {
 /// Address space kept for what comes after the flags are checked (the
 /// MLIR context, compiling, the JIT's code, the data) when the threads are
 /// counted against a limited address space before any of it.
-const COMPILE_RESERVE: u64 = 1 << 30;
+const COMPILE_RESERVE: u64 = 512 << 20;
 
 /// Address space kept for the run itself (the results, the OpenMP
 /// runtime) when the threads are counted again just before it starts.
