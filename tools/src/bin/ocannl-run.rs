@@ -396,7 +396,13 @@ fn check_flags(cli: &Cli) -> Result<usize, Error> {
     } else {
         threads
     };
-    for path in &cli.outputs {
+    for (i, path) in cli.outputs.iter().enumerate() {
+        if cli.outputs[..i].contains(path) {
+            return fail(format!(
+                "--outputs names '{}' twice: one result would overwrite another",
+                path.display()
+            ));
+        }
         check_writable(path).map_err(|e| Error::new(format!("--outputs: {e}")))?;
     }
     if let Some(path) = &cli.output {

@@ -98,6 +98,7 @@ fn run_flags_are_checked_before_any_work() {
         (&[p, "--threads", "1025"], "--threads takes at most 1024"),
         (&[p, "--outputs", &dir], "it is a directory"),
         (&[p, "--outputs", &missing_dir], "No such file or directory"),
+        (&[p, "--outputs", "y.npy", "y.npy"], "twice"),
         (&[p, "-o", "x.ll"], "give --emit too"),
         (&[p, "--emit", "llvm", "-o", &dir], "it is a directory"),
         (&[p, "--emit", "obj", "-o", &missing_dir], "cannot write"),
