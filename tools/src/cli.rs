@@ -10,9 +10,32 @@ use std::{
 };
 
 /// The most bytes the tools read from one input: an `.mlir` program file,
-/// or whatever a pipe or a device (`/dev/zero`, `<(...)`, a FIFO) gives.
-/// (Regular `.npy` files are bounded by the machine's memory instead.)
+/// or whatever a pipe (`/dev/stdin`, `<(...)`, a FIFO) gives, within half
+/// the available memory. (Regular `.npy` files are bounded by the
+/// machine's memory instead; devices by [`MAX_DEVICE_BYTES`].)
 pub const MAX_INPUT_BYTES: u64 = 1 << 30;
+
+/// The most bytes the tools read from a character device other than a
+/// terminal: `/dev/null` gives none, `/dev/zero` and `/dev/urandom` never
+/// end, and no device holds a program or data.
+pub const MAX_DEVICE_BYTES: u64 = 1 << 20;
+
+/// The memory the kernel says can be allocated (`MemAvailable`), within
+/// the cgroup's (v2) limit when there is one; `None` when unknown.
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let machine = info
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())?
+        .saturating_mul(1024);
+    let read = |f: &str| std::fs::read_to_string(format!("/sys/fs/cgroup/{f}")).ok();
+    let cgroup = read("memory.max")
+        .and_then(|m| m.trim().parse::<u64>().ok())
+        .zip(read("memory.current").and_then(|c| c.trim().parse::<u64>().ok()))
+        .map(|(max, current)| max.saturating_sub(current));
+    Some(cgroup.map_or(machine, |c| c.min(machine)))
+}
 
 /// Parses the command line of `tool` with clap. `--help` and `--version`
 /// print to standard output and give exit code 0 only when that worked: a
@@ -100,6 +123,13 @@ impl Input {
         // A pipe, a FIFO, a device: it may never end, and cannot be read
         // twice; keep what it gives, up to the bound. (A terminal is read by
         // the tool itself, interactively.)
+        use std::os::unix::fs::FileTypeExt;
+        let kind = meta.file_type();
+        if kind.is_block_device() {
+            return Err(format!(
+                "cannot read '{shown}': it is a block device, not a file"
+            ));
+        }
         let source = File::open(path).map_err(cannot)?;
         if io::IsTerminal::is_terminal(&source) {
             return Ok(Self {
@@ -108,12 +138,25 @@ impl Input {
                 _memory: None,
             });
         }
+        // What is kept lives in memory: at most half of what is available.
+        let (limit, why) = if kind.is_char_device() {
+            // `/dev/null` ends at once; `/dev/zero`, `/dev/urandom` never.
+            (MAX_DEVICE_BYTES, "the most the tools read from a device")
+        } else {
+            match available_memory() {
+                Some(free) if free / 2 < MAX_INPUT_BYTES => (
+                    free / 2,
+                    "half the memory available, the most the tools keep of a pipe",
+                ),
+                _ => (MAX_INPUT_BYTES, "the most the tools read from a pipe"),
+            }
+        };
         let mut memory = crate::ffi::memory_file().map_err(cannot)?;
-        let got = io::copy(&mut source.take(MAX_INPUT_BYTES + 1), &mut memory).map_err(cannot)?;
-        if got > MAX_INPUT_BYTES {
+        let got = io::copy(&mut source.take(limit + 1), &mut memory).map_err(cannot)?;
+        if got > limit {
             return Err(format!(
-                "cannot read '{shown}': it is not a regular file and gives more than {} (the most the tools read from a pipe or a device)",
-                human(MAX_INPUT_BYTES)
+                "cannot read '{shown}': it is not a regular file and gives more than {} ({why})",
+                human(limit)
             ));
         }
         // Readers of a descriptor (standard input) start where it is.

@@ -5,8 +5,8 @@
 //! the ocannl passes beside the upstream ones.
 //!
 //! Before MLIR's driver gets the command line, the input files are checked
-//! as `ocannl-run` checks its own: at most 1 GiB, and a pipe or a device
-//! (`/dev/zero`, a FIFO, standard input) read up to 1 GiB
+//! as `ocannl-run` checks its own: at most 1 GiB, a pipe (a FIFO, standard
+//! input) read up to 1 GiB and a device (`/dev/zero`) up to 1 MiB
 //! ([`ocannl_tools::cli::Input`]); and `--help` and `--version`, which LLVM
 //! prints and then exits, run in a child process whose output is copied,
 //! so that a closed or full standard output is an error.

@@ -9,8 +9,8 @@
 //! Exit codes: 0 success, 1 user error (bad file, bad input, failed
 //! inference, flags out of range or without effect), never a panic. Every
 //! flag is checked before any file is read or anything compiled; the
-//! program file holds at most 1 GiB, and a pipe or a device (as the
-//! program or an input) is read up to 1 GiB ([`MAX_INPUT_BYTES`]).
+//! program file holds at most 1 GiB, and a pipe (as the program or an
+//! input) is read up to 1 GiB ([`MAX_INPUT_BYTES`]), a device up to 1 MiB.
 
 use std::{
     io::{self, Write},

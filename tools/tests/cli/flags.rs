@@ -153,15 +153,16 @@ fn run_output_checks_leave_no_files() {
     assert!(!out_file.exists(), "the check left {}", out_file.display());
 }
 
-/// A program or an input that never ends (`/dev/zero`, or standard input
-/// fed from it) is read up to 1 GiB and refused, instead of filling the
-/// memory (`LLVM ERROR: out of memory`); a regular file past 1 GiB is
-/// refused from its size.
+/// A program or an input that never ends (`/dev/zero`, standard input fed
+/// from it, an endless pipe) is read up to a bound (1 MiB from a device,
+/// 1 GiB from a pipe) and refused, instead of filling the memory (`LLVM
+/// ERROR: out of memory`); a regular file past 1 GiB is refused from its
+/// size, and so are LLVM's `@` response files and `--irdl-file`.
 #[test]
 fn endless_or_huge_inputs_are_bounded() {
     let o = run(&["/dev/zero"]);
     assert_user_error(&o, "'/dev/zero'");
-    assert_user_error(&o, "more than 1 GiB");
+    assert_user_error(&o, "gives more than 1 MiB");
     let o = run(&[MLP, "--inputs", "/dev/zero"]);
     assert_user_error(&o, "--inputs: cannot read '/dev/zero'");
     let o = run_within(OCANNL_OPT, &["/dev/zero"], &[], Duration::from_secs(60));
@@ -172,6 +173,22 @@ fn endless_or_huge_inputs_are_bounded() {
         .output()
         .expect("ocannl-opt runs");
     assert_user_error(&o, "cannot read standard input");
+    // An endless pipe (`yes | ocannl-run /dev/stdin`): read up to 1 GiB.
+    let mut child = Command::new(OCANNL_RUN)
+        .arg("/dev/stdin")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ocannl-run runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        let chunk = vec![b'\n'; 1 << 20];
+        while stdin.write_all(&chunk).is_ok() {}
+    });
+    let o = child.wait_with_output().expect("finishes");
+    writer.join().expect("writer");
+    assert_user_error(&o, "cannot read '/dev/stdin': it is not a regular file");
     let huge = scratch("huge-input", "huge.mlir", "");
     std::fs::File::options()
         .write(true)
