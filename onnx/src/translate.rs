@@ -103,11 +103,7 @@ pub fn translate(model: &Model, opts: &Options) -> Result<String, ImportError> {
             continue;
         }
         let elem = value_elem(v).map_err(|m| ImportError::model(format!("input '{name}': {m}")))?;
-        if static_shape(v).is_some_and(|d| d.contains(&0)) {
-            return Err(ImportError::model(format!(
-                "input '{name}': empty tensors (a dim of size 0) are not supported"
-            )));
-        }
+        check_input_dims(v).map_err(|m| ImportError::model(format!("input '{name}': {m}")))?;
         let spec = if opts.erase_inputs.iter().any(|e| e == name) {
             "...".to_owned()
         } else {
@@ -143,7 +139,18 @@ pub fn translate(model: &Model, opts: &Options) -> Result<String, ImportError> {
     let mut results = Vec::new();
     for v in &g.outputs {
         let name = v.name.as_deref().unwrap_or("");
-        results.push(t.value(name)?);
+        let val = t.value(name)?;
+        // A declared element type is a check too.
+        if let Ok(declared) = value_elem(v)
+            && declared != val.elem
+        {
+            return Err(ImportError::model(format!(
+                "graph output '{name}' is declared {}, the graph computes {}",
+                declared.mlir(),
+                val.elem.mlir()
+            )));
+        }
+        results.push(val);
     }
     let mut text = String::new();
     let ty = |v: &Val| v.ty();
@@ -175,6 +182,54 @@ fn value_elem(v: &ValueInfoProto) -> Result<Elem, String> {
         Some(type_proto::Value::TensorType(tt)) => Elem::of_onnx(tt.elem_type.unwrap_or(0)),
         _ => Err("only tensor values are supported".into()),
     }
+}
+
+/// A graph input's dims are sizes of at least 1 (or symbolic), at most
+/// [`ops::MAX_AXES`] of them.
+fn check_input_dims(v: &ValueInfoProto) -> Result<(), String> {
+    use crate::proto::tensor_shape_proto::dimension::Value as D;
+    let Some(type_proto::Value::TensorType(tt)) = v.r#type.as_ref().and_then(|t| t.value.as_ref())
+    else {
+        return Ok(());
+    };
+    let Some(shape) = &tt.shape else {
+        return Ok(());
+    };
+    if shape.dim.len() as u64 > ops::MAX_AXES {
+        return Err(format!(
+            "{} dims, more than a tensor's {} axes",
+            shape.dim.len(),
+            ops::MAX_AXES
+        ));
+    }
+    for d in &shape.dim {
+        match d.value {
+            Some(D::DimValue(0)) => {
+                return Err("empty tensors (a dim of size 0) are not supported".into());
+            }
+            Some(D::DimValue(n)) if n < 0 => return Err(format!("the dim {n} is negative")),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The dimension variable of an ONNX `dim_param`: one per name, distinct
+/// names distinct (`N-1` and `N_1` too): `s_` and the name, each character
+/// other than a letter or a digit written `_XX` (its code point in hex),
+/// `_` as `__`.
+fn symbolic_dim(p: &str) -> String {
+    let mut out = String::from("s_");
+    for c in p.chars() {
+        match c {
+            c if c.is_ascii_alphanumeric() => out.push(c),
+            '_' => out.push_str("__"),
+            c => {
+                let _ = write!(out, "_{:X}_", u32::from(c));
+            }
+        }
+    }
+    out
 }
 
 /// The dims of a value whose every dim is a known size.
@@ -284,13 +339,7 @@ impl Translator {
             .iter()
             .map(|d| match &d.value {
                 Some(D::DimValue(n)) if *n >= 0 => n.to_string(),
-                Some(D::DimParam(p)) if !p.is_empty() => {
-                    let clean: String = p
-                        .chars()
-                        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-                        .collect();
-                    format!("s_{clean}")
-                }
+                Some(D::DimParam(p)) if !p.is_empty() => symbolic_dim(p),
                 _ => self.fresh_var(),
             })
             .collect();

@@ -98,6 +98,22 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
     })
 }
 
+/// Attributes that are booleans (0 or 1) wherever they appear.
+const FLAGS: &[&str] = &[
+    "allowzero",
+    "broadcast",
+    "ceil_mode",
+    "count_include_pad",
+    "is_test",
+    "keepdims",
+    "noop_with_empty_axes",
+    "spatial",
+    "storage_order",
+    "training_mode",
+    "transA",
+    "transB",
+];
+
 /// The type an attribute holds: its `type` field, or (files from before
 /// the field existed) the one value field that is set.
 fn kind_of(a: &AttributeProto) -> Option<K> {
@@ -160,6 +176,13 @@ pub(super) fn check(op: &str, allowed: &[(&str, K)], node: &NodeProto) -> Result
             return Err(format!(
                 "the attribute '{name}' of {op} is {} but holds no value",
                 want.as_str_name()
+            ));
+        }
+        if FLAGS.contains(&name)
+            && let Some(v) = a.i.filter(|v| !matches!(v, 0 | 1))
+        {
+            return Err(format!(
+                "the attribute '{name}' of {op} must be 0 or 1, got {v}"
             ));
         }
     }

@@ -64,7 +64,15 @@ impl Translator {
                 // (out - 1) * stride + span - input, which depends on the
                 // input size unless the stride is 1.
                 for i in 0..s {
-                    let span = (kernel[i] - 1) * dilations[i] + 1;
+                    let overflow = || {
+                        self.error(format!(
+                            "auto_pad={mode}: the window's sizes overflow 64 bits"
+                        ))
+                    };
+                    let span = (kernel[i] - 1)
+                        .checked_mul(dilations[i])
+                        .and_then(|v| v.checked_add(1))
+                        .ok_or_else(overflow)?;
                     let total = if strides[i] == 1 {
                         span - 1
                     } else {
@@ -80,7 +88,10 @@ impl Translator {
                                 .err(format!("a rank-{} input for {s} spatial axes", shape.len()));
                         };
                         let out = n.div_ceil(strides[i]);
-                        ((out - 1) * strides[i] + span).saturating_sub(n)
+                        ((out.max(1) - 1) * strides[i])
+                            .checked_add(span)
+                            .ok_or_else(overflow)?
+                            .saturating_sub(n)
                     };
                     let small = total / 2;
                     pads[i] = if mode == "SAME_UPPER" {
@@ -97,7 +108,7 @@ impl Translator {
             // (ONNX also drops a last window that would start in the end
             // padding; with the padding below the kernel that cannot happen.)
             for i in 0..s {
-                if pads[i].1 + strides[i] > kernel[i] {
+                if pads[i].1.saturating_add(strides[i]) > kernel[i] {
                     return self.err(
                         "ceil_mode with padding of at least the kernel size is not supported",
                     );
@@ -240,6 +251,9 @@ impl Translator {
         if k.iter().any(|&v| v < 1) {
             return self.err(format!("kernel_shape {k:?}"));
         }
+        if k.len() as u64 > super::ops::MAX_AXES {
+            return self.err(format!("kernel_shape of {} axes", k.len()));
+        }
         let kernel: Vec<u64> = k.iter().map(|&v| v as u64).collect();
         let s = kernel.len();
         let win = self.window(node, kernel.clone(), &x)?;
@@ -290,12 +304,18 @@ impl Translator {
                     );
                 };
                 let spatial = &shape[shape.len() - s..];
-                let padded_dims: Vec<u64> = (0..s)
+                let Some(padded_dims) = (0..s)
                     .map(|i| {
                         let (lo, hi) = win.pads[i];
-                        spatial[i] + lo + hi - win.ceil_extra[i]
+                        spatial[i]
+                            .checked_add(lo)?
+                            .checked_add(hi)?
+                            .checked_sub(win.ceil_extra[i])
                     })
-                    .collect();
+                    .collect::<Option<Vec<u64>>>()
+                else {
+                    return self.err("the padded input's sizes overflow 64 bits");
+                };
                 let ones_p = self.fill(x.elem, &padded_dims, 1.0);
                 let axes: Vec<String> = (0..s)
                     .map(|i| {

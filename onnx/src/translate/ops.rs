@@ -7,6 +7,38 @@ use super::{Attrs, R, Translator, Val};
 use crate::proto::NodeProto;
 use crate::tensor::{Elem, Tensor};
 
+/// Ops whose ONNX schema allows only floating-point tensors (onnx.ai's
+/// type constraints) among the element types the importer reads: an
+/// integer tensor is an invalid model, not an integer computation.
+const FLOAT_ONLY: &[&str] = &[
+    "Exp",
+    "Log",
+    "Sqrt",
+    "Tanh",
+    "Sin",
+    "Cos",
+    "Erf",
+    "Sigmoid",
+    "Softplus",
+    "LeakyRelu",
+    "Elu",
+    "Gelu",
+    "Reciprocal",
+    "Softmax",
+    "LogSoftmax",
+    "LayerNormalization",
+    "BatchNormalization",
+    "LRN",
+    "Conv",
+    "MaxPool",
+    "AveragePool",
+    "GlobalAveragePool",
+    "GlobalMaxPool",
+    "Sum",
+    "Mean",
+    "Dropout",
+];
+
 /// The most axes the importer addresses: an axis number past it (`axis =
 /// 2^40`) is an error before anything is sized by it.
 pub(super) const MAX_AXES: u64 = 1024;
@@ -141,6 +173,17 @@ impl Translator {
             return self.err(format!("the op {op} is not supported"));
         };
         super::attrs::check(op, allowed, node).map_err(|m| self.error(m))?;
+        if FLOAT_ONLY.contains(&op)
+            && let Some(first) = node.input.first().filter(|n| !n.is_empty())
+        {
+            let x = self.value(first)?;
+            if !x.elem.is_float() {
+                return self.err(format!(
+                    "{op} takes floating-point tensors, input #0 is {}",
+                    x.elem.mlir()
+                ));
+            }
+        }
         let a = Attrs::of(node);
         // Opset 6 (PyTorch's old exports): `broadcast = 1` with `axis`
         // aligns the second operand at `axis` instead of at the end.
@@ -348,6 +391,12 @@ impl Translator {
                         "ConstantOfShape to {dims:?}: empty tensors (a size-0 axis) are not supported"
                     ));
                 }
+                if dims.len() as u64 > MAX_AXES {
+                    return self.err(format!(
+                        "ConstantOfShape to {} axes, more than {MAX_AXES}",
+                        dims.len()
+                    ));
+                }
                 if dims.iter().any(|&d| d < 0) {
                     return self.err(format!(
                         "ConstantOfShape to {dims:?}: sizes must not be negative"
@@ -403,6 +452,9 @@ impl Translator {
                     },
                 };
                 let r = perm.len();
+                if r as u64 > MAX_AXES {
+                    return self.err(format!("'perm' of {r} axes, more than {MAX_AXES}"));
+                }
                 let mut seen = vec![false; r];
                 for &p in &perm {
                     if p < 0 || p as usize >= r || std::mem::replace(&mut seen[p as usize], true) {
@@ -423,6 +475,9 @@ impl Translator {
                 };
                 if axes.is_empty() {
                     return self.err(format!("{op} without axes is not supported"));
+                }
+                if axes.len() as u64 > MAX_AXES {
+                    return self.err(format!("{} axes, more than {MAX_AXES}", axes.len()));
                 }
                 let v = if op == "Squeeze" {
                     let lay = Layout::new(&axes, x.rank).map_err(|m| self.error(m))?;

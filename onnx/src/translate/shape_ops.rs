@@ -41,6 +41,13 @@ impl Translator {
             },
         };
         let allowzero = at.int("allowzero").unwrap_or(0) == 1;
+        if target.len() as u64 > super::ops::MAX_AXES {
+            return self.err(format!(
+                "a shape of {} axes, more than {}",
+                target.len(),
+                super::ops::MAX_AXES
+            ));
+        }
         if target.iter().filter(|&&d| d == -1).count() > 1 {
             return self.err(format!("shape {target:?} has more than one -1"));
         }
@@ -109,8 +116,10 @@ impl Translator {
             if axis > d.len() {
                 return self.err(format!("axis {axis} of a rank-{} input", d.len()));
             }
-            let p: u64 = d[..axis].iter().product();
-            let q: u64 = d[axis..].iter().product();
+            let product = |d: &[u64]| d.iter().try_fold(1u64, |a, &b| a.checked_mul(b));
+            let (Some(p), Some(q)) = (product(&d[..axis]), product(&d[axis..])) else {
+                return self.err(format!("the sizes {d:?} overflow 64 bits when flattened"));
+            };
             self.emit("reshape", &[&x], "", elem, dims_spec(&[p, q]), None)
         } else if axis == 0 {
             let q = self.fresh_var();
@@ -298,7 +307,7 @@ impl Translator {
                     };
                     let each = total.div_ceil(parts);
                     (0..parts)
-                        .map(|j| each.min(total.saturating_sub(j * each)) as i64)
+                        .map(|j| each.min(total.saturating_sub(j.saturating_mul(each))) as i64)
                         .collect()
                 }
             },

@@ -761,3 +761,133 @@ fn onnx_invalid_graphs_are_errors() {
     );
     import_rejects(t, "no-name", m, "has no name");
 }
+
+#[test]
+fn onnx_flags_other_than_0_or_1_are_errors() {
+    let m = Model::new(
+        vec![node("ReduceSum", &["X"], &["Y"], vec![int("keepdims", 2)])],
+        vec![f32v("X", &[2, 3])],
+        vec![open("Y")],
+    );
+    import_rejects("onnx-flags", "keepdims", m, "must be 0 or 1, got 2");
+    let m = Model::new(
+        vec![node(
+            "MaxPool",
+            &["X"],
+            &["Y"],
+            vec![ints("kernel_shape", &[2]), int("ceil_mode", -1)],
+        )],
+        vec![f32v("X", &[1, 1, 4])],
+        vec![open("Y")],
+    );
+    import_rejects("onnx-flags", "ceil", m, "must be 0 or 1, got -1");
+}
+
+#[test]
+fn onnx_float_only_ops_on_integers_are_errors() {
+    for op in ["Sigmoid", "Exp", "Softmax", "Softplus"] {
+        let m = Model::new(
+            vec![node(op, &["X"], &["Y"], vec![])],
+            vec![value("X", I64, Some(&[3]))],
+            vec![value("Y", I64, Some(&[3]))],
+        );
+        import_rejects("onnx-float-only", op, m, "takes floating-point tensors");
+    }
+}
+
+#[test]
+fn onnx_bad_graph_input_dims_and_output_types_are_errors() {
+    let t = "onnx-dims";
+    let relu = |x: ValueInfoProto, y: ValueInfoProto| {
+        Model::new(vec![node("Relu", &["X"], &["Y"], vec![])], vec![x], vec![y])
+    };
+    import_rejects(
+        t,
+        "negative",
+        relu(f32v("X", &[2, -3]), open("Y")),
+        "the dim -3 is negative",
+    );
+    import_rejects(t, "zero", relu(f32v("X", &[2, 0]), open("Y")), "size 0");
+    let many = vec![1i64; 2000];
+    import_rejects(t, "many", relu(f32v("X", &many), open("Y")), "2000 dims");
+    let f64_out = value("Y", tensor_proto::DataType::Double as i32, Some(&[2]));
+    import_rejects(
+        t,
+        "elem",
+        relu(f32v("X", &[2]), f64_out),
+        "declared f64, the graph computes f32",
+    );
+}
+
+#[test]
+fn onnx_distinct_symbolic_dims_stay_distinct() {
+    // `N-1` and `N_1` were both `s_N_1`: one size for two names.
+    let sym = |name: &str, p: &str| ValueInfoProto {
+        name: Some(name.into()),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: Some(F32),
+                shape: Some(TensorShapeProto {
+                    dim: vec![tensor_shape_proto::Dimension {
+                        value: Some(tensor_shape_proto::dimension::Value::DimParam(p.into())),
+                        ..Default::default()
+                    }],
+                }),
+            })),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let m = Model::new(
+        vec![
+            node("Relu", &["A"], &["Y"], vec![]),
+            node("Relu", &["B"], &["Z"], vec![]),
+        ],
+        vec![sym("A", "N-1"), sym("B", "N_1")],
+        vec![open("Y"), open("Z")],
+    );
+    let (out, res) = import_and_run(
+        "onnx-symbolic",
+        "distinct",
+        m,
+        &[
+            f32_npy("(2,)", &[1.0, 2.0]),
+            f32_npy("(3,)", &[1.0, 2.0, 3.0]),
+        ],
+        2,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!((res[0].len(), res[1].len()), (8, 12));
+}
+
+#[test]
+fn onnx_window_and_flatten_sizes_past_64_bits_are_errors() {
+    let t = "onnx-overflow";
+    let big = 1i64 << 62;
+    let m = Model::new(
+        vec![node(
+            "MaxPool",
+            &["X"],
+            &["Y"],
+            vec![
+                ints("kernel_shape", &[big]),
+                ints("dilations", &[big]),
+                ints("strides", &[2]),
+                string("auto_pad", "SAME_UPPER"),
+            ],
+        )],
+        vec![f32v("X", &[1, 1, 4])],
+        vec![open("Y")],
+    );
+    import_rejects(t, "pool", m, "overflow");
+    let m = Model::new(
+        vec![node("Flatten", &["X"], &["Y"], vec![int("axis", 0)])],
+        vec![f32v("X", &[big, big, 4])],
+        vec![open("Y")],
+    );
+    import_rejects(t, "flatten", m, "overflow");
+}
