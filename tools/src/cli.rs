@@ -130,6 +130,19 @@ impl Input {
                 "cannot read '{shown}': it is a block device, not a file"
             ));
         }
+        // The process's own output on a pipe (`/dev/stdout`): reading it
+        // would wait for ever on what the process itself has to write.
+        use std::os::unix::fs::MetadataExt;
+        for (fd, name) in [(1, "standard output"), (2, "standard error")] {
+            if let Ok(out) = std::fs::metadata(format!("/proc/self/fd/{fd}"))
+                && (out.file_type().is_fifo() || out.file_type().is_socket())
+                && (out.dev(), out.ino()) == (meta.dev(), meta.ino())
+            {
+                return Err(format!(
+                    "cannot read '{shown}': it is this process's {name}"
+                ));
+            }
+        }
         let source = File::open(path).map_err(cannot)?;
         if io::IsTerminal::is_terminal(&source) {
             return Ok(Self {

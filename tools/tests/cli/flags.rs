@@ -358,3 +358,16 @@ fn threads_beyond_the_address_space_are_refused() {
     );
     assert_user_error(&out, "more than the machine's memory");
 }
+
+/// The process's own standard output on a pipe, given as an input
+/// (`ocannl-run /dev/stdout | cat`), is refused: reading it waited for ever
+/// on what the process itself had to write.
+#[test]
+fn own_output_is_not_an_input() {
+    let o = run(&["/dev/stdout"]);
+    assert_user_error(&o, "it is this process's standard output");
+    let o = run(&[MLP, "--inputs", "/dev/fd/1"]);
+    assert_user_error(&o, "--inputs: cannot read '/dev/fd/1'");
+    let o = run_within(OCANNL_OPT, &["/dev/stderr"], &[], Duration::from_secs(20));
+    assert_user_error(&o, "it is this process's standard error");
+}
