@@ -81,6 +81,7 @@ pub fn translate(model: &Model, opts: &Options) -> Result<String, ImportError> {
         source: escape(&opts.source),
         attr_at: HashMap::new(),
         checks: Vec::new(),
+        mixed: None,
     };
     if !opts.erase_shapes {
         for v in g.value_info.iter().chain(&g.outputs) {
@@ -134,6 +135,9 @@ pub fn translate(model: &Model, opts: &Options) -> Result<String, ImportError> {
             op_type: node.op_type.clone().unwrap_or_default(),
         });
         t.translate_node(node)?;
+        if let Some(m) = t.mixed.take() {
+            return Err(t.error(m));
+        }
     }
     t.node = None;
     let mut results = Vec::new();
@@ -306,6 +310,9 @@ struct Translator {
     /// Declared shapes to check: (offset, has a dictionary, spec), one per
     /// op at most.
     checks: Vec<(usize, bool, String)>,
+    /// Operands of different element types met by `emit` (an error for
+    /// the node being translated).
+    mixed: Option<String>,
 }
 
 type R<T> = Result<T, ImportError>;
@@ -493,6 +500,15 @@ impl Translator {
         spec: String,
         shape: Option<Vec<u64>>,
     ) -> Val {
+        if let Some(w) = operands.windows(2).find(|w| w[0].elem != w[1].elem)
+            && self.mixed.is_none()
+        {
+            self.mixed = Some(format!(
+                "operands of element types {} and {} are not supported (ONNX's type constraints tie them)",
+                w[0].elem.mlir(),
+                w[1].elem.mlir()
+            ));
+        }
         let ssa = format!("%v{}", self.next);
         self.next += 1;
         let rank = shape.as_ref().map(Vec::len);

@@ -891,3 +891,29 @@ fn onnx_window_and_flatten_sizes_past_64_bits_are_errors() {
     );
     import_rejects(t, "flatten", m, "overflow");
 }
+
+#[test]
+fn onnx_mixed_element_types_are_import_errors() {
+    // Once found only by the lowering ("operand #1 has element type f64
+    // but the result has f32").
+    let f64w = |dims: &[i64], n: usize| TensorProto {
+        name: Some("W".into()),
+        data_type: Some(tensor_proto::DataType::Double as i32),
+        dims: dims.to_vec(),
+        double_data: vec![1.0; n],
+        ..Default::default()
+    };
+    for (op, x, w, attrs) in [
+        ("Conv", &[1i64, 1, 4, 4][..], f64w(&[1, 1, 3, 3], 9), vec![]),
+        ("MatMul", &[2, 3], f64w(&[3, 2], 6), vec![]),
+        ("Concat", &[1, 3], f64w(&[1, 3], 3), vec![int("axis", 0)]),
+    ] {
+        let m = Model::new(
+            vec![node(op, &["X", "W"], &["Y"], attrs)],
+            vec![f32v("X", x)],
+            vec![open("Y")],
+        )
+        .inits(vec![w]);
+        import_rejects("onnx-mixed", op, m, "element types f32 and f64");
+    }
+}
