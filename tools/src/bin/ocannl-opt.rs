@@ -145,12 +145,16 @@ fn guard_inputs(args: &mut [String]) -> Result<Vec<Input>, String> {
         if let Some((at, value_start)) = input_at {
             let start = value_start.unwrap_or(0);
             let path = args[at][start..].to_owned();
-            let input = Input::open(Path::new(&path), Some(MAX_INPUT_BYTES))?;
-            let opened = input.path().display().to_string();
-            if opened != path {
-                args[at].replace_range(start.., &opened);
+            // What is missing (or the value of an option not listed above)
+            // is left to the driver, which reports a missing input itself.
+            if std::fs::metadata(&path).is_ok_and(|m| !m.is_dir()) {
+                let input = Input::open(Path::new(&path), Some(MAX_INPUT_BYTES))?;
+                let opened = input.path().display().to_string();
+                if opened != path {
+                    args[at].replace_range(start.., &opened);
+                }
+                kept.push(input);
             }
-            kept.push(input);
         }
         i += 1;
     }
