@@ -53,6 +53,13 @@ tools/tests/plugin/check.sh
 # would be one more copy of the statically linked MLIR, about 2 GB.)
 cargo run -q --release -p ocannl-fuzz -- --bin-dir target/debug --programs 300 --run-programs 50 --seed 1
 cargo run -q --release -p ocannl-fuzz -- --bin-dir target/release --programs 300 --run-programs 50 --seed 2
+# Random and mutated ONNX models through ocannl-import-onnx, 100 of each 2000
+# through ocannl-run and onnxruntime (fuzz/ort_oracle.py; skipped with the
+# reason when onnxruntime is missing): no crash, hang, panic, unlocated
+# rejection, output that differs from onnxruntime's, or rejection of a
+# model onnxruntime runs without naming what is unsupported.
+cargo run -q --release -p ocannl-fuzz -- --onnx --bin-dir target/debug --programs 2000 --run-programs 100 --seed 1
+cargo run -q --release -p ocannl-fuzz -- --onnx --bin-dir target/release --programs 2000 --run-programs 100 --seed 2
 # Nothing below uses the release build (about 3 GB); on CI, where the disk
 # may be small and clippy still has a build to do, it goes.
 if [ -n "${CI:-}" ]; then rm -rf target/release; fi

@@ -269,6 +269,8 @@ pub fn run(cfg: &Config) -> anyhow::Result<(Report, Duration)> {
                                 exit: c.outcome.exit.to_string(),
                                 stdout_tail: exec::tail(&c.outcome.stdout, 2000),
                                 stderr_tail: exec::tail(&c.outcome.stderr, 4000),
+                                ext: "mlir",
+                                attachments: Vec::new(),
                             };
                             let new = r.save_failure(&cfg.out, &c.target, &c.judgement, &info)?;
                             if new {

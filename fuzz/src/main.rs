@@ -1,4 +1,5 @@
-//! `ocannl-fuzz`: a process-based fuzzer of `ocannl-opt` and `ocannl-run`.
+//! `ocannl-fuzz`: a process-based fuzzer of `ocannl-opt` and `ocannl-run`
+//! (and, with `--onnx`, of `ocannl-import-onnx`: see the ONNX mode below).
 //!
 //! It generates random programs of the ocannl dialect from the op catalog
 //! (`ocannl_dialect::catalog::OPS`), runs the tools on each as separate
@@ -92,6 +93,89 @@
 //!   `ocannl.indexing_maps`), `module-level` (ops at module level, nested
 //!   modules, declarations, duplicates), `recursion`, `text-mutation`
 //!   (byte ranges deleted, duplicated, swapped, inserted).
+//!
+//! # The ONNX mode (`--onnx`)
+//!
+//! `--onnx` fuzzes the ONNX importer instead: `--programs` models through
+//! `ocannl-import-onnx MODEL -o OUT.mlir` (with `--erase-shapes` on every
+//! other model), and `--run-programs` of them, spread evenly, through
+//! `ocannl-run OUT.mlir --inputs ... --outputs ...` on `.npy` inputs the
+//! fuzzer writes (seeded by the model's index) and through onnxruntime on
+//! the same inputs. A short run (what `scripts/test.sh` runs, debug and
+//! release) and the long one:
+//!
+//! ```text
+//! cargo run --release -p ocannl-fuzz -- --onnx --bin-dir target/debug --programs 2000 --run-programs 100 --seed 1
+//! cargo run --release -p ocannl-fuzz -- --onnx --bin-dir target/release --programs 20000 --run-programs 5000
+//! ```
+//!
+//! Models are built with the prost types of `ocannl_onnx::proto`; model
+//! `i` is a function of `--seed` and `i` alone. Classes (`--onnx
+//! --list-classes`; `--class` and `--hostile-ratio` apply):
+//!
+//! - `onnx-wf`: well-formed models (opsets 13 to 21, every one accepted by
+//!   onnxruntime): one or two f32 graph inputs of small random shapes
+//!   (images NCHW/NCL 45% of the time), then one to six steps from the
+//!   importer's op set, each built by ONNX's shape rules: unary ops
+//!   (Relu, Sigmoid, Softplus, LeakyRelu, Elu, Clip, Gelu, ...),
+//!   elementwise with broadcasting (Add ... Pow, variadic Sum/Mean/Max/Min),
+//!   MatMul, Gemm (transA/transB, alpha, beta, C broadcast), Conv (pads,
+//!   strides, dilations, groups, auto_pad), MaxPool/AveragePool (ceil_mode,
+//!   count_include_pad), global pools, LRN, BatchNormalization,
+//!   Softmax/LogSoftmax, LayerNormalization, Concat, Split (sizes,
+//!   num_outputs, equal), Gather (i64/i32, scalar, negative indices),
+//!   Reshape (0 and -1), Flatten, Transpose, Squeeze/Unsqueeze,
+//!   ReduceSum/Mean/Max/Min (axes as attribute or input, keepdims),
+//!   Constant (value, value_float(s)), ConstantOfShape; initializers as
+//!   float/int data or raw bytes; output shapes declared, typed only, or
+//!   untyped; value_info sometimes;
+//! - hostile, each a mutation of a well-formed model: `onnx-bytes`
+//!   (truncated, bit flips, splices from another model, inserted and
+//!   deleted ranges, huge varints), `onnx-attr` (attributes missing, of the
+//!   wrong type, huge or negative values such as 2^40 and i64::MIN, lists
+//!   of the wrong length, unknown names, out-of-range axes, repeated perm
+//!   entries, bad enum strings, broken tensor attributes, graph
+//!   attributes), `onnx-ints` (one to three of the integers the model's
+//!   meaning hangs on, in attributes, integer initializers (shapes, axes,
+//!   split sizes, indices) or input dims, made an edge value: 0, -1, 2^31,
+//!   2^40, i64::MAX, i64::MIN, ...), `onnx-dims` (input dims 0, -1, 2^40, symbolic, missing
+//!   shapes, other ranks; initializer dims that no longer match their
+//!   data; hostile shape/axes data), `onnx-elem` (every
+//!   `TensorProto.DataType` and out-of-range codes on inputs, outputs and
+//!   initializers), `onnx-wiring` (undefined inputs, cycles, duplicate
+//!   producers, no outputs, outputs no node produces, empty node lists,
+//!   thousands of inputs, empty names, unknown ops and domains),
+//!   `onnx-declared` (value_info and output shapes or types that
+//!   contradict the nodes), `onnx-opset` (no, duplicate, ancient or future
+//!   opsets, foreign domains, IR versions, no graph), `onnx-data` (raw data
+//!   of the wrong length, external data, 2^40-cell dims without data,
+//!   string data, NaN and infinities), `onnx-big` (chains of 200 to 30000
+//!   nodes (models of more than 1500 nodes only go through the importer:
+//!   `ocannl-run` compiles about 6 ms per node), nodes with thousands of inputs, a 2^28-cell ConstantOfShape,
+//!   deeply nested subgraphs).
+//!
+//! Oracles: `ocannl-import-onnx` must exit 0 (having written its output)
+//! or exit 1 with a line `MODEL: error: ...`; `ocannl-run` must exit 0 or
+//! exit 1 with `ocannl-run: error:` or a located `NAME:LINE:COL: error:`
+//! (the ONNX node's location or the `.mlir` file's); a panic, a signal,
+//! another exit code or a crash marker is a **crash**/**panic**, the time
+//! limit a **hang**, as for MLIR programs. The differential oracle
+//! (`fuzz/ort_oracle.py`, one long-lived onnxruntime process per worker
+//! reading JSON requests; `--python` picks the interpreter, default
+//! the workspace's `.onnx-venv/bin/python`; skipped with the reason printed when
+//! onnxruntime cannot be imported, or with `--no-ort`): where `ocannl-run`
+//! ran, every output must match onnxruntime's in shape and element type
+//! exactly and in value within rtol 1e-3 / atol 1e-4 x the largest
+//! magnitude (NaN equal to NaN, an infinity to itself), else a
+//! **mismatch**; where ocannl rejected a well-formed model (or
+//! `ocannl-run` rejected what the importer accepted) and onnxruntime runs
+//! it, a **rejects-valid**, unless the error says the op, attribute or
+//! type is not supported (the phrases `tools/tests/onnx/node_tests.py`
+//! counts as unsupported) or is about the model's own declared shapes.
+//! Failures are saved as `CLASS-TARGET-KIND-HASH.onnx` with the inputs
+//! (`.inN.npy`), the imported `.mlir` and a `.txt` holding the commands
+//! that reproduce it; `--onnx --reproduce FILE.onnx` reruns them all
+//! (with the saved inputs).
 
 #![warn(missing_docs)]
 
@@ -100,6 +184,7 @@ mod exec;
 mod generator;
 mod ir;
 mod mutate;
+mod onnx;
 mod oracle;
 mod report;
 mod rng;
@@ -178,6 +263,20 @@ struct Cli {
     /// Print the generator classes and stop.
     #[arg(long)]
     list_classes: bool,
+    /// Fuzz the ONNX importer instead: --programs models through
+    /// ocannl-import-onnx, --run-programs of them also through ocannl-run
+    /// and onnxruntime (the differential oracle).
+    #[arg(long)]
+    onnx: bool,
+    /// With --onnx: the Python with numpy and onnxruntime.
+    #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../.onnx-venv/bin/python"))]
+    python: PathBuf,
+    /// With --onnx: the onnxruntime helper script.
+    #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/ort_oracle.py"))]
+    ort_script: PathBuf,
+    /// With --onnx: no differential oracle (onnxruntime is not run).
+    #[arg(long)]
+    no_ort: bool,
 }
 
 fn main() -> ExitCode {
@@ -240,6 +339,9 @@ fn parse_cli() -> Cli {
 /// Ok(true) when nothing failed.
 fn real_main() -> anyhow::Result<bool> {
     let cli = parse_cli();
+    if cli.onnx {
+        return onnx_main(&cli);
+    }
     let gen_cfg = generator::GenConfig {
         hostile: cli.hostile_ratio.clamp(0.0, 1.0),
         ctrl: cli.ctrl_ratio.clamp(0.0, 1.0),
@@ -383,4 +485,109 @@ fn reproduce(
         }
     }
     Ok(ok)
+}
+
+/// The `--onnx` mode; Ok(true) when nothing failed.
+fn onnx_main(cli: &Cli) -> anyhow::Result<bool> {
+    let known = onnx::all_classes();
+    if let Some(bad) = cli.classes.iter().find(|c| !known.contains(&c.as_str())) {
+        bail!("unknown ONNX class '{bad}' (known: {})", known.join(", "));
+    }
+    if cli.list_classes {
+        for c in known {
+            println!("{c}");
+        }
+        return Ok(true);
+    }
+    let gen_cfg = onnx::GenConfig {
+        hostile: cli.hostile_ratio.clamp(0.0, 1.0),
+        only: cli.classes.clone(),
+    };
+    if let Some(n) = cli.emit_only {
+        std::fs::create_dir_all(&cli.out)
+            .with_context(|| format!("creating {}", cli.out.display()))?;
+        for i in 0..n {
+            let g = onnx::generate(cli.seed, i, &gen_cfg);
+            let path = cli.out.join(format!("{i:06}-{}.onnx", g.class));
+            std::fs::write(&path, &g.bytes)
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        eprintln!("wrote {n} models to {}", cli.out.display());
+        return Ok(true);
+    }
+    let import = cli.bin_dir.join("ocannl-import-onnx");
+    let run = cli.bin_dir.join("ocannl-run");
+    for b in [&import, &run] {
+        if !b.is_file() {
+            bail!(
+                "{} not found (build the tools, or give --bin-dir)",
+                b.display()
+            );
+        }
+    }
+    let limits = exec::Limits {
+        timeout: Duration::from_secs_f64(cli.timeout.max(0.001)),
+        mem_mb: cli.mem_limit_mb,
+    };
+    let ort = if cli.no_ort {
+        eprintln!("ocannl-fuzz: no differential oracle (--no-ort)");
+        None
+    } else {
+        let o = onnx::ort::OrtConfig {
+            python: cli.python.clone(),
+            script: cli.ort_script.clone(),
+            timeout: limits.timeout.max(Duration::from_secs(30)),
+            mem_mb: cli.mem_limit_mb,
+        };
+        match onnx::ort::probe(&o) {
+            Ok(v) => {
+                eprintln!("ocannl-fuzz: differential oracle: onnxruntime {v}");
+                Some(o)
+            }
+            Err(why) => {
+                eprintln!(
+                    "ocannl-fuzz: skipped: the differential oracle (onnxruntime through {} {}): {why}",
+                    cli.python.display(),
+                    cli.ort_script.display()
+                );
+                None
+            }
+        }
+    };
+    let cfg = onnx::campaign::Config {
+        import: std::path::absolute(import)?,
+        run: std::path::absolute(run)?,
+        models: cli.programs,
+        run_models: cli.run_programs,
+        seed: cli.seed,
+        jobs: cli
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        limits,
+        out: cli.out.clone(),
+        generator: gen_cfg,
+        progress: Duration::from_secs_f64(cli.progress_secs.max(0.1)),
+        ort,
+    };
+    if let Some(file) = &cli.reproduce {
+        return onnx::campaign::reproduce(&cfg, file, cli.seed);
+    }
+    eprintln!(
+        "ocannl-fuzz: {} ONNX models ({} through ocannl-run{}), seed {}, {} jobs",
+        cfg.models,
+        cfg.run_models.min(cfg.models),
+        if cfg.ort.is_some() {
+            " and onnxruntime"
+        } else {
+            ""
+        },
+        cfg.seed,
+        cfg.jobs
+    );
+    let (report, wall) = onnx::campaign::run(&cfg)?;
+    println!("{}", report.table(wall));
+    if !report.failures.is_empty() {
+        println!("failures saved under {}", cfg.out.display());
+    }
+    Ok(report.failure_count() == 0)
 }

@@ -74,6 +74,12 @@ pub enum Verdict {
     /// `mlir-translate --mlir-to-llvmir` refused the `ocannl-to-llvm`
     /// output.
     BadLlvm,
+    /// `ocannl-run` ran an imported ONNX model, and an output differs from
+    /// onnxruntime's (shape, element type or values).
+    Mismatch,
+    /// onnxruntime runs an ONNX model that ocannl rejects without saying
+    /// that something in it is unsupported.
+    RejectsValid,
 }
 
 impl Verdict {
@@ -97,6 +103,8 @@ impl Verdict {
             Verdict::Hang => "hang",
             Verdict::Silent => "silent",
             Verdict::BadLlvm => "bad-llvm",
+            Verdict::Mismatch => "mismatch",
+            Verdict::RejectsValid => "rejects-valid",
         }
     }
 }
@@ -116,6 +124,12 @@ pub enum Tool {
     Run,
     /// `mlir-translate` on the `ocannl-to-llvm` output.
     Translate,
+    /// `ocannl-import-onnx`: a rejection is a line `MODEL: error: ...`.
+    Import,
+    /// `ocannl-run` on an imported ONNX model: a located error may name
+    /// the ONNX node's location (`"MODEL, node 'N' (OP)":LINE:1`) rather
+    /// than the `.mlir` file.
+    RunOnnx,
 }
 
 /// A verdict with what distinguishes failures of the same kind.
@@ -147,7 +161,14 @@ pub const CRASH_MARKERS: &[&str] = &[
 /// Judges one process that ran on `file` (the path as passed to the tool).
 pub fn judge(tool: Tool, file: &str, exit: Exit, stdout: &[u8], stderr: &[u8]) -> Judgement {
     let err = String::from_utf8_lossy(stderr);
-    let located = has_located_error(&err, file);
+    let located = match tool {
+        Tool::Import => err.lines().any(|l| {
+            l.strip_prefix(file)
+                .is_some_and(|r| r.starts_with(": error:"))
+        }),
+        Tool::RunOnnx => has_any_located_error(&err),
+        _ => has_located_error(&err, file),
+    };
     let sig = |v: Verdict, detail: String| Judgement {
         verdict: v,
         signature: signature(v, &err, file, exit),
@@ -204,7 +225,8 @@ pub fn judge(tool: Tool, file: &str, exit: Exit, stdout: &[u8], stderr: &[u8]) -
         }
         Exit::Code(1) if located => sig(Verdict::Rejected, String::new()),
         Exit::Code(1)
-            if tool == Tool::Run && err.lines().any(|l| l.starts_with("ocannl-run: error:")) =>
+            if matches!(tool, Tool::Run | Tool::RunOnnx)
+                && err.lines().any(|l| l.starts_with("ocannl-run: error:")) =>
         {
             sig(Verdict::RunnerRejected, String::new())
         }
@@ -230,6 +252,25 @@ pub fn has_located_error(err: &str, file: &str) -> bool {
                     && col.bytes().all(|b| b.is_ascii_digit())
                     && rest.starts_with(" error:")
             })
+    })
+}
+
+/// Whether a line of `err` is `SOMETHING:LINE:COL: error:` (any file or
+/// location name).
+pub fn has_any_located_error(err: &str) -> bool {
+    err.lines().any(|l| {
+        let Some(at) = l.find(": error:") else {
+            return false;
+        };
+        let mut parts = l[..at].rsplitn(3, ':');
+        let col = parts.next().unwrap_or("");
+        let line = parts.next().unwrap_or("");
+        let name = parts.next().unwrap_or("");
+        !name.is_empty()
+            && !line.is_empty()
+            && line.bytes().all(|b| b.is_ascii_digit())
+            && !col.is_empty()
+            && col.bytes().all(|b| b.is_ascii_digit())
     })
 }
 
@@ -420,6 +461,38 @@ mod tests {
 
     fn v(tool: Tool, exit: Exit, out: &str, err: &str) -> Verdict {
         judge(tool, F, exit, out.as_bytes(), err.as_bytes()).verdict
+    }
+
+    #[test]
+    fn onnx_tools_reject_with_their_own_lines() {
+        let m = "/tmp/w0/model.onnx";
+        let imp = |exit, err: &str| judge(Tool::Import, m, exit, b"", err.as_bytes()).verdict;
+        assert_eq!(
+            imp(
+                Exit::Code(1),
+                "/tmp/w0/model.onnx: error: node 'a' (Conv): bad"
+            ),
+            Verdict::Rejected
+        );
+        assert_eq!(imp(Exit::Code(1), "error: something"), Verdict::Unlocated);
+        assert_eq!(
+            imp(
+                Exit::Code(101),
+                "thread 'main' panicked at onnx/src/x.rs:1:2:"
+            ),
+            Verdict::Panic
+        );
+        assert_eq!(imp(Exit::Signal(11), ""), Verdict::Crash);
+        let run = |err: &str| judge(Tool::RunOnnx, F, Exit::Code(1), b"", err.as_bytes()).verdict;
+        assert_eq!(
+            run("model.onnx, node 'n3_Add' (Add):4:1: error: shapes differ"),
+            Verdict::Rejected
+        );
+        assert_eq!(
+            run("ocannl-run: error: no such file"),
+            Verdict::RunnerRejected
+        );
+        assert_eq!(run("error: x:y: error: no"), Verdict::Unlocated);
     }
 
     #[test]

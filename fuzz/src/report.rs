@@ -61,6 +61,8 @@ pub struct FailureRecord {
     pub path: PathBuf,
     /// The judgement's detail (signal, marker).
     pub detail: String,
+    /// The files saved next to the program.
+    pub attachments: Vec<PathBuf>,
 }
 
 /// The key failures are deduplicated by.
@@ -90,6 +92,10 @@ pub struct FailureInfo<'a> {
     pub stdout_tail: String,
     /// The tail of stderr.
     pub stderr_tail: String,
+    /// The saved program's extension (`mlir`, `onnx`).
+    pub ext: &'a str,
+    /// Files saved next to it, `NAME.SUFFIX` (inputs, the imported MLIR).
+    pub attachments: Vec<(String, Vec<u8>)>,
 }
 
 /// The campaign's tallies.
@@ -105,6 +111,8 @@ pub struct Report {
     pub failures: BTreeMap<FailureKey, FailureRecord>,
     /// Programs generated.
     pub programs: u64,
+    /// Other counts worth printing (what onnxruntime said, ...).
+    pub notes: BTreeMap<String, u64>,
 }
 
 /// A stable 64-bit FNV-1a hash (for file names).
@@ -169,7 +177,13 @@ impl Report {
             j.verdict.name(),
             hash as u32
         );
-        let path = out.join(format!("{name}.mlir"));
+        let path = out.join(format!("{name}.{}", info.ext));
+        let stem = out.join(&name);
+        let attachments: Vec<PathBuf> = info
+            .attachments
+            .iter()
+            .map(|(suffix, _)| out.join(format!("{name}.{suffix}")))
+            .collect();
         let (new, write) = match self.failures.get_mut(&key) {
             Some(r) => {
                 r.count += 1;
@@ -178,6 +192,10 @@ impl Report {
                     // Same key, another class possibly: keep one file.
                     let _ = std::fs::remove_file(&r.path);
                     let _ = std::fs::remove_file(r.path.with_extension("txt"));
+                    for a in &r.attachments {
+                        let _ = std::fs::remove_file(a);
+                    }
+                    r.attachments = attachments.clone();
                     r.size = info.program.len();
                     r.class = info.class.to_string();
                     r.path = path.clone();
@@ -193,6 +211,7 @@ impl Report {
                         size: info.program.len(),
                         path: path.clone(),
                         detail: j.detail.clone(),
+                        attachments: attachments.clone(),
                     },
                 );
                 (true, true)
@@ -201,7 +220,13 @@ impl Report {
         if write {
             std::fs::create_dir_all(out)?;
             std::fs::write(&path, info.program)?;
-            let command = info.command.replace("PROGRAM", &path.to_string_lossy());
+            for ((_, bytes), p) in info.attachments.iter().zip(&attachments) {
+                std::fs::write(p, bytes)?;
+            }
+            let command = info
+                .command
+                .replace("PROGRAM", &path.to_string_lossy())
+                .replace("SAVED", &stem.to_string_lossy());
             let text = format!(
                 "target: {target}\nverdict: {} ({})\nsignature: {}\nclass: {}\nindex: {}\nexit: {}\ncommand: {command}\n\n--- stderr (tail) ---\n{}\n--- stdout (tail) ---\n{}\n",
                 j.verdict.name(),
@@ -249,6 +274,8 @@ impl Report {
             Verdict::Hang,
             Verdict::Silent,
             Verdict::BadLlvm,
+            Verdict::Mismatch,
+            Verdict::RejectsValid,
         ];
         let header = |s: &mut String, first: &str, count: &str| {
             let _ = write!(s, "{first:<56} {count:>9}");
@@ -309,6 +336,12 @@ impl Report {
                 }
             }
         }
+        if !self.notes.is_empty() {
+            let _ = writeln!(s, "\nnotes:");
+            for (k, n) in &self.notes {
+                let _ = writeln!(s, "  {k:<60} {n}");
+            }
+        }
         let secs = wall.as_secs_f64().max(1e-9);
         let _ = writeln!(
             s,
@@ -335,6 +368,8 @@ fn short(v: Verdict) -> &'static str {
         Verdict::Hang => "hang",
         Verdict::Silent => "silent",
         Verdict::BadLlvm => "bad-llvm",
+        Verdict::Mismatch => "mismatch",
+        Verdict::RejectsValid => "rej-valid",
     }
 }
 
@@ -359,6 +394,8 @@ mod tests {
             exit: "killed by SIGSEGV".into(),
             stdout_tail: String::new(),
             stderr_tail: "Stack dump:".into(),
+            ext: "mlir",
+            attachments: Vec::new(),
         }
     }
 

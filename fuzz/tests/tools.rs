@@ -160,3 +160,96 @@ fn unknown_classes_are_refused() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown class 'nope'"));
 }
+
+#[test]
+fn a_short_onnx_campaign_reports_and_saves_failures() {
+    let Some(bin) = bin_dir() else {
+        return;
+    };
+    if !bin.join("ocannl-import-onnx").is_file() {
+        eprintln!("skipped: no ocannl-import-onnx in {}", bin.display());
+        return;
+    }
+    let out = tempfile::tempdir().expect("a temporary directory");
+    let o = Command::new(FUZZ)
+        .arg("--bin-dir")
+        .arg(&bin)
+        .args([
+            "--onnx",
+            "--programs",
+            "12",
+            "--run-programs",
+            "3",
+            "--jobs",
+            "1",
+            "--seed",
+            "3",
+            "--progress-secs",
+            "1",
+        ])
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .expect("ocannl-fuzz runs");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let code = o.status.code();
+    assert!(
+        matches!(code, Some(0 | 1)),
+        "exit {code:?}:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(stdout.contains("ocannl-import-onnx"), "{stdout}");
+    assert!(stdout.contains("12 programs"), "{stdout}");
+    let saved: Vec<PathBuf> = std::fs::read_dir(out.path())
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    if code == Some(1) {
+        let model = saved
+            .iter()
+            .find(|p| p.extension().is_some_and(|e| e == "onnx"))
+            .expect("a saved failing model");
+        assert!(model.with_extension("txt").is_file());
+        let r = Command::new(FUZZ)
+            .arg("--bin-dir")
+            .arg(&bin)
+            .arg("--onnx")
+            .arg("--reproduce")
+            .arg(model)
+            .output()
+            .expect("ocannl-fuzz --onnx --reproduce runs");
+        assert!(matches!(r.status.code(), Some(0 | 1)));
+        assert!(String::from_utf8_lossy(&r.stdout).contains("ocannl-import-onnx"));
+    } else {
+        assert!(saved.is_empty());
+    }
+}
+
+#[test]
+fn onnx_emit_only_writes_models_and_lists_classes() {
+    let out = tempfile::tempdir().expect("a temporary directory");
+    let o = Command::new(FUZZ)
+        .args(["--onnx", "--emit-only", "5", "--seed", "2"])
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .expect("ocannl-fuzz runs");
+    assert!(o.status.success());
+    let n = std::fs::read_dir(out.path())
+        .expect("the models")
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "onnx"))
+        })
+        .count();
+    assert_eq!(n, 5);
+    let l = Command::new(FUZZ)
+        .args(["--onnx", "--list-classes"])
+        .output()
+        .expect("ocannl-fuzz runs");
+    assert!(String::from_utf8_lossy(&l.stdout).contains("onnx-wf"));
+    let bad = Command::new(FUZZ)
+        .args(["--onnx", "--emit-only", "1", "--class", "wf"])
+        .output()
+        .expect("ocannl-fuzz runs");
+    assert_eq!(bad.status.code(), Some(2));
+}
