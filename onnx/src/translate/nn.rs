@@ -327,7 +327,9 @@ impl Translator {
                 let count = self.einsum(&cspec, &[&ones_p, &ones], None, None, "...".into());
                 self.binary("div", &sum, &count, self.out_spec(node, 0))?
             } else if include_pad || !padded {
-                let n: u64 = kernel.iter().product();
+                let Some(n) = kernel.iter().try_fold(1u64, |a, &b| a.checked_mul(b)) else {
+                    return self.err(format!("kernel_shape {kernel:?} overflows 64 bits"));
+                };
                 let c = self.scalar(x.elem, n as f64);
                 self.binary("div", &sum, &c, self.out_spec(node, 0))?
             } else {
@@ -376,6 +378,13 @@ impl Translator {
                 "...".into()
             };
             y = self.binary("mul", &y, &s, out)?;
+        }
+        if let Some(r) = c.as_ref().and_then(|c| c.rank)
+            && r > 2
+        {
+            return self.err(format!(
+                "a rank-{r} C does not broadcast to Gemm's (M, N) result"
+            ));
         }
         if let (Some(c), false) = (c, last) {
             let c = if beta == 1.0 {
@@ -565,7 +574,10 @@ impl Translator {
                 // Every axis named (leading axes before a row variable align
                 // from the left in broadcasts, ONNX's from the right: see
                 // ARCHITECTURE.md).
-                Some(r) if r >= axis => (labels("a", r).join(","), l.join(",")),
+                // ONNX: axis in [-r, r - 1] (a rank-0 input: 0).
+                Some(r) if r > axis || (r == 0 && axis == 0) => {
+                    (labels("a", r).join(","), l.join(","))
+                }
                 Some(r) => return self.err(format!("axis {axis} of a rank-{r} input")),
                 None => {
                     let p = l.iter().map(|s| format!("{s},")).collect::<String>();
@@ -622,7 +634,7 @@ impl Translator {
                     format!("..r..,{zeros}"),
                 )
             }
-            (false, Some(r)) if r >= axis as usize => {
+            (false, Some(r)) if r > axis as usize => {
                 let l = labels("a", axis as usize);
                 let mut all = l.clone();
                 all.extend(labels("z", r - axis as usize));

@@ -335,6 +335,18 @@ impl Translator {
                 } else {
                     (self.opt_input(node, 1)?, self.opt_input(node, 2)?)
                 };
+                // The bounds are scalars (one element): a larger tensor
+                // would broadcast the result.
+                for b in lo.iter().chain(&hi) {
+                    if let Some(d) = &b.shape
+                        && d.iter().try_fold(1u64, |a, &b| a.checked_mul(b)) != Some(1)
+                    {
+                        return self.err(format!("Clip's bounds must be scalars, one is {d:?}"));
+                    }
+                    if b.shape.is_none() && b.rank.is_some_and(|r| r > 1) {
+                        return self.err("Clip's bounds must be scalars");
+                    }
+                }
                 let mut v = x.clone();
                 if let Some(lo) = &lo {
                     let spec = if hi.is_none() {

@@ -117,9 +117,10 @@ fn init_f32(name: &str, dims: &[i64], data: &[f32]) -> TensorProto {
     }
 }
 
-/// A model's bytes (opset 17).
+/// A model's bytes (opset 17 unless set).
 struct Model {
     graph: GraphProto,
+    opset: i64,
 }
 
 impl Model {
@@ -136,7 +137,13 @@ impl Model {
                 output: outputs,
                 ..Default::default()
             },
+            opset: 17,
         }
+    }
+
+    fn opset(mut self, v: i64) -> Self {
+        self.opset = v;
+        self
     }
 
     fn inits(mut self, t: Vec<TensorProto>) -> Self {
@@ -149,7 +156,7 @@ impl Model {
             ir_version: Some(8),
             opset_import: vec![OperatorSetIdProto {
                 domain: Some(String::new()),
-                version: Some(17),
+                version: Some(self.opset),
             }],
             graph: Some(self.graph),
             ..Default::default()
@@ -916,4 +923,59 @@ fn onnx_mixed_element_types_are_import_errors() {
         .inits(vec![w]);
         import_rejects("onnx-mixed", op, m, "element types f32 and f64");
     }
+}
+
+#[test]
+fn onnx_operands_past_their_schema_are_errors() {
+    let t = "onnx-schema";
+    // Softmax (opset 11) and LayerNormalization on axis == rank
+    // normalised over nothing.
+    let m = Model::new(
+        vec![node("Softmax", &["X"], &["Y"], vec![int("axis", 2)])],
+        vec![f32v("X", &[3, 4])],
+        vec![open("Y")],
+    )
+    .opset(11);
+    let (out, _) = import(t, "softmax11", &m.bytes());
+    assert_rejected(&out, "axis 2 of a rank-2 input");
+    let m = Model::new(
+        vec![node(
+            "LayerNormalization",
+            &["X", "S"],
+            &["Y"],
+            vec![int("axis", 2)],
+        )],
+        vec![f32v("X", &[3, 4]), f32v("S", &[4])],
+        vec![open("Y")],
+    );
+    import_rejects(t, "layernorm", m, "axis 2");
+    // Gemm's C broadcasts to (M, N) one way; Clip's bounds are scalars.
+    let m = Model::new(
+        vec![node("Gemm", &["A", "B", "C"], &["Y"], vec![])],
+        vec![
+            f32v("A", &[2, 3]),
+            f32v("B", &[3, 2]),
+            f32v("C", &[4, 2, 2]),
+        ],
+        vec![open("Y")],
+    );
+    import_rejects(t, "gemm", m, "rank-3 C");
+    let m = Model::new(
+        vec![node("Clip", &["X", "L"], &["Y"], vec![])],
+        vec![f32v("X", &[3]), f32v("L", &[3])],
+        vec![open("Y")],
+    );
+    import_rejects(t, "clip", m, "must be scalars");
+    // A kernel whose size overflows: an error, not an overflow.
+    let m = Model::new(
+        vec![node(
+            "AveragePool",
+            &["X"],
+            &["Y"],
+            vec![ints("kernel_shape", &[1 << 40, 1 << 40])],
+        )],
+        vec![f32v("X", &[1, 1, 4, 4])],
+        vec![open("Y")],
+    );
+    import_rejects(t, "avgpool", m, "overflows 64 bits");
 }
