@@ -10,11 +10,8 @@
 //! semantics is an error at the op, with a note at each operand's producer
 //! and its solved shape, instead of a silently different result.
 
-use melior::ir::{
-    attribute::StringAttribute,
-    operation::{OperationLike, OperationResult},
-};
-use ocannl_dialect::diagnostics::emit_error;
+use melior::ir::operation::{OperationLike, OperationResult};
+use ocannl_dialect::{diagnostics::emit_error, ir};
 use ocannl_shape::{problem::ShapeId, spec::parse_shape_spec};
 
 use super::{Scope, key};
@@ -41,10 +38,7 @@ impl<'c, 'a> Scope<'c, 'a> {
             let Ok(attr) = op.attribute(DECLARED_SHAPE) else {
                 continue;
             };
-            let Some(declared) = StringAttribute::try_from(attr)
-                .ok()
-                .map(|s| s.value().to_owned())
-            else {
+            let Some(declared) = ir::string_value(attr) else {
                 emit_error(
                     op.location(),
                     &format!("attribute '{DECLARED_SHAPE}' must be a string, got {attr}"),
@@ -77,10 +71,16 @@ impl<'c, 'a> Scope<'c, 'a> {
                 continue;
             }
             let mut notes = Vec::new();
+            let mut producers = Vec::new();
             for (i, operand) in op.operands().enumerate() {
                 let Ok(produced) = OperationResult::try_from(operand) else {
                     continue;
                 };
+                // One note per producer.
+                if producers.contains(&produced.owner()) {
+                    continue;
+                }
+                producers.push(produced.owner());
                 let Some(&v) = self.by_value.get(&key(operand)) else {
                     continue;
                 };
