@@ -17,7 +17,8 @@ and each reply one tab-separated line on stdout:
 
 Values compare with a tolerance suited to f32 (rtol 1e-3, atol 1e-4 times
 the largest finite magnitude of the reference, at least 1e-4); NaN equals
-NaN, an infinity the same infinity. Usage by hand (one request from the
+NaN, an infinity the same infinity. A difference only in where NaNs are
+is reported as `nan: ...` rather than `values: ...`. Usage by hand (one request from the
 command line instead of stdin):
 
     ort_oracle.py --check MODEL.onnx --input NAME=X.npy ... [--ocannl Y.npy ...]
@@ -56,10 +57,14 @@ def compare(ref, got):
     close = same_special | (finite & np.isfinite(g) & (np.abs(r - g) <= atol + 1e-3 * np.abs(r)))
     if not close.all():
         bad = np.argwhere(~close)
+        # Only NaN placement differs (onnxruntime's Max/Min reductions and
+        # pools skip NaN, NumPy's and ocannl's propagate it): named apart.
+        one_nan = np.isnan(r) != np.isnan(g)
+        kind = "nan" if bool(one_nan[~close].all()) else "values"
         i = tuple(int(v) for v in bad[0])
         err = np.abs(r - g)
         worst = float(np.nanmax(np.where(finite & np.isfinite(g), err, 0.0)))
-        return (f"values: at {list(i)} {float(g[i])!r} (onnxruntime: {float(r[i])!r}), "
+        return (f"{kind}: at {list(i)} {float(g[i])!r} (onnxruntime: {float(r[i])!r}), "
                 f"{len(bad)} of {r.size} differ, max abs error {worst:.3g}")
     return None
 

@@ -151,7 +151,7 @@
 //!   of the wrong length, external data, 2^40-cell dims without data,
 //!   string data, NaN and infinities), `onnx-big` (chains of 200 to 30000
 //!   nodes (models of more than 1500 nodes only go through the importer:
-//!   `ocannl-run` compiles about 6 ms per node), nodes with thousands of inputs, a 2^28-cell ConstantOfShape,
+//!   `ocannl-run` compiles about 6 ms per node), nodes with thousands of inputs, a 2^40-cell ConstantOfShape,
 //!   deeply nested subgraphs).
 //!
 //! Oracles: `ocannl-import-onnx` must exit 0 (having written its output)

@@ -611,8 +611,9 @@ pub fn run(cfg: &Config) -> anyhow::Result<(Report, Duration)> {
 }
 
 /// Reruns the tools (and onnxruntime) on a saved model, with the inputs
-/// saved next to it (`STEM.inN.npy`) when there are any; prints what each
-/// did. Ok(true) when nothing failed.
+/// saved next to it (`STEM.inN.npy`) when there are any and
+/// `--erase-shapes` as its `.txt` says; prints what each did. Ok(true)
+/// when nothing failed.
 pub fn reproduce(cfg: &Config, file: &Path, index: u64) -> anyhow::Result<bool> {
     // Saved failures are named CLASS-TARGET-KIND-HASH.onnx.
     let hostile = !file
@@ -628,6 +629,12 @@ pub fn reproduce(cfg: &Config, file: &Path, index: u64) -> anyhow::Result<bool> 
         }
         saved.push(p);
     }
+    // The saved commands say whether the import erased shapes (it does on
+    // odd indices); without them, --seed's parity decides.
+    let index = match std::fs::read_to_string(file.with_extension("txt")) {
+        Ok(t) if t.contains("index: ") => u64::from(t.contains(" --erase-shapes")),
+        _ => index,
+    };
     let model = scratch.path().join("model.onnx");
     std::fs::copy(file, &model).with_context(|| format!("reading {}", file.display()))?;
     let mut ort = cfg.ort.clone().map(Ort::new);

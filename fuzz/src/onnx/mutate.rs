@@ -735,7 +735,8 @@ pub fn big(rng: &mut Rng, m: &mut ModelProto) {
         }
         2 => {
             // A large reshape target or ConstantOfShape.
-            let dims = vec![1 << 14, 1 << 14, rng.range(1, 64) as i64];
+            // Terabytes: to be refused, not computed.
+            let dims = vec![1 << 20, 1 << 20, rng.range(1, 64) as i64];
             g.initializer.push(ocannl_onnx::proto::TensorProto {
                 name: Some("bigshape".into()),
                 dims: vec![3],
