@@ -31,7 +31,7 @@ macro_rules! ocannl_to_affine {
 
 macro_rules! affine_to_llvm {
     () => {
-        "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},\
+        "ocannl-outline-nests,arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},\
 math-extend-to-supported-types{extra-types=f16 target-type=f32},arith-expand{include-bf16=true},\
 ocannl-math-approximation,\
 lower-affine,convert-scf-to-cf,cse,\
@@ -66,7 +66,10 @@ pub const TO_AFFINE: PipelineDef = PipelineDef {
 /// strided memref metadata, so `expand-strided-metadata` is not needed;
 /// `cse` deduplicates, LLVM's optimiser does the rest of the cleaning (a
 /// `canonicalize` here cost more than it saved). The pipeline's cost is
-/// linear in the program (`tools/bench/compile_scaling.py`).
+/// linear in the program (`tools/bench/compile_scaling.py`). First,
+/// `ocannl-outline-nests` moves the loop nests of a function with more
+/// than 64 of them into `noinline` helpers of 64 nests each: LLVM's own
+/// passes (the JIT's O3, `--emit`) are superlinear in one function's size.
 pub const AFFINE_TO_LLVM: &str = affine_to_llvm!();
 
 /// [`AFFINE_TO_LLVM`] for code whose parallel loops (`affine.parallel`,

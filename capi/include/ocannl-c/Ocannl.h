@@ -27,9 +27,9 @@ MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Ocannl, ocannl);
 
 /* Registers every ocannl pass (ocannl-verify, ocannl-infer-shapes,
  * ocannl-check-shapes, ocannl-infer-projections, ocannl-lower-to-affine,
- * ocannl-math-approximation, ocannl-gpu-math) and named pipeline
- * (ocannl-to-affine, ocannl-to-llvm, ocannl-to-nvvm) with their options in
- * MLIR's global pass registry, so textual pipelines
+ * ocannl-math-approximation, ocannl-gpu-math, ocannl-outline-nests) and
+ * named pipeline (ocannl-to-affine, ocannl-to-llvm, ocannl-to-nvvm) with
+ * their options in MLIR's global pass registry, so textual pipelines
  * (`mlirParsePassPipeline`, `mlirOpPassManagerAddPipeline`) name them.
  * Idempotent. ocannl-to-llvm and ocannl-to-nvvm also name upstream passes:
  * register those too (`mlirRegisterAllPasses`, or C++
