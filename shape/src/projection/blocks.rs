@@ -169,7 +169,10 @@ impl<'p> Resolver<'p> {
 /// Which operands may take part in a block: an operand needs every
 /// iterator its plain axes read to be active (and, with a part per
 /// operand, its part); operands are found by counting, per block, how many
-/// of their needed iterators are active.
+/// of their needed iterators are active. An iterator alone in its
+/// component is active in every block and is not counted: with it, every
+/// block would visit every operand reading it (a concatenation of n parts
+/// that share an axis, `p0,..r..; p1,..r..; ...`, was quadratic).
 struct Candidates {
     /// Per iterator, the operands that need it.
     needing: Vec<Vec<usize>>,
@@ -183,6 +186,14 @@ struct Candidates {
 impl Candidates {
     fn new(p: &Projections, per_operand: Option<&Vec<usize>>) -> Self {
         let space = p.product_space.len();
+        let mut always_active = vec![false; space];
+        for c in &p.components {
+            if let [i] = c.as_slice()
+                && *i < space
+            {
+                always_active[*i] = true;
+            }
+        }
         let mut needing = vec![Vec::new(); space];
         let mut needs = vec![0; p.operands.len()];
         let mut always = Vec::new();
@@ -198,7 +209,7 @@ impl Candidates {
             if let Some(parts) = per_operand {
                 its.push(parts[o]);
             }
-            its.retain(|&i| i < space);
+            its.retain(|&i| i < space && !always_active[i]);
             its.sort_unstable();
             its.dedup();
             if its.is_empty() {
