@@ -5,10 +5,14 @@
 
 use melior::{
     Context,
-    ir::{Module, attribute::AttributeLike},
+    ir::{
+        Attribute, BlockLike, Identifier, Module, RegionLike, Type, TypeLike, Value, ValueLike,
+        attribute::{AttributeLike, TypeAttribute},
+        operation::{OperationBuilder, OperationLike, OperationRef},
+    },
 };
 
-use std::ffi::c_void;
+use std::{collections::HashMap, ffi::c_void};
 
 pub mod cuda;
 
@@ -221,7 +225,9 @@ pub(crate) struct PackedFn<'e> {
 
 impl PackedFn<'_> {
     /// Calls the function with one pointer per argument then per result
-    /// (the bare-pointer convention of the lowering).
+    /// (the bare-pointer convention of the lowering), or, for a function
+    /// rewritten by [`take_arguments_as_array`], with the one pointer to
+    /// the array of those pointers.
     ///
     /// The caller guarantees what the compiled code assumes: `buffers`
     /// holds exactly one live buffer per argument and result, each with the
@@ -244,6 +250,167 @@ impl PackedFn<'_> {
     }
 }
 
+/// Rewrites `func`, an `llvm.func` whose arguments are all `!llvm.ptr` and
+/// which returns nothing (the bare-pointer convention of the lowering), to
+/// take one `!llvm.ptr` to an array of those pointers: it loads each
+/// (`getelementptr` + `load`) right before its first use when all its uses
+/// are in one block, else at the top, and uses the loads in place of the
+/// arguments. Returns false (and changes nothing) for any other function.
+///
+/// MLIR's execution engine calls a function through a packed wrapper
+/// `_mlir_<name>(void **)` that loads every argument and makes one call
+/// with all of them: with thousands of arguments LLVM's optimiser
+/// (`CalledValuePropagation`, `PostOrderFunctionAttrs`, GVN) and its
+/// machine scheduler were quadratic in that call. With one argument the
+/// wrapper is trivial; each load sits where its pointer is first needed
+/// (with the memref descriptors folded, see `Program::jit`: before the call
+/// of the `ocannl-outline-nests` helper that uses it), as thousands of
+/// loads in one block were quadratic in instruction selection (clustering
+/// neighbouring loads) and scheduling.
+pub(crate) fn take_arguments_as_array(context: &Context, func: OperationRef<'_, '_>) -> bool {
+    let Some(ptr) = Type::parse(context, "!llvm.ptr") else {
+        return false;
+    };
+    let Some(function_type) = func
+        .attribute("function_type")
+        .ok()
+        .and_then(|a| TypeAttribute::try_from(a).ok())
+        .map(|t| t.value())
+    else {
+        return false;
+    };
+    let Some(body) = func.region(0).ok().and_then(|r| r.first_block()) else {
+        return false;
+    };
+    let n = body.argument_count();
+    // (The C API has no kind check of LLVM function types: the printed
+    // type is checked instead.)
+    let printed = function_type.to_string();
+    let returns_nothing = printed.starts_with("!llvm.func<void (") && !printed.ends_with("...)>");
+    // SAFETY: `function_type` is a live LLVM function type (checked above);
+    // inputs are read below its count.
+    let fits = returns_nothing
+        && unsafe {
+            let raw = function_type.to_raw();
+            mlir_sys::mlirLLVMFunctionTypeGetNumInputs(raw) == n as isize
+                && (0..n).all(|i| {
+                    mlir_sys::mlirTypeEqual(
+                        mlir_sys::mlirLLVMFunctionTypeGetInput(raw, i as isize),
+                        ptr.to_raw(),
+                    )
+                })
+        };
+    let Some(top) = body.first_operation() else {
+        return false;
+    };
+    if !fits || func.attribute("arg_attrs").is_ok() || u32::try_from(n).is_err() {
+        return false;
+    }
+    let location = func.location();
+    let elem_type: Attribute<'_> = TypeAttribute::new(ptr).into();
+    let alignment = Attribute::parse(context, "8 : i64").expect("an integer attribute");
+    // Where each op of the function is: its top-level op's block and
+    // position there (by raw pointer).
+    let mut places: HashMap<*const c_void, (usize, usize, OperationRef<'_, '_>)> = HashMap::new();
+    let mut blocks = Vec::new();
+    let mut next_block = Some(body);
+    while let Some(block) = next_block {
+        let mut next_op = block.first_operation();
+        let mut k = 0;
+        while let Some(op) = next_op {
+            places.insert(op.to_raw().ptr, (blocks.len(), k, op));
+            k += 1;
+            next_op = op.next_in_block();
+        }
+        blocks.push(block);
+        next_block = block.next_in_region();
+    }
+    let func_raw = func.to_raw();
+    // The top-level op of the function that holds `op`.
+    let top_level = |mut op: mlir_sys::MlirOperation| {
+        // SAFETY: live ops of the function; parents are read up to it.
+        unsafe {
+            loop {
+                let parent = mlir_sys::mlirOperationGetParentOperation(op);
+                if parent.ptr.is_null() || mlir_sys::mlirOperationEqual(parent, func_raw) {
+                    return op;
+                }
+                op = parent;
+            }
+        }
+    };
+    let array = body.add_argument(ptr, location);
+    for i in 0..n {
+        let old: Value<'_, '_> = body.argument(i).expect("counted").into();
+        // The load goes right before the first use when every use is in one
+        // block (so that the loads spread between the calls that use them
+        // instead of piling up in one block, where instruction scheduling
+        // compares every pair), else at the top of the entry block.
+        let mut first: Option<(usize, usize, OperationRef<'_, '_>)> = None;
+        let mut one_block = true;
+        // SAFETY: a live value; its use list is read, not changed.
+        unsafe {
+            let mut operand = mlir_sys::mlirValueGetFirstUse(old.to_raw());
+            while !mlir_sys::mlirOpOperandIsNull(operand) {
+                let owner = top_level(mlir_sys::mlirOpOperandGetOwner(operand));
+                match (places.get(&owner.ptr.cast_const()), first) {
+                    (Some(&(b, k, op)), None) => first = Some((b, k, op)),
+                    (Some(&(b, k, op)), Some((fb, fk, _))) if b == fb => {
+                        if k < fk {
+                            first = Some((b, k, op));
+                        }
+                    }
+                    _ => one_block = false,
+                }
+                operand = mlir_sys::mlirOpOperandGetNextUse(operand);
+            }
+        }
+        let (block, before) = match first {
+            Some((b, _, op)) if one_block => (blocks[b], op),
+            _ => (body, top),
+        };
+        let index = Attribute::parse(context, &format!("array<i32: {i}>"))
+            .expect("an i32 array attribute (n < 2^32)");
+        let gep = block.insert_operation_before(
+            before,
+            OperationBuilder::new("llvm.getelementptr", location)
+                .add_operands(&[array])
+                .add_results(&[ptr])
+                .add_attributes(&[
+                    (Identifier::new(context, "rawConstantIndices"), index),
+                    (Identifier::new(context, "elem_type"), elem_type),
+                ])
+                .build()
+                .expect("a valid llvm.getelementptr"),
+        );
+        let load = block.insert_operation_before(
+            before,
+            OperationBuilder::new("llvm.load", location)
+                .add_operands(&[gep.result(0).expect("one result").into()])
+                .add_results(&[ptr])
+                .add_attributes(&[(Identifier::new(context, "alignment"), alignment)])
+                .build()
+                .expect("a valid llvm.load"),
+        );
+        // SAFETY: two live values of the same type in one function.
+        unsafe {
+            mlir_sys::mlirValueReplaceAllUsesOfWith(
+                old.to_raw(),
+                load.result(0).expect("one result").to_raw(),
+            )
+        };
+    }
+    // The old arguments, last first (each erase renumbers the arguments
+    // after it).
+    for i in (0..n).rev() {
+        // SAFETY: a live block; argument `i` exists and has no uses left.
+        unsafe { mlir_sys::mlirBlockEraseArgument(body.to_raw(), i as u32) };
+    }
+    let new_type = Type::parse(context, "!llvm.func<void (ptr)>").expect("an LLVM function type");
+    ocannl_dialect::ir::set_attribute(func, "function_type", TypeAttribute::new(new_type).into());
+    true
+}
+
 /// A copy of `module`.
 pub(crate) fn clone_module<'c>(module: &Module<'c>) -> Module<'c> {
     // SAFETY: a live module; the clone is a new op owned by the result.
@@ -255,18 +422,53 @@ pub(crate) fn clone_module<'c>(module: &Module<'c>) -> Module<'c> {
     Module::from_operation(op).expect("the clone of a module is a module")
 }
 
-/// Renames `old` to `new` in every symbol use under `module` (not the
-/// definition itself).
-pub(crate) fn replace_symbol_uses(module: &Module<'_>, old: &str, new: &str) -> bool {
-    // SAFETY: a live module; both names are copied.
-    let result = unsafe {
-        mlir_sys::mlirSymbolTableReplaceAllSymbolUses(
-            melior::StringRef::new(old).to_raw(),
-            melior::StringRef::new(new).to_raw(),
-            module.as_operation().to_raw(),
-        )
-    };
-    result.value != 0
+/// Renames the functions `renamed` maps in every symbol reference under
+/// `module` that is an op's attribute (`callee`, `global_name`, ...; not the
+/// definitions' `sym_name`), in one walk. (MLIR's
+/// `mlirSymbolTableReplaceAllSymbolUses` walks the whole module for each
+/// name: with the helpers `ocannl-outline-nests` makes, a function of many
+/// nests, that was quadratic.)
+pub(crate) fn rename_symbol_refs(
+    context: &Context,
+    module: &Module<'_>,
+    renamed: &HashMap<String, String>,
+) {
+    module
+        .as_operation()
+        .walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
+            // SAFETY: a live op; its attributes are read by position, then
+            // set by name (copied) after the reading.
+            unsafe {
+                let raw = op.to_raw();
+                let mut changes = Vec::new();
+                for i in 0..mlir_sys::mlirOperationGetNumAttributes(raw) {
+                    let named = mlir_sys::mlirOperationGetAttribute(raw, i);
+                    if !mlir_sys::mlirAttributeIsAFlatSymbolRef(named.attribute) {
+                        continue;
+                    }
+                    let value = melior::StringRef::from_raw(
+                        mlir_sys::mlirFlatSymbolRefAttrGetValue(named.attribute),
+                    );
+                    if let Some(new) = value.as_str().ok().and_then(|v| renamed.get(v)) {
+                        let name =
+                            melior::StringRef::from_raw(mlir_sys::mlirIdentifierStr(named.name));
+                        changes.push((name.as_str().unwrap_or_default().to_owned(), new));
+                    }
+                }
+                for (name, new) in changes {
+                    let attr = mlir_sys::mlirFlatSymbolRefAttrGet(
+                        context.to_raw(),
+                        melior::StringRef::new(new).to_raw(),
+                    );
+                    mlir_sys::mlirOperationSetAttributeByName(
+                        raw,
+                        melior::StringRef::new(&name).to_raw(),
+                        attr,
+                    );
+                }
+            }
+            melior::ir::operation::WalkResult::Advance
+        });
 }
 
 /// The format (`gpu::CompilationTarget`: 2 assembly, 3 binary, 4 fatbin)

@@ -8,6 +8,10 @@ pub struct Jit<'p, 'c> {
     pub(crate) engine: ffi::Engine,
     /// The entry function's name in the compiled code.
     pub(crate) entry: String,
+    /// Whether the entry takes one pointer to the array of its buffers'
+    /// pointers ([`crate::ffi::take_arguments_as_array`]) instead of one
+    /// pointer per buffer.
+    pub(crate) array_arguments: bool,
     pub(crate) _module: Module<'c>,
 }
 
@@ -80,7 +84,13 @@ impl Jit<'_, '_> {
         // Every buffer has the element type and number of cells of its
         // signature entry: inputs checked by `run`/`bench`, outputs
         // allocated from the signature.
-        entry.call(&mut pointers);
+        if self.array_arguments {
+            // One argument: the array of the buffers' pointers, which
+            // outlives the call.
+            entry.call(&mut [pointers.as_mut_ptr().cast::<u8>()]);
+        } else {
+            entry.call(&mut pointers);
+        }
         Ok(())
     }
 }

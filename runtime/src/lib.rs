@@ -16,7 +16,9 @@
 //!
 //! The compiled function takes one pointer per argument, then one per
 //! result (destination passing, bare pointers; see
-//! `ocannl_passes::lower_to_affine`): the caller owns every buffer.
+//! `ocannl_passes::lower_to_affine`): the caller owns every buffer. (The
+//! JIT's copy of the entry takes one pointer to the array of those
+//! pointers instead: see [`Program::jit`].)
 
 pub mod array;
 mod ffi;
@@ -160,6 +162,10 @@ pub fn context() -> Result<Context, Error> {
         .map_err(|e| Error::new(format!("cannot load the ocannl dialect: {e}")))?;
     Ok(context)
 }
+
+/// Past this many buffers, [`Program::jit`] folds the lowering's memref
+/// descriptors before passing the buffers in an array.
+const MANY_ARGUMENTS: usize = 64;
 
 /// A function compiled to the LLVM dialect, with its signature.
 pub struct Program<'c> {
@@ -414,15 +420,34 @@ impl<'c> Program<'c> {
     /// libm live: every function is first renamed (`__ocannl_fn<k>`) in a
     /// copy of the module, so that no function name a user picks (`@expf`,
     /// `@memset`) can meet one of their symbols, which LLVM's generated code
-    /// calls by name.
+    /// calls by name. In that copy the entry function (unless the module
+    /// calls it too) takes one pointer to the array of its buffers' pointers
+    /// instead of one pointer per buffer: the engine's wrapper then calls it
+    /// with one argument instead of thousands (LLVM was quadratic in that
+    /// call). `--emit` keeps the C signature, one pointer per buffer.
     ///
     /// # Errors
     ///
     /// The execution engine cannot be created.
     pub fn jit(&self) -> Result<Jit<'_, 'c>, Error> {
         self.host_code()?;
-        let module = ffi::clone_module(&self.module);
+        let mut module = ffi::clone_module(&self.module);
         let entry = rename_functions(self.context, &module, &self.entry)?;
+        let array_arguments = !is_called(&module, &entry) && {
+            if self.signature.inputs.len() + self.signature.outputs.len() > MANY_ARGUMENTS {
+                // The memref descriptors the lowering builds from each
+                // argument at the top of the function fold away, so that
+                // an argument's uses are where its pointer is needed (see
+                // `take_arguments_as_array`).
+                run_pipeline(
+                    self.context,
+                    &mut module,
+                    "llvm.func(canonicalize{region-simplify=disabled})",
+                    "internal error: cannot simplify the lowered module",
+                )?;
+            }
+            ffi::take_arguments_as_array(self.context, entry_function(&module, &entry)?)
+        };
         Ok(Jit {
             program: self,
             engine: ffi::Engine::new(
@@ -430,6 +455,7 @@ impl<'c> Program<'c> {
                 (self.threads > 1).then(openmp_runtime).transpose()?,
             )?,
             entry,
+            array_arguments,
             _module: module,
         })
     }

@@ -240,9 +240,8 @@ pub(crate) fn rename_functions(
     module: &Module<'_>,
     entry: &str,
 ) -> Result<String, Error> {
-    let mut renamed = None;
+    let mut renamed = std::collections::HashMap::new();
     let mut next = module.body().first_operation();
-    let mut k = 0;
     while let Some(op) = next {
         next = op.next_in_block();
         let defined = op.region(0).ok().and_then(|r| r.first_block()).is_some();
@@ -252,23 +251,46 @@ pub(crate) fn rename_functions(
         if ir::op_name(&op) != "llvm.func" || !defined {
             continue;
         }
-        let new = format!("__ocannl_fn{k}");
-        k += 1;
-        if !ffi::replace_symbol_uses(module, &old, &new) {
-            return Err(Error::new(format!(
-                "internal error: cannot rename '@{old}'"
-            )));
-        }
+        let new = format!("__ocannl_fn{}", renamed.len());
         ir::set_attribute(
             op,
             "sym_name",
             melior::ir::attribute::StringAttribute::new(context, &new).into(),
         );
-        if old == entry {
-            renamed = Some(new);
-        }
+        renamed.insert(old, new);
     }
-    renamed.ok_or_else(|| Error::new(format!("cannot find '@{entry}' in the compiled code")))
+    ffi::rename_symbol_refs(context, module, &renamed);
+    renamed
+        .get(entry)
+        .cloned()
+        .ok_or_else(|| Error::new(format!("cannot find '@{entry}' in the compiled code")))
+}
+
+/// Whether an `llvm.call` (or an `llvm.mlir.addressof`) in `module` names
+/// the function `name`.
+pub(crate) fn is_called(module: &Module<'_>, name: &str) -> bool {
+    let uses = ir::collect_ops(module.as_operation(), |op| {
+        let kind = ir::op_name(&op);
+        let attr = match kind.as_str() {
+            "llvm.call" => "callee",
+            "llvm.mlir.addressof" => "global_name",
+            _ => {
+                return ir::Select {
+                    keep: false,
+                    descend: true,
+                };
+            }
+        };
+        ir::Select {
+            keep: op
+                .attribute(attr)
+                .ok()
+                .and_then(ir::symbol_ref_value)
+                .is_some_and(|callee| callee == name),
+            descend: false,
+        }
+    });
+    !uses.is_empty()
 }
 
 /// The bytes the lowered functions of `module` allocate for intermediates
