@@ -313,6 +313,20 @@ pub(super) fn plan(
     let reductions = p.reductions();
     let elem_bytes = u64::from(bits / 8);
     let operands = || p.operands.iter().zip(operand_dims);
+    // Whether an operand reads through `v` past its axis (padding, a
+    // convolution's reach): a vector load along `v` is guarded by its
+    // first lane only, so such an iterator never carries lanes (a guarded
+    // 8-lane load of a 7-wide row read the next row's first cell).
+    let guarded = |v: usize| {
+        operands().any(|(o, d)| {
+            o.iter().zip(d).any(|(a, &n)| {
+                a.uses(v) && {
+                    let (lo, hi) = a.range(space);
+                    lo < 0 || hi > i64::try_from(n).unwrap_or(i64::MAX) - 1
+                }
+            })
+        })
+    };
     // The result's parallel iterators (memory order) of extent > 1.
     let parallel: Vec<usize> = p
         .result
@@ -369,7 +383,7 @@ pub(super) fn plan(
             })
     };
     // Along the result's contiguous axis.
-    if let Some(v) = contiguous(&p.result, dims).filter(|&v| space[v] >= width)
+    if let Some(v) = contiguous(&p.result, dims).filter(|&v| space[v] >= width && !guarded(v))
         && operands().all(|(o, d)| reads_along(o, d, v).is_some() || transposed(v, o))
         && transposed_ok(p, operand_dims, v, long_k)
     {
@@ -441,6 +455,7 @@ pub(super) fn plan(
     // Along a reduction: the innermost one every reader reads contiguously.
     let r = reductions.iter().rev().copied().find(|&r| {
         space[r] >= width
+            && !guarded(r)
             && operands().all(|(o, d)| reads_along(o, d, r).is_some())
             && operands().any(|(o, d)| reads_along(o, d, r) == Some(true))
     })?;

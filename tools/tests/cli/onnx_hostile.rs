@@ -979,3 +979,43 @@ fn onnx_operands_past_their_schema_are_errors() {
     );
     import_rejects(t, "avgpool", m, "overflows 64 bits");
 }
+
+#[test]
+fn onnx_padded_reads_never_cross_a_row() {
+    // A 3x1 kernel with one column of end padding: the width iterator
+    // reads the input plainly but past its 7 columns. Vector lanes along
+    // it loaded 8 cells under a guard of the first lane only: the padded
+    // column read the next row's first cell (found by ocannl-fuzz --onnx
+    // against onnxruntime).
+    let x: Vec<f32> = (1..=35).map(|v| v as f32).collect();
+    let m = Model::new(
+        vec![node(
+            "Conv",
+            &["X", "W"],
+            &["Y"],
+            vec![ints("pads", &[0, 0, 0, 1])],
+        )],
+        vec![f32v("X", &[1, 1, 5, 7])],
+        vec![f32v("Y", &[1, 1, 3, 8])],
+    )
+    .inits(vec![init_f32("W", &[1, 1, 3, 1], &[1.0; 3])]);
+    let (out, res) = import_and_run(
+        "onnx-pad-lanes",
+        "conv",
+        m,
+        &[f32_npy("(1, 1, 5, 7)", &x)],
+        1,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut want = vec![0.0f32; 24];
+    for h in 0..3 {
+        for w in 0..7 {
+            want[h * 8 + w] = (0..3).map(|k| x[(h + k) * 7 + w]).sum();
+        }
+    }
+    assert_eq!(f32s(&res[0]), want);
+}
