@@ -560,15 +560,25 @@ fn print_results(
 
 /// `min .. max, mean, first cells`.
 fn summary(a: &Array) -> String {
-    let v = a.to_f64();
-    if v.is_empty() {
+    // One pass, nothing allocated per cell: a result may take most of the
+    // memory the process has (a copy as f64 of a 5 GiB f32 result aborted
+    // on a failed 10 GiB allocation).
+    let (mut min, mut max, mut sum, mut n) = (f64::INFINITY, f64::NEG_INFINITY, 0.0, 0u64);
+    let mut first: Vec<String> = Vec::new();
+    for x in a.iter_f64() {
+        min = min.min(x);
+        max = max.max(x);
+        sum += x;
+        n += 1;
+        if first.len() < 6 {
+            first.push(format!("{x:.6}"));
+        }
+    }
+    if n == 0 {
         return "no cells".into();
     }
-    let min = v.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let mean = v.iter().sum::<f64>() / v.len() as f64;
-    let first: Vec<String> = v.iter().take(6).map(|x| format!("{x:.6}")).collect();
-    let more = if v.len() > 6 { ", ..." } else { "" };
+    let mean = sum / n as f64;
+    let more = if n > 6 { ", ..." } else { "" };
     format!(
         "min {min:.6} max {max:.6} mean {mean:.6} cells [{}{more}]",
         first.join(", ")
