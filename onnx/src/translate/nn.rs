@@ -335,8 +335,7 @@ impl Translator {
             } else {
                 // Only the cells inside the input count: the same window
                 // over ones.
-                let one = self.scalar(x.elem, 1.0);
-                let ones_x = self.emit("where", &[&x, &one, &one], "", x.elem, "...".into(), None);
+                let ones_x = self.ones_like(&x);
                 let count = self.einsum(&spec, &[&ones_x, &ones], None, None, "...".into());
                 self.binary("div", &sum, &count, self.out_spec(node, 0))?
             }
@@ -659,12 +658,14 @@ impl Translator {
         let n = self.einsum(&both, &[&d, &sd], None, Some("div"), "...".into());
         let keep = format!("{kept} => {ones}");
         if node.output.get(1).is_some_and(|o| !o.is_empty()) {
-            let m = self.einsum(&keep, &[&mean], None, None, self.out_spec(node, 1));
+            let pinned = self.pinned(&ones);
+            let m = self.einsum(&keep, &[&mean], None, None, pinned);
             self.bind(node, 1, with_rank(m, x.rank));
         }
         if node.output.get(2).is_some_and(|o| !o.is_empty()) {
             let inv = self.unary("recip", &sd, "...".into());
-            let m = self.einsum(&keep, &[&inv], None, None, self.out_spec(node, 2));
+            let pinned = self.pinned(&ones);
+            let m = self.einsum(&keep, &[&inv], None, None, pinned);
             self.bind(node, 2, with_rank(m, x.rank));
         }
         // Scale and bias broadcast over the normalised axes (NumPy rules).

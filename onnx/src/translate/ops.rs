@@ -431,15 +431,14 @@ impl Translator {
                     return self.err(format!("{op} needs a rank of at least 2"));
                 }
                 let sp = labels("h", rank - 2);
-                let spec = format!(
-                    "n,c,{} => n,c,{}",
-                    sp.join(","),
-                    vec!["0"; rank - 2].join(",")
-                );
+                let out = format!("n,c,{}", vec!["0"; rank - 2].join(","));
+                let spec = format!("n,c,{} => {out}", sp.join(","));
                 let v = if op == "GlobalMaxPool" {
-                    self.einsum(&spec, &[&x], Some("max"), None, self.out_spec(node, 0))
+                    let pinned = self.pinned(&out);
+                    self.einsum(&spec, &[&x], Some("max"), None, pinned)
                 } else {
-                    let s = self.einsum(&spec, &[&x], None, None, "...".into());
+                    let pinned = self.pinned(&out);
+                    let s = self.einsum(&spec, &[&x], None, None, pinned);
                     let count = self.count(&x, &spec)?;
                     self.binary("div", &s, &count, self.out_spec(node, 0))?
                 };
@@ -523,9 +522,10 @@ impl Translator {
                     // The axes index the result.
                     let out_rank = x.rank.map(|r| r + axes.len());
                     let lay = Layout::new(&axes, out_rank).map_err(|m| self.error(m))?;
-                    let spec =
-                        format!("{} => {}", lay.map(|_| None), lay.map(|_| Some("0".into())));
-                    let v = self.einsum(&spec, &[&x], None, None, self.out_spec(node, 0));
+                    let out = lay.map(|_| Some("0".into()));
+                    let spec = format!("{} => {out}", lay.map(|_| None));
+                    let pinned = self.pinned(&out);
+                    let v = self.einsum(&spec, &[&x], None, None, pinned);
                     with_rank(v, out_rank)
                 };
                 self.bind(node, 0, v);
@@ -623,7 +623,8 @@ impl Translator {
                 let mut out = l.clone();
                 out.extend(std::iter::repeat_n("0".to_owned(), pad));
                 let spec = format!("{} => {}", l.join(","), out.join(","));
-                let v = self.einsum(&spec, &[&y], None, None, "...".into());
+                let pinned = self.pinned(&out.join(","));
+                let v = self.einsum(&spec, &[&y], None, None, pinned);
                 with_rank(v, Some(yr + pad))
             };
             let v = self.binary(combine, &x, &y, self.out_spec(node, 0))?;
@@ -656,13 +657,47 @@ impl Translator {
         Ok(())
     }
 
+    /// The result type of an einsum whose result axes are `axes` (labels,
+    /// fixed indices `0`, a row variable): each `0` a size-1 axis, each
+    /// label a fresh dimension variable, the row variable `...`. OCANNL
+    /// only bounds an axis written at a fixed index from below (the index
+    /// must fit): ONNX's kept or inserted axes have size 1 exactly.
+    pub(super) fn pinned(&mut self, axes: &str) -> String {
+        axes.split(',')
+            .map(str::trim)
+            .filter(|a| !a.is_empty())
+            .map(|a| match a {
+                "0" => "1".to_owned(),
+                a if a.starts_with("..") => "...".to_owned(),
+                _ => self.fresh_var(),
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
     /// How many cells of `x` each result cell of the reduction `spec`
-    /// (one operand) gathers: the same reduction over ones shaped like `x`
-    /// (`where(x, 1, 1)`: 1 whatever `x` holds, NaN included).
+    /// (one operand) gathers: the same reduction over [`Self::ones_like`].
     pub(super) fn count(&mut self, x: &Val, spec: &str) -> R<Val> {
+        let ones = self.ones_like(x);
+        let out = spec.rsplit("=>").next().unwrap_or_default();
+        let pinned = self.pinned(out);
+        Ok(self.einsum(spec, &[&ones], None, None, pinned))
+    }
+
+    /// Ones of exactly `x`'s shape: `where(x, 1, 1)` (1 whatever `x`
+    /// holds, NaN included) as an einsum whose row variable ties the
+    /// result to `x` (a pointwise `where` only bounds its result from
+    /// below: an axis of size 1 in `x` could widen under it).
+    pub(super) fn ones_like(&mut self, x: &Val) -> Val {
         let one = self.scalar(x.elem, 1.0);
-        let ones = self.emit("where", &[x, &one, &one], "", x.elem, "...".into(), None);
-        Ok(self.einsum(spec, &[&ones], None, None, "...".into()))
+        let v = self.einsum(
+            "..r..; ; => ..r..",
+            &[x, &one, &one],
+            None,
+            Some("where"),
+            "...".into(),
+        );
+        with_rank(v, x.rank)
     }
 }
 

@@ -185,12 +185,13 @@ impl Translator {
             "ReduceMin" => Some("min"),
             _ => None,
         };
+        let pinned = self.pinned(&res);
         let v = if op == "ReduceMean" {
-            let s = self.einsum(&spec, &[&x], None, None, "...".into());
+            let s = self.einsum(&spec, &[&x], None, None, pinned);
             let c = self.count(&x, &spec)?;
             self.binary("div", &s, &c, self.out_spec(node, 0))?
         } else {
-            self.einsum(&spec, &[&x], accum, None, self.out_spec(node, 0))
+            self.einsum(&spec, &[&x], accum, None, pinned)
         };
         self.bind(node, 0, with_rank(v, lay.rank_after(keep)));
         Ok(())
@@ -259,13 +260,11 @@ impl Translator {
             with_rank(v, lay.rank_after(false))
         } else {
             let mut parts = Vec::new();
+            let out = lay.map(|_| Some("0".into()));
             for &i in &fixed {
-                let spec = format!(
-                    "{} => {}",
-                    lay.map(|_| Some(i.to_string())),
-                    lay.map(|_| Some("0".into()))
-                );
-                parts.push(self.einsum(&spec, &[&x], None, None, "...".into()));
+                let spec = format!("{} => {out}", lay.map(|_| Some(i.to_string())));
+                let pinned = self.pinned(&out);
+                parts.push(self.einsum(&spec, &[&x], None, None, pinned));
             }
             let refs: Vec<&Val> = parts.iter().collect();
             let v = self.concat_along(&lay, &refs, self.out_spec(node, 0));

@@ -1019,3 +1019,58 @@ fn onnx_padded_reads_never_cross_a_row() {
     }
     assert_eq!(f32s(&res[0]), want);
 }
+
+#[test]
+fn onnx_kept_and_counted_axes_keep_their_size() {
+    // An AveragePool over a size-1 axis, padded: the cells it counts came
+    // from a pointwise `where` over the input, whose size-1 axis OCANNL's
+    // broadcasting left open, and inference closed it wrongly ("incompatible
+    // stride ... needs size 2 here, but the axis has size 1"; found by
+    // ocannl-fuzz --onnx on a model onnxruntime runs). The count is now an
+    // einsum tied to the input's shape, and axes written at a fixed index
+    // (kept by a reduction, inserted by Unsqueeze) are stated as size 1.
+    let m = Model::new(
+        vec![node(
+            "AveragePool",
+            &["X"],
+            &["Y"],
+            vec![ints("kernel_shape", &[3, 3]), ints("pads", &[1, 2, 0, 1])],
+        )],
+        vec![f32v("X", &[1, 1, 3, 1])],
+        vec![open("Y")],
+    );
+    let (out, res) = import_and_run(
+        "onnx-kept",
+        "avgpool",
+        m,
+        &[f32_npy("(1, 1, 3, 1)", &[3.0, 6.0, 9.0])],
+        1,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Out [1, 1, 2, 2]: windows over columns
+    // {-2,-1,0} and {-1,0,1}: each sees column 0 only. Rows {-1,0,1} and
+    // {0,1,2}.
+    assert_eq!(f32s(&res[0]), [4.5, 4.5, 6.0, 6.0]);
+    let m = Model::new(
+        vec![node(
+            "ReduceSum",
+            &["X", "A"],
+            &["Y"],
+            vec![int("keepdims", 1)],
+        )],
+        vec![open("X")],
+        vec![open("Y")],
+    )
+    .inits(vec![init_i64("A", &[1], &[1])]);
+    let (out, res) = import_and_run("onnx-kept", "reduce", m, &[f32_npy("(2, 3)", &[1.0; 6])], 1);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(f32s(&res[0]), [3.0, 3.0]);
+}
