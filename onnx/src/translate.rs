@@ -353,6 +353,13 @@ impl Translator {
         axes.join(",")
     }
 
+    /// A fresh named row variable (`..vN..`): an open shape another type
+    /// can name.
+    fn fresh_row(&mut self) -> String {
+        self.next_var += 1;
+        format!("..v{}..", self.next_var)
+    }
+
     /// A fresh dimension-variable name.
     fn fresh_var(&mut self) -> String {
         self.next_var += 1;
@@ -509,6 +516,14 @@ impl Translator {
                 w[1].elem.mlir()
             ));
         }
+        // An open result gets a row variable of its own name, so that an op
+        // whose result is exactly its operand's shape can state it (see
+        // `ops::unary`).
+        let spec = if spec == "..." {
+            self.fresh_row()
+        } else {
+            spec
+        };
         let ssa = format!("%v{}", self.next);
         self.next += 1;
         let rank = shape.as_ref().map(Vec::len);

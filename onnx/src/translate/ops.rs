@@ -295,7 +295,8 @@ impl Translator {
                 };
                 let al = self.scalar(x.elem, alpha);
                 let scaled = self.binary("mul", &base, &al, "...".into())?;
-                let v = self.ternary("where", &below, &scaled, &x, self.out_spec(node, 0))?;
+                // Every operand is `x`'s shape.
+                let v = self.ternary("where", &below, &scaled, &x, x.spec.clone())?;
                 self.bind(node, 0, v);
             }
             "Gelu" => {
@@ -559,18 +560,38 @@ impl Translator {
             (Some(a), Some(b)) => Some(a.max(b)),
             _ => None,
         };
+        // A scalar (or all-ones) operand leaves the other's shape exactly.
+        let spec = match spec.as_str() {
+            "..." if Self::absorbed(x, y) => x.spec.clone(),
+            "..." if Self::absorbed(y, x) => y.spec.clone(),
+            _ => spec,
+        };
         let v = self.emit(name, &[x, y], "", x.elem, spec, None);
         Ok(with_rank(v, rank))
     }
 
-    /// A pointwise unary op; `identity` is a one-operand einsum copy.
+    /// A pointwise unary op; `identity` is a one-operand einsum copy. ONNX's
+    /// result has exactly the operand's shape: the result type names the
+    /// operand's (OCANNL's `Pointwise_un` only bounds it from below, and an
+    /// axis of size 1 could widen).
     pub(super) fn unary(&mut self, name: &str, x: &Val, spec: String) -> Val {
+        let spec = if spec == "..." { x.spec.clone() } else { spec };
         let v = if name == "identity" {
             self.einsum("..r.. => ..r..", &[x], None, None, spec)
         } else {
             self.emit(name, &[x], "", x.elem, spec, None)
         };
         with_rank(v, x.rank)
+    }
+
+    /// Whether `y` is known to broadcast into `x` unchanged: a scalar, or
+    /// every known dim 1 in no more axes than `x` has.
+    fn absorbed(x: &Val, y: &Val) -> bool {
+        match (&y.shape, x.rank) {
+            (Some(d), _) if d.is_empty() => true,
+            (Some(d), Some(r)) => d.len() <= r && d.iter().all(|&n| n == 1),
+            _ => false,
+        }
     }
 
     /// A pointwise ternary op (`where`: `c != 0 ? a : b`).

@@ -1074,3 +1074,30 @@ fn onnx_kept_and_counted_axes_keep_their_size() {
     );
     assert_eq!(f32s(&res[0]), [3.0, 3.0]);
 }
+
+#[test]
+fn onnx_pointwise_results_keep_their_operands_shape() {
+    // Abs of a [1, 1] input, used by a Gemm and by a Flatten whose result
+    // is added to the Gemm's: OCANNL's broadcasting let Abs's size-1 axis
+    // widen to 2, and the output came out [2, 2] instead of onnxruntime's
+    // [1, 2] (ocannl-fuzz --onnx). A unary op's result type now names its
+    // operand's shape.
+    let m = Model::new(
+        vec![
+            node("Abs", &["X"], &["A"], vec![]),
+            node("Gemm", &["A", "W"], &["G"], vec![]),
+            node("Flatten", &["A"], &["F"], vec![int("axis", 0)]),
+            node("Add", &["F", "G"], &["Y"], vec![]),
+        ],
+        vec![f32v("X", &[1, 1])],
+        vec![open("Y")],
+    )
+    .inits(vec![init_f32("W", &[1, 2], &[1.0, 2.0])]);
+    let (out, res) = import_and_run("onnx-pointwise", "abs", m, &[f32_npy("(1, 1)", &[-3.0])], 1);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(f32s(&res[0]), [6.0, 9.0]);
+}
