@@ -122,7 +122,14 @@ pub(crate) fn decode_index(e: AffineExpr<'_>) -> Option<AxisIndex> {
     }
     match (terms.as_slice(), constant) {
         ([], c) if c >= 0 => Some(AxisIndex::Fixed(c as u64)),
-        ([], _) => None,
+        // A negative constant: a cell of the padding (a convolution whose
+        // iterators have size 1 reads `stride * 0 + 0 - pad`), guarded
+        // like any index leaving its axis.
+        ([], c) => Some(AxisIndex::Affine(AffineIndex {
+            over: None,
+            kernel: None,
+            offset: c,
+        })),
         ([(d, 1)], 0) => Some(AxisIndex::Iter(*d)),
         _ => {
             let mut t = terms.iter().map(|&(d, c)| (d, c as u64));

@@ -1101,3 +1101,38 @@ fn onnx_pointwise_results_keep_their_operands_shape() {
     );
     assert_eq!(f32s(&res[0]), [6.0, 9.0]);
 }
+
+#[test]
+fn onnx_convolutions_reading_only_padding_lower() {
+    // A kernel of size 1, stride 2 and one cell of padding before a size-1
+    // axis: the one output reads index 2*0 + 0 - 1, a negative constant,
+    // which the lowering refused as a malformed projection
+    // (ocannl-fuzz --onnx). It reads the padding: the output is the bias.
+    let m = Model::new(
+        vec![node(
+            "Conv",
+            &["X", "W", "B"],
+            &["Y"],
+            vec![ints("strides", &[2]), ints("pads", &[1, 0])],
+        )],
+        vec![f32v("X", &[1, 1, 1])],
+        vec![open("Y")],
+    )
+    .inits(vec![
+        init_f32("W", &[1, 1, 1], &[5.0]),
+        init_f32("B", &[1], &[0.5]),
+    ]);
+    let (out, res) = import_and_run(
+        "onnx-pad-only",
+        "conv",
+        m,
+        &[f32_npy("(1, 1, 1)", &[3.0])],
+        1,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(f32s(&res[0]), [0.5]);
+}
