@@ -560,13 +560,20 @@ impl Translator {
             (Some(a), Some(b)) => Some(a.max(b)),
             _ => None,
         };
-        // A scalar (or all-ones) operand leaves the other's shape exactly.
-        let spec = match spec.as_str() {
-            "..." if Self::absorbed(x, y) => x.spec.clone(),
-            "..." if Self::absorbed(y, x) => y.spec.clone(),
+        // Both shapes known: the result's is NumPy's broadcast, stated (and
+        // an error here when they do not broadcast). A scalar (or
+        // all-ones) operand leaves the other's shape exactly.
+        let shape = match (&x.shape, &y.shape) {
+            (Some(a), Some(b)) => Some(broadcast(a, b).map_err(|m| self.error(m))?),
+            _ => None,
+        };
+        let spec = match (spec.as_str(), &shape) {
+            ("...", Some(d)) => super::dims_spec(d),
+            ("...", None) if Self::absorbed(x, y) => x.spec.clone(),
+            ("...", None) if Self::absorbed(y, x) => y.spec.clone(),
             _ => spec,
         };
-        let v = self.emit(name, &[x, y], "", x.elem, spec, None);
+        let v = self.emit(name, &[x, y], "", x.elem, spec, shape);
         Ok(with_rank(v, rank))
     }
 
@@ -576,11 +583,14 @@ impl Translator {
     /// axis of size 1 could widen).
     pub(super) fn unary(&mut self, name: &str, x: &Val, spec: String) -> Val {
         let spec = if spec == "..." { x.spec.clone() } else { spec };
-        let v = if name == "identity" {
+        let mut v = if name == "identity" {
             self.einsum("..r.. => ..r..", &[x], None, None, spec)
         } else {
-            self.emit(name, &[x], "", x.elem, spec, None)
+            self.emit(name, &[x], "", x.elem, spec, x.shape.clone())
         };
+        if v.shape.is_none() {
+            v.shape.clone_from(&x.shape);
+        }
         with_rank(v, x.rank)
     }
 
@@ -720,6 +730,22 @@ impl Translator {
         );
         with_rank(v, x.rank)
     }
+}
+
+/// NumPy's broadcast of two shapes (aligned from the right, size 1
+/// stretching), or why they do not broadcast.
+fn broadcast(a: &[u64], b: &[u64]) -> Result<Vec<u64>, String> {
+    let n = a.len().max(b.len());
+    let at = |d: &[u64], i: usize| (i + d.len()).checked_sub(n).map_or(1, |k| d[k]);
+    (0..n)
+        .map(|i| match (at(a, i), at(b, i)) {
+            (x, y) if x == y || y == 1 => Ok(x),
+            (1, y) => Ok(y),
+            (x, y) => Err(format!(
+                "operands of shapes {a:?} and {b:?} do not broadcast (sizes {x} and {y})"
+            )),
+        })
+        .collect()
 }
 
 pub(super) fn with_rank(mut v: Val, rank: Option<usize>) -> Val {
