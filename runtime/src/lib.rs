@@ -286,7 +286,7 @@ impl<'c> Program<'c> {
             // The program alone inferred; with the data bound it does not:
             // the data's shapes are what conflicts.
             Some(inputs) if !inputs.is_empty() => format!(
-                "shape inference failed once the inputs' shapes were bound ({}): they do not fit '@{entry}' (see the errors above)",
+                "shape inference failed once the inputs' shapes were bound ({}): they do not fit '@{entry}'",
                 inputs
                     .iter()
                     .enumerate()

@@ -325,7 +325,7 @@ impl Translator {
                     .collect();
                 let cspec = format!("{}; {} => {}", axes.join(","), ks.join(","), os.join(","));
                 let count = self.einsum(&cspec, &[&ones_p, &ones], None, None, "...".into());
-                self.binary("div", &sum, &count, self.out_spec(node, 0))?
+                self.binary("div", &sum, &count, sum.spec.clone())?
             } else if include_pad || !padded {
                 let Some(n) = kernel.iter().try_fold(1u64, |a, &b| a.checked_mul(b)) else {
                     return self.err(format!("kernel_shape {kernel:?} overflows 64 bits"));
@@ -337,7 +337,7 @@ impl Translator {
                 // over ones.
                 let ones_x = self.ones_like(&x);
                 let count = self.einsum(&spec, &[&ones_x, &ones], None, None, "...".into());
-                self.binary("div", &sum, &count, self.out_spec(node, 0))?
+                self.binary("div", &sum, &count, sum.spec.clone())?
             }
         };
         self.bind(node, 0, with_rank(y, x.rank));
@@ -647,15 +647,18 @@ impl Translator {
         let both = format!("{full}; {kept} => {full}");
         let sum = self.einsum(&red, &[&x], None, None, "...".into());
         let count = self.count(&x, &red)?;
-        let mean = self.binary("div", &sum, &count, "...".into())?;
+        let mean = self.binary("div", &sum, &count, sum.spec.clone())?;
         let d = self.einsum(&both, &[&x, &mean], None, Some("sub"), "...".into());
         let d2 = self.binary("mul", &d, &d, "...".into())?;
         let vs = self.einsum(&red, &[&d2], None, None, "...".into());
-        let var = self.binary("div", &vs, &count, "...".into())?;
+        let var = self.binary("div", &vs, &count, vs.spec.clone())?;
         let e = self.scalar(x.elem, eps);
         let ve = self.binary("add", &var, &e, "...".into())?;
         let sd = self.unary("sqrt", &ve, "...".into());
+        // The normalised input: `x`'s shape, so that a scale of ones (one
+        // axis) is known to leave it exact (see `binary`).
         let n = self.einsum(&both, &[&d, &sd], None, Some("div"), "...".into());
+        let n = with_rank(n, x.rank);
         let keep = format!("{kept} => {ones}");
         if node.output.get(1).is_some_and(|o| !o.is_empty()) {
             let pinned = self.pinned(&ones);
@@ -668,15 +671,12 @@ impl Translator {
             let m = self.einsum(&keep, &[&inv], None, None, pinned);
             self.bind(node, 2, with_rank(m, x.rank));
         }
-        // Scale and bias broadcast over the normalised axes (NumPy rules).
-        let out = if bias.is_none() {
-            self.out_spec(node, 0)
-        } else {
-            "...".into()
-        };
-        let mut v = self.binary("mul", &n, &scale, out)?;
+        // Scale and bias broadcast over the normalised axes (NumPy rules)
+        // into `x`'s shape exactly: the result names it (a larger scale is
+        // an error, not a wider result).
+        let mut v = self.binary("mul", &n, &scale, n.spec.clone())?;
         if let Some(b) = bias {
-            v = self.binary("add", &v, &b, self.out_spec(node, 0))?;
+            v = self.binary("add", &v, &b, n.spec.clone())?;
         }
         self.bind(node, 0, with_rank(v, x.rank));
         Ok(())

@@ -441,7 +441,7 @@ impl Translator {
                     let pinned = self.pinned(&out);
                     let s = self.einsum(&spec, &[&x], None, None, pinned);
                     let count = self.count(&x, &spec)?;
-                    self.binary("div", &s, &count, self.out_spec(node, 0))?
+                    self.binary("div", &s, &count, s.spec.clone())?
                 };
                 self.bind(node, 0, with_rank(v, Some(rank)));
             }
@@ -708,6 +708,8 @@ impl Translator {
 
     /// How many cells of `x` each result cell of the reduction `spec`
     /// (one operand) gathers: the same reduction over [`Self::ones_like`].
+    /// It has the reduction's shape exactly: a mean divides with the
+    /// numerator's spec as the result's.
     pub(super) fn count(&mut self, x: &Val, spec: &str) -> R<Val> {
         let ones = self.ones_like(x);
         let out = spec.rsplit("=>").next().unwrap_or_default();

@@ -189,7 +189,7 @@ impl Translator {
         let v = if op == "ReduceMean" {
             let s = self.einsum(&spec, &[&x], None, None, pinned);
             let c = self.count(&x, &spec)?;
-            self.binary("div", &s, &c, self.out_spec(node, 0))?
+            self.binary("div", &s, &c, s.spec.clone())?
         } else {
             self.einsum(&spec, &[&x], accum, None, pinned)
         };
