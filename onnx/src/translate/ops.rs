@@ -569,6 +569,8 @@ impl Translator {
         };
         let spec = match (spec.as_str(), &shape) {
             ("...", Some(d)) => super::dims_spec(d),
+            // One shape (named alike): the result's.
+            ("...", None) if x.spec == y.spec && x.spec != "..." => x.spec.clone(),
             ("...", None) if Self::absorbed(x, y) => x.spec.clone(),
             ("...", None) if Self::absorbed(y, x) => y.spec.clone(),
             _ => spec,
