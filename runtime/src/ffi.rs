@@ -449,10 +449,12 @@ pub(crate) fn rename_symbol_refs(
                     let value = melior::StringRef::from_raw(
                         mlir_sys::mlirFlatSymbolRefAttrGetValue(named.attribute),
                     );
-                    if let Some(new) = value.as_str().ok().and_then(|v| renamed.get(v)) {
+                    // `str_of`: an empty name is a null reference, which
+                    // `StringRef::as_str` would panic on.
+                    if let Some(new) = renamed.get(ocannl_dialect::ir::str_of(value).as_ref()) {
                         let name =
                             melior::StringRef::from_raw(mlir_sys::mlirIdentifierStr(named.name));
-                        changes.push((name.as_str().unwrap_or_default().to_owned(), new));
+                        changes.push((ocannl_dialect::ir::str_of(name).into_owned(), new));
                     }
                 }
                 for (name, new) in changes {
