@@ -323,12 +323,12 @@ fn parse_size(text: &str, unit: u64) -> Option<u64> {
 
 /// What one glibc malloc arena reserves (`HEAP_MAX_SIZE` on 64-bit
 /// targets); making one briefly maps twice that, to align it.
-const ARENA_BYTES: u64 = 64 << 20;
+pub const ARENA_BYTES: u64 = 64 << 20;
 
 /// Address space of a thread beyond its stack: the guard page, its
 /// thread-local data and libomp's per-thread state (measured: about 76 KiB
 /// a thread for 1024 threads; this rounds up).
-const THREAD_EXTRA_BYTES: u64 = 128 << 10;
+pub const THREAD_EXTRA_BYTES: u64 = 128 << 10;
 
 /// The address space the process maps now (`VmSize`), 0 when unknown.
 fn address_space_in_use() -> u64 {
