@@ -156,7 +156,9 @@ impl Solver {
                 self.refresh_dims(free);
                 let wholes = self.concat_wholes();
                 let waiting = if wait_for_sums {
-                    self.bounded_by(&wholes)
+                    let mut w = self.bounded_by(&wholes);
+                    w.extend(self.padded_outputs());
+                    w
                 } else {
                     HashSet::new()
                 };
@@ -179,6 +181,26 @@ impl Solver {
             }
         }
         Ok(())
+    }
+
+    /// The free outputs of stuck padded convolutions (`@lo,hi`) whose
+    /// input is free too: the input's guess decides them (any input size
+    /// convolves, rounding down), and guessing both at once contradicts
+    /// (a strided convolution over a size-1 axis whose size a broadcast
+    /// left open: input 1, output guessed 1, but 1 padded by 2 and 2 with
+    /// a kernel of 2 and stride 2 gives 2).
+    fn padded_outputs(&self) -> Vec<DimVar> {
+        self.stuck()
+            .filter_map(|t| match &t.constraint {
+                Constraint::Affine(a) if a.pads.is_some() => {
+                    match (self.find_dim(a.input), self.find_dim(a.output)) {
+                        (Dim::Var(_), Dim::Var(o)) => Some(o),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            })
+            .collect()
     }
 
     /// The free axes that stuck concatenations make of their parts.
