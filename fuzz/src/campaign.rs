@@ -95,6 +95,46 @@ pub struct Check {
     pub judgement: Judgement,
 }
 
+/// Prints what each check of a reproduced program or model did (target in
+/// a column `width` wide, the verdict in one of 16, or 14 beside a narrow
+/// target; for a failure its signature, the command with
+/// `PROGRAM` written `program` when given, and the stderr tail); true when
+/// none failed.
+/// Each check is `(target, command, outcome, judgement)` (the MLIR and
+/// the ONNX campaigns' checks alike).
+pub fn print_checks<'a>(
+    checks: impl IntoIterator<Item = (&'a str, &'a str, &'a Outcome, &'a Judgement)>,
+    width: usize,
+    program: Option<&str>,
+) -> bool {
+    let mut ok = true;
+    for (target, command, outcome, j) in checks {
+        ok &= !j.verdict.is_failure();
+        println!(
+            "{:<width$} {:<w2$} {} {}",
+            target,
+            j.verdict.name(),
+            outcome.exit,
+            if j.detail.is_empty() {
+                String::new()
+            } else {
+                format!("({})", j.detail)
+            },
+            w2 = if width > 20 { 16 } else { 14 },
+        );
+        if j.verdict.is_failure() {
+            if let Some(program) = program {
+                println!("  command: {}", command.replace("PROGRAM", program));
+            }
+            println!("  signature: {}", j.signature);
+            for line in exec::tail(&outcome.stderr, 1500).lines() {
+                println!("  | {line}");
+            }
+        }
+    }
+    ok
+}
+
 /// The first `func.func @name` of a program's text.
 pub fn first_function(text: &[u8]) -> Option<String> {
     let t = String::from_utf8_lossy(text);

@@ -458,32 +458,18 @@ fn reproduce(
         cfg.translate.is_some(),
         scratch.path(),
     )?;
-    let mut ok = true;
-    for c in &checks {
-        let j = &c.judgement;
-        ok &= !j.verdict.is_failure();
-        println!(
-            "{:<50} {:<16} {} {}",
-            c.target,
-            j.verdict.name(),
-            c.outcome.exit,
-            if j.detail.is_empty() {
-                String::new()
-            } else {
-                format!("({})", j.detail)
-            }
-        );
-        if j.verdict.is_failure() {
-            println!(
-                "  command: {}",
-                c.command.replace("PROGRAM", &file.to_string_lossy())
-            );
-            println!("  signature: {}", j.signature);
-            for line in exec::tail(&c.outcome.stderr, 1500).lines() {
-                println!("  | {line}");
-            }
-        }
-    }
+    let ok = campaign::print_checks(
+        checks.iter().map(|c| {
+            (
+                c.target.as_str(),
+                c.command.as_str(),
+                &c.outcome,
+                &c.judgement,
+            )
+        }),
+        50,
+        Some(&file.to_string_lossy()),
+    );
     Ok(ok)
 }
 

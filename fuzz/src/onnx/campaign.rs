@@ -688,28 +688,13 @@ pub fn reproduce(cfg: &Config, file: &Path, index: u64) -> anyhow::Result<bool> 
         (!saved.is_empty()).then_some(saved),
         scratch.path(),
     )?;
-    let mut ok = true;
-    for c in &m.checks {
-        let j = &c.judgement;
-        ok &= !j.verdict.is_failure();
-        println!(
-            "{:<20} {:<14} {} {}",
-            c.target,
-            j.verdict.name(),
-            c.outcome.exit,
-            if j.detail.is_empty() {
-                String::new()
-            } else {
-                format!("({})", j.detail)
-            }
-        );
-        if j.verdict.is_failure() {
-            println!("  signature: {}", j.signature);
-            for line in exec::tail(&c.outcome.stderr, 1500).lines() {
-                println!("  | {line}");
-            }
-        }
-    }
+    let ok = crate::campaign::print_checks(
+        m.checks
+            .iter()
+            .map(|c| (c.target, c.command.as_str(), &c.outcome, &c.judgement)),
+        20,
+        None,
+    );
     for n in &m.notes {
         println!("note: {n}");
     }
