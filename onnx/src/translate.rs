@@ -462,26 +462,12 @@ impl Translator {
 
     /// A scalar constant.
     fn scalar(&mut self, elem: Elem, v: f64) -> Val {
-        self.emit(
-            "constant",
-            &[],
-            &format!("value = {}", elem.scalar_attr(v)),
-            elem,
-            String::new(),
-            Some(vec![]),
-        )
+        self.fill(elem, &[], v)
     }
 
     /// A constant of the given dims filled with `v`.
     fn fill(&mut self, elem: Elem, dims: &[u64], v: f64) -> Val {
-        self.emit(
-            "constant",
-            &[],
-            &format!("value = {}", elem.scalar_attr(v)),
-            elem,
-            dims_spec(dims),
-            Some(dims.to_vec()),
-        )
+        self.fill_attr(elem, dims, &elem.scalar_attr(v))
     }
 
     /// A constant of the given dims filled with the scalar attribute

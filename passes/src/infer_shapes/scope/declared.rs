@@ -12,7 +12,10 @@
 
 use melior::ir::operation::{OperationLike, OperationResult};
 use ocannl_dialect::{diagnostics::emit_error, ir};
-use ocannl_shape::{problem::ShapeId, spec::parse_shape_spec};
+use ocannl_shape::{
+    problem::{Namer, ShapeId},
+    spec::parse_shape_spec,
+};
 
 use super::{Scope, key};
 
@@ -20,9 +23,9 @@ use super::{Scope, key};
 pub(crate) const DECLARED_SHAPE: &str = "ocannl.declared_shape";
 
 impl<'c, 'a> Scope<'c, 'a> {
-    /// The solved spec of `shape` as text, and whether it is concrete.
-    fn solved_text(&self, shape: ShapeId) -> (String, bool) {
-        let namer = self.problem.namer();
+    /// The solved spec of `shape` as text, and whether it is concrete
+    /// (`namer` built once per check: it indexes every variable's name).
+    fn solved_text(&self, namer: &Namer<'_>, shape: ShapeId) -> (String, bool) {
         let text = namer.spec(shape, &self.problem.shape(shape)).to_string();
         let concrete = self.problem.concrete_key(shape, &mut Vec::new());
         (text, concrete)
@@ -34,6 +37,7 @@ impl<'c, 'a> Scope<'c, 'a> {
     /// be compared and passes.
     pub(super) fn check_declared(&self) -> bool {
         let mut ok = true;
+        let mut namer = None;
         for &op in &self.ops {
             let Ok(attr) = op.attribute(DECLARED_SHAPE) else {
                 continue;
@@ -66,7 +70,8 @@ impl<'c, 'a> Scope<'c, 'a> {
             else {
                 continue;
             };
-            let (got, concrete) = self.solved_text(self.values[*result].shape);
+            let namer = namer.get_or_insert_with(|| self.problem.namer());
+            let (got, concrete) = self.solved_text(namer, self.values[*result].shape);
             if !concrete || got == want {
                 continue;
             }
@@ -84,7 +89,7 @@ impl<'c, 'a> Scope<'c, 'a> {
                 let Some(&v) = self.by_value.get(&key(operand)) else {
                     continue;
                 };
-                let (shape, _) = self.solved_text(self.values[v].shape);
+                let (shape, _) = self.solved_text(namer, self.values[v].shape);
                 notes.push((
                     produced.owner().location(),
                     format!("operand #{i} is produced here, with shape \"{shape}\""),
