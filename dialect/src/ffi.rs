@@ -287,6 +287,22 @@ pub fn bit_width(ty: Type<'_>) -> Option<u32> {
     }
 }
 
+/// Whether `ty` is a memref type of static shape with the identity layout
+/// (row-major, offset 0): what the lowering's buffers are.
+pub fn is_plain_memref(ty: Type<'_>) -> bool {
+    // SAFETY: kind checks before the getters; the layout of a memref type
+    // is always an attribute (an affine map for the identity layout).
+    unsafe {
+        let raw = ty.to_raw();
+        if !mlir_sys::mlirTypeIsAMemRef(raw) || !mlir_sys::mlirShapedTypeHasStaticShape(raw) {
+            return false;
+        }
+        let layout = mlir_sys::mlirMemRefTypeGetLayout(raw);
+        mlir_sys::mlirAttributeIsAAffineMap(layout)
+            && mlir_sys::mlirAffineMapIsIdentity(mlir_sys::mlirAffineMapAttrGetValue(layout))
+    }
+}
+
 /// Whether `ty` is a signless integer type (`i32`, not `ui32`/`si32`).
 pub fn is_signless_integer(ty: Type<'_>) -> bool {
     // SAFETY: kind check before the query.

@@ -42,6 +42,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/ExtensibleDialect.h"
 #include "mlir/IR/SymbolTable.h"
+#include <functional>
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/InitLLVM.h"
@@ -244,8 +245,12 @@ struct OutlineNestsPass
                                            "(and a helper gets)"),
                             llvm::cl::init(64)};
 
-  /// A loop nest that can move into a helper.
+  /// A loop nest (or a `memref.copy`, which becomes a `memcpy`: a
+  /// concatenation of thousands of parts copies each with one) that can
+  /// move into a helper.
   static bool isNest(mlir::Operation *op) {
+    if (mlir::isa<mlir::memref::CopyOp>(op))
+      return true;
     if (op->getNumRegions() == 0 || op->getNumResults() != 0)
       return false;
     return mlir::isa<mlir::affine::AffineForOp, mlir::affine::AffineParallelOp,
@@ -262,7 +267,8 @@ struct OutlineNestsPass
   /// A value the bare-pointer convention passes as an argument.
   static bool passable(mlir::Type t) {
     if (auto m = mlir::dyn_cast<mlir::MemRefType>(t))
-      return m.hasStaticShape() && m.getLayout().isIdentity();
+      return m.hasStaticShape() && mlir::isa<mlir::AffineMapAttr>(m.getLayout()) &&
+             m.getLayout().isIdentity(); // not `strided<[1]>`: that keeps a descriptor
     return t.isIntOrIndexOrFloat();
   }
 
@@ -296,18 +302,37 @@ struct OutlineNestsPass
       used.insert(nest->operand_begin(), nest->operand_end());
       mlir::getUsedValuesDefinedAbove(nest->getRegions(), used);
     }
-    llvm::SmallVector<mlir::Value> arguments;
+    llvm::SetVector<mlir::Value> arguments;
     llvm::SmallVector<mlir::Operation *> constants;
-    for (mlir::Value v : used) {
+    // Values of other types made by ops without memory effects or regions
+    // (the flat views of a copy) are made again in the helper from their
+    // operands; `clones` lists those ops operands first.
+    llvm::SetVector<mlir::Operation *> clones;
+    std::function<bool(mlir::Value)> take = [&](mlir::Value v) -> bool {
       mlir::Operation *def = v.getDefiningOp();
       if (def && def->hasTrait<mlir::OpTrait::ConstantLike>() && def->getNumResults() == 1) {
-        constants.push_back(def);
-        continue;
+        if (!llvm::is_contained(constants, def))
+          constants.push_back(def);
+        return true;
       }
-      if (!passable(v.getType()))
+      if (passable(v.getType())) {
+        arguments.insert(v);
+        return true;
+      }
+      if (!def || def->getNumRegions() != 0 || !mlir::isMemoryEffectFree(def) ||
+          def->getParentRegion() != &f.getBody())
+        return false;
+      if (clones.contains(def))
+        return true;
+      for (mlir::Value operand : def->getOperands())
+        if (!take(operand))
+          return false;
+      clones.insert(def);
+      return true;
+    };
+    for (mlir::Value v : used)
+      if (!take(v))
         return;
-      arguments.push_back(v);
-    }
     mlir::MLIRContext *ctx = f.getContext();
     mlir::Location loc = group.back()->getLoc();
     mlir::OpBuilder builder(ctx);
@@ -334,8 +359,10 @@ struct OutlineNestsPass
       builder.clone(*c, map);
     for (auto [v, arg] : llvm::zip(arguments, entry->getArguments()))
       map.map(v, arg);
+    for (mlir::Operation *c : clones)
+      builder.clone(*c, map);
     builder.setInsertionPoint(group.back());
-    mlir::func::CallOp::create(builder, loc, helper, arguments);
+    mlir::func::CallOp::create(builder, loc, helper, arguments.getArrayRef());
     for (mlir::Operation *nest : group) {
       nest->moveBefore(ret);
       nest->walk([&](mlir::Operation *op) {
@@ -344,6 +371,10 @@ struct OutlineNestsPass
             operand.set(to);
       });
     }
+    // The ops made again in the helper, left without uses.
+    for (mlir::Operation *c : llvm::reverse(clones))
+      if (c->use_empty())
+        c->erase();
   }
 
   void runOnOperation() override {

@@ -1,18 +1,26 @@
 //! `ocannl.concat`'s lowering: one loop nest per block of the
-//! concatenation ([`Projections::blocks`](ocannl_shape::projection::Projections::blocks)).
+//! concatenation ([`Projections::blocks`](ocannl_shape::projection::Projections::blocks)),
+//! or, on the CPU, one `memref.copy` per contiguous run of a block that
+//! copies its operand in order (an `llvm.memcpy`; see [`copy_plan`]).
 //!
 //! Linear in the number of blocks: each nest ends a block of the function
 //! body of its own (upstream `scf-to-cf` splits the block at every loop and
 //! moves the ops after it, which over one block of n nests is quadratic: a
 //! concatenation of 4,000 parts took 9 s in `scf-to-cf` alone), and the
 //! check whether blocks overlap sweeps over the blocks sorted along one
-//! axis instead of comparing every pair.
+//! axis instead of comparing every pair. The copies keep LLVM's share
+//! small: a loop nest per part cost LLVM's loop passes and scheduler about
+//! 2 ms each (a concatenation of 8,000 `[1,4]` inputs took 23 s in
+//! `ocannl-run`, 8 s with the copies; `docs/performance.md`).
 
 use melior::ir::{
-    Value,
+    AffineExpr, Attribute, Location, Type, Value, ValueLike,
+    attribute::{DenseI32ArrayAttribute, DenseI64ArrayAttribute},
     operation::{OperationLike, OperationRef},
+    r#type::MemRefType,
 };
-use ocannl_shape::projection::{AxisIndex, any_overlap};
+use ocannl_dialect::ir;
+use ocannl_shape::projection::{AxisIndex, Block, any_overlap};
 
 use super::{
     buffers::element_of,
@@ -72,10 +80,27 @@ impl<'c> Emitter<'c> {
         if !covered {
             self.fill(*at, buf, dims, self.scalar_attr(elem, 0.0), loc);
         }
-        for (j, b) in blocks.iter().enumerate() {
-            if j > 0 {
+        // A loop nest ends its block of the function body (copies without
+        // loops share one).
+        let mut after_nest = false;
+        for b in &blocks {
+            let op_dims = operand_dims(operands[b.operand]);
+            let plan = (!accumulate && self.target.gpu_block.is_none())
+                .then(|| {
+                    op_dims
+                        .as_deref()
+                        .and_then(|d| copy_plan(b, space, d, dims, elem))
+                })
+                .flatten();
+            if after_nest {
                 *at = self.next_block(*at, loc);
             }
+            if let Some(plan) = plan {
+                self.copy_runs(*at, &plan, operands[b.operand], buf, loc);
+                after_nest = !plan.outer.is_empty();
+                continue;
+            }
+            after_nest = true;
             let sizes: Vec<u64> = b.iterators.iter().map(|&i| space[i]).collect();
             let (inner, ivs) = self.nest(*at, &sizes, loc);
             let n = b.iterators.len();
@@ -90,5 +115,215 @@ impl<'c> Emitter<'c> {
             self.store(inner, value, buf, result_map, &ivs, loc);
         }
         Ok(())
+    }
+}
+
+/// Runs of cells a block copies with `memcpy` (`memref.copy` of flat
+/// views): the block reads its operand and writes the result in the same
+/// order, `run` cells at a time contiguous in both, once per point of the
+/// `outer` loops.
+struct CopyPlan {
+    /// The loops around the copies: (block-iterator size, its step in the
+    /// operand's cells, its step in the result's cells).
+    outer: Vec<(u64, i64, i64)>,
+    /// Cells per copy.
+    run: u64,
+    /// The first cell copied, in the operand and in the result.
+    start: (i64, i64),
+}
+
+/// A buffer's cells as `offset + Σ coeff · iterator` over the block's
+/// iterators of size > 1; `None` when an index is not of that form inside
+/// the buffer (a padding read, a concatenated axis).
+fn linear(
+    indices: &[AxisIndex],
+    dims: &[u64],
+    space: &[u64],
+) -> Option<(i128, Vec<(usize, i128)>)> {
+    if indices.len() != dims.len() {
+        return None;
+    }
+    let mut offset = 0i128;
+    let mut coeffs: Vec<(usize, i128)> = Vec::new();
+    let mut add = |i: usize, c: i128| {
+        if space[i] > 1 {
+            match coeffs.iter_mut().find(|(j, _)| *j == i) {
+                Some((_, x)) => *x += c,
+                None => coeffs.push((i, c)),
+            }
+        }
+    };
+    let mut stride = 1i128;
+    for (a, &d) in indices.iter().zip(dims).rev() {
+        let (lo, hi) = a.checked_range(space)?;
+        if lo < 0 || i128::from(hi) >= i128::from(d) {
+            return None;
+        }
+        match a {
+            AxisIndex::Iter(i) => add(*i, stride),
+            AxisIndex::Fixed(c) => offset += i128::from(*c) * stride,
+            AxisIndex::Affine(x) => {
+                if let Some((i, s)) = x.over {
+                    add(i, i128::from(s) * stride);
+                }
+                if let Some((k, s)) = x.kernel {
+                    add(k, i128::from(s) * stride);
+                }
+                offset += i128::from(x.offset) * stride;
+            }
+            AxisIndex::Concat(_) => return None,
+        }
+        stride *= i128::from(d);
+    }
+    Some((offset, coeffs))
+}
+
+/// The block as runs of contiguous copies: every iterator steps through
+/// both buffers, and the innermost ones, by their step in the result, have
+/// the same steps in the operand and form one contiguous run of each. The
+/// others are loops around the copies. `None` when they do not, when a run
+/// would be shorter than 4 cells inside loops (a loop nest vectorises as
+/// well), or for sub-byte element types (a `memcpy` counts bytes).
+fn copy_plan(
+    b: &Block,
+    space: &[u64],
+    operand_dims: &[u64],
+    dims: &[u64],
+    elem: Type<'_>,
+) -> Option<CopyPlan> {
+    if ir::bit_width(elem).is_none_or(|w| w % 8 != 0) {
+        return None;
+    }
+    let (op_start, op_coeffs) = linear(&b.indices, operand_dims, space)?;
+    let (res_start, res_coeffs) = linear(&b.result, dims, space)?;
+    if op_coeffs.len() != res_coeffs.len() {
+        return None;
+    }
+    // (size, step in the operand, step in the result), outermost first.
+    let mut steps = res_coeffs
+        .iter()
+        .map(|&(i, c)| {
+            let o = op_coeffs.iter().find(|(j, _)| *j == i)?.1;
+            (o > 0 && c > 0).then_some((space[i], o, c))
+        })
+        .collect::<Option<Vec<(u64, i128, i128)>>>()?;
+    steps.sort_by_key(|&(_, _, c)| std::cmp::Reverse(c));
+    let mut run = 1i128;
+    while let Some(&(size, o, c)) = steps.last()
+        && o == run
+        && c == run
+    {
+        run *= i128::from(size);
+        steps.pop();
+    }
+    if run < 4 && !steps.is_empty() {
+        return None;
+    }
+    let outer = steps
+        .iter()
+        .map(|&(size, o, c)| Some((size, i64::try_from(o).ok()?, i64::try_from(c).ok()?)))
+        .collect::<Option<Vec<_>>>()?;
+    Some(CopyPlan {
+        outer,
+        run: u64::try_from(run).ok()?,
+        start: (
+            i64::try_from(op_start).ok()?,
+            i64::try_from(res_start).ok()?,
+        ),
+    })
+}
+
+/// The static dims of a plain (identity-layout) buffer.
+fn operand_dims(v: Value<'_, '_>) -> Option<Vec<u64>> {
+    if !ir::is_plain_memref(v.r#type()) {
+        return None;
+    }
+    ir::shaped_dims(v.r#type())?
+        .into_iter()
+        .map(|d| u64::try_from(d?).ok())
+        .collect()
+}
+
+impl<'c> Emitter<'c> {
+    /// `plan`'s copies from `src` to `dst`: a loop nest over its outer
+    /// iterators (none: one copy) around one `memref.copy` of a flat view
+    /// of `run` cells of each, which becomes an `llvm.memcpy`.
+    fn copy_runs<'a>(
+        &self,
+        at: At<'c, 'a>,
+        plan: &CopyPlan,
+        src: Value<'c, 'a>,
+        dst: Value<'c, 'a>,
+        loc: Location<'c>,
+    ) {
+        let sizes: Vec<u64> = plan.outer.iter().map(|o| o.0).collect();
+        let (inner, ivs) = self.nest(at, &sizes, loc);
+        let start = |side: usize, first: i64| -> Option<Value<'c, 'a>> {
+            if ivs.is_empty() {
+                return None;
+            }
+            let mut e = AffineExpr::constant(self.ctx, first);
+            for (k, o) in plan.outer.iter().enumerate() {
+                let step = if side == 0 { o.1 } else { o.2 };
+                e = e + AffineExpr::dim(self.ctx, k) * AffineExpr::constant(self.ctx, step);
+            }
+            Some(self.apply(inner, e, &ivs, loc))
+        };
+        let from = self.flat_view(
+            inner,
+            src,
+            plan.start.0,
+            start(0, plan.start.0),
+            plan.run,
+            loc,
+        );
+        let to = self.flat_view(
+            inner,
+            dst,
+            plan.start.1,
+            start(1, plan.start.1),
+            plan.run,
+            loc,
+        );
+        self.emit(inner, "memref.copy", &[from, to], &[], &[], loc);
+    }
+
+    /// `memref.reinterpret_cast` of `buf` to the `run` cells from `first`
+    /// (or from `dynamic`, when given).
+    fn flat_view<'a>(
+        &self,
+        at: At<'c, 'a>,
+        buf: Value<'c, 'a>,
+        first: i64,
+        dynamic: Option<Value<'c, 'a>>,
+        run: u64,
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        let offset = if dynamic.is_some() {
+            "?".to_owned()
+        } else {
+            first.to_string()
+        };
+        let layout = Attribute::parse(self.ctx, &format!("strided<[1], offset: {offset}>"))
+            .expect("a valid strided layout");
+        let ty = MemRefType::new(element_of(buf), &[run as i64], Some(layout), None);
+        let static_offset = if dynamic.is_some() { i64::MIN } else { first };
+        let mut operands = vec![buf];
+        operands.extend(dynamic);
+        let i64s = |v: &[i64]| -> Attribute<'c> { DenseI64ArrayAttribute::new(self.ctx, v).into() };
+        let segments = DenseI32ArrayAttribute::new(self.ctx, &[1, operands.len() as i32 - 1, 0, 0]);
+        self.value(
+            at,
+            "memref.reinterpret_cast",
+            &operands,
+            ty.into(),
+            &[
+                ("static_offsets", i64s(&[static_offset])),
+                ("static_sizes", i64s(&[run as i64])),
+                ("static_strides", i64s(&[1])),
+                ("operandSegmentSizes", segments.into()),
+            ],
+            loc,
+        )
     }
 }
