@@ -83,8 +83,8 @@ pub use ffi::register_raw;
 ///   a variadic group (einsum, concat) have one type; those ops get a
 ///   verifier that checks each operand on its own (see
 ///   `ocannlRelaxVariadicVerifier` in the C++ shim); `--irdl-file` in stock
-///   `mlir-opt` keeps IRDL's stricter check (ARCHITECTURE.md, "IRDL
-///   variadics");
+///   `mlir-opt` keeps IRDL's stricter check
+///   (docs/decisions/0008-irdl-variadic-verifiers.md);
 /// - every op's custom-syntax parser reports an error at the op (IRDL
 ///   defines no custom syntax, and its default parser fails without a
 ///   diagnostic).

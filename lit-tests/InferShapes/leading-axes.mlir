@@ -5,7 +5,7 @@
 // variable takes the middle. Rows without leading axes keep NumPy's right
 // alignment. Departure: the operand must be as long as the result (no axes
 // inserted in the middle), because solved types are written back concrete,
-// and concrete types broadcast the NumPy way (ARCHITECTURE.md).
+// and concrete types broadcast the NumPy way (docs/semantics.md, "Broadcasting").
 // RUN: ocannl-opt %s -split-input-file -verify-diagnostics=only-expected -p 'builtin.module(ocannl-infer-shapes,ocannl-check-shapes)' | FileCheck %s
 
 // `2` stays with the first axis (5): a mismatch, where NumPy alignment would

@@ -572,7 +572,7 @@ impl Translator {
             match x.rank {
                 // Every axis named (leading axes before a row variable align
                 // from the left in broadcasts, ONNX's from the right: see
-                // ARCHITECTURE.md).
+                // docs/semantics.md, "Broadcasting").
                 // ONNX: axis in [-r, r - 1] (a rank-0 input: 0).
                 Some(r) if r > axis || (r == 0 && axis == 0) => {
                     (labels("a", r).join(","), l.join(","))
