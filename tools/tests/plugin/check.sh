@@ -7,7 +7,7 @@
 #     plugin loaded twice, or only one of its halves, never crashes;
 #  4. the C++ consumer (examples/cpp-consumer) and a C program on the C API
 #     build against the installed package and give ocannl-opt's output;
-#  5. the consumer written from the README alone builds and runs;
+#  5. the consumer written from docs/using-from-mlir.md alone builds and runs;
 #  6. ocannl-fuzz's programs through mlir-opt + the plugin: no crash, hang
 #     or unlocated error;
 #  7. the lit suite passes a second time through mlir-opt + the plugin.
@@ -148,13 +148,13 @@ cc -std=c11 -Wall -Wextra -Werror -I"$prefix/include" -I/usr/lib/llvm-22/include
 cmp -s "$tmp/capi.out" "$tmp/opt.out" || fail "the C API program: the output differs from ocannl-opt's"
 echo "   C API (tools/tests/plugin/capi_smoke.c): ocannl-opt's output"
 
-echo "== 5. the consumer from the README"
-python3 tools/tests/plugin/readme_consumer.py README.md "$tmp/readme"
+echo "== 5. the consumer from docs/using-from-mlir.md"
+python3 tools/tests/plugin/readme_consumer.py docs/using-from-mlir.md "$tmp/readme"
 cmake -S "$tmp/readme" -B "$tmp/readme/build" -DCMAKE_PREFIX_PATH="$prefix" > /dev/null
 cmake --build "$tmp/readme/build" -j"$jobs" > /dev/null
 "$tmp/readme/build/my-compiler" examples/mlp-run.mlir > "$tmp/readme.out"
-cmp -s "$tmp/readme.out" "$tmp/opt.out" || fail "the README's consumer: the output differs from ocannl-opt's"
-echo "   README consumer: builds, ocannl-opt's output"
+cmp -s "$tmp/readme.out" "$tmp/opt.out" || fail "the consumer of docs/using-from-mlir.md: the output differs from ocannl-opt's"
+echo "   docs/using-from-mlir.md consumer: builds, ocannl-opt's output"
 
 echo "== 6. random and mutated programs through mlir-opt + plugin (ocannl-fuzz's oracles)"
 mkdir -p "$tmp/bin"

@@ -1,9 +1,10 @@
-"""Writes the C++ consumer the README documents into a directory.
+"""Writes the C++ consumer the documentation shows into a directory.
 
-The README's "Using ocannl from your MLIR compiler" section marks each file
-of its example with `<!-- consumer: NAME -->` before a fenced code block;
-check.sh builds what this writes, so the README's instructions stay true.
-Usage: readme_consumer.py README.md OUT_DIR
+docs/using-from-mlir.md ("Using ocannl from your MLIR compiler", linked from
+the README) marks each file of its example with `<!-- consumer: NAME -->`
+before a fenced code block; check.sh builds what this writes, so the
+instructions stay true.
+Usage: readme_consumer.py docs/using-from-mlir.md OUT_DIR
 """
 import pathlib
 import re
