@@ -45,7 +45,7 @@ fi
 # The dialect and passes in other MLIR tools: cmake/ builds and installs
 # the OcannlMLIR package; stock mlir-opt + the plugin against ocannl-opt
 # (outputs, diagnostics, the lit suite), the C++ and C consumers, the
-# README's consumer.
+# consumer of docs/using-from-mlir.md.
 tools/tests/plugin/check.sh
 # Random and mutated programs through every named pipeline and ocannl-run,
 # debug and release: no crash, hang, panic or unlocated rejection.
@@ -73,6 +73,8 @@ if [ ! -x .ptx-venv/bin/python ] || ! .ptx-venv/bin/python -c 'import nvidia.cud
 fi
 /usr/bin/python3 tools/tests/gpu/ptx_check.py --bin-dir target/debug
 scripts/unsafe-report.sh
+# Every repository path README.md, ARCHITECTURE.md and docs/ name exists.
+scripts/doc-paths.sh
 # Quick start 1 stays true: the main job end to end (output discarded).
 scripts/demo.sh > /dev/null
 # clippy and rustdoc build their own copies (each cargo profile and package
