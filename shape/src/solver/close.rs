@@ -146,8 +146,10 @@ impl Solver {
     /// bounded), propagated, so that the parts they leave over are deduced
     /// rather than guessed; then the others (1 unless bounded).
     /// The axis a concatenation makes of unknown parts is not guessed: the
-    /// parts are, and it is their sum.
+    /// parts are, and it is their sum. Dims that [`Solver::count_plan`]
+    /// defers past a pass are candidates of the later passes too.
     fn guess_dims(&mut self, terminal_only: bool, free: &mut FreeVars) -> Result<(), ShapeError> {
+        let mut left: HashSet<DimVar> = HashSet::new();
         for discardable in [true, false] {
             // First the dims that no unknown sum bounds from below (a
             // consumer of a stack, `p >= a^b`, waits for `a + b`), then the
@@ -162,25 +164,60 @@ impl Solver {
                 } else {
                     HashSet::new()
                 };
-                let decisions: Vec<(DimVar, Dim)> = free
+                let pool: Vec<DimVar> = free
                     .vars
                     .iter()
                     .map(|&v| DimVar(v))
                     .filter(|v| {
                         let info = &self.dims[v.0 as usize];
                         (info.terminal || !terminal_only)
-                            && info.discardable == discardable
+                            && (info.discardable == discardable || left.contains(v))
                             && !wholes.contains(v)
                             && !waiting.contains(v)
                             && self.can_guess(*v)
                     })
-                    .map(|v| (v, Dim::size(self.dims[v.0 as usize].at_least)))
                     .collect();
-                self.bind_dims(decisions)?;
-                self.propagate()?;
+                let last = !terminal_only && !discardable && !wait_for_sums;
+                left.extend(self.guess_in_count_order(pool, last)?);
             }
         }
         Ok(())
+    }
+
+    /// Guesses the dims of `pool` to their lower bounds, propagated, in
+    /// rounds: each round guesses those that [`Solver::count_plan`] does not
+    /// defer, or else breaks the deadlocks it found, until the deferred ones
+    /// are derived. Returns those still deferred; in the `last` pass they
+    /// are guessed all the same.
+    fn guess_in_count_order(
+        &mut self,
+        mut pool: Vec<DimVar>,
+        last: bool,
+    ) -> Result<HashSet<DimVar>, ShapeError> {
+        while !pool.is_empty() {
+            let plan = self.count_plan(&pool);
+            let mut chosen = pool.clone();
+            chosen.retain(|v| !plan.deferred.contains(v));
+            if chosen.is_empty() && plan.breaks.is_empty() {
+                if !last {
+                    return Ok(pool.into_iter().collect());
+                }
+                chosen = std::mem::take(&mut pool);
+            }
+            let at_least = |v: DimVar| Dim::size(self.dims[v.0 as usize].at_least);
+            let decisions: Vec<(DimVar, Dim)> = if chosen.is_empty() {
+                plan.breaks
+                    .iter()
+                    .map(|&(n, c)| (n, Dim::size(c)))
+                    .collect()
+            } else {
+                chosen.iter().map(|&v| (v, at_least(v))).collect()
+            };
+            self.bind_dims(decisions)?;
+            self.propagate()?;
+            pool.retain(|v| plan.deferred.contains(v) && self.dims[v.0 as usize].binding.is_none());
+        }
+        Ok(HashSet::new())
     }
 
     /// The free outputs of stuck padded convolutions (`@lo,hi`) whose

@@ -525,6 +525,63 @@ fn element_count_errors() {
     check("c = constant[exact=2x3]() : 6", "error: rank mismatch");
 }
 
+/// Closing guesses no dim of a reshape whose guess the shared count shows
+/// to be impossible (reference, "Preventing Premature Guessing with
+/// Total_elems Constraints"): the result's terminal `d` waited for the
+/// operand's axes that a broadcast and a fixed index leave open (1 at
+/// stage 7) and is derived from their count. Guessing `d = 1` at stage 5
+/// made the count 2, which the operand's 4 known elements do not divide
+/// (an ONNX Unsqueeze and Reshape that onnxruntime runs).
+#[test]
+fn reshape_derives_what_a_guess_would_contradict() {
+    let cases = [
+        (
+            "arg x : 4,1
+             a = relu(x) : ...
+             e = einsum[\"a,b => 0,a,b\"](a) : ...
+             r = reshape(e) : d,2",
+            "x: 4,1
+             a: 4,1
+             e: 1,4,1
+             r: 2,2",
+        ),
+        // Every side open, none possible at its lower bounds: the count is
+        // the least that both can have (12).
+        (
+            "arg x : a,4
+             r = reshape(x) : c,6",
+            "x: 3,4
+             r: 2,6",
+        ),
+        // One side possible (6 elements for `a,b`): it is guessed, and the
+        // other's last unknown takes what its first leaves.
+        (
+            "arg x : a,b
+             r = reshape(x) : c,6",
+            "x: 1,6
+             r: 1,6",
+        ),
+        (
+            "arg x : 6
+             r = reshape(x) : a,b",
+            "x: 6
+             r: 1,6",
+        ),
+    ];
+    for (src, expected) in cases {
+        check(src, expected);
+        for seed in 1..=4 {
+            let mut built = super::harness::build(src);
+            built.problem.shuffle(seed);
+            let solved =
+                super::harness::solve_and_render(&mut built, ocannl_shape::solver::Closing::Full)
+                    .expect("solvable in any order");
+            let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert_eq!(flat(&solved), flat(expected), "shuffle {seed}:\n{src}");
+        }
+    }
+}
+
 /// A broadcast that grows the result's row variable (`r = ..r'..,3`)
 /// leaves a least-upper-bound record `..r'.. >= ..w..` for the operand's
 /// terminal row variable, which closing reads: `..w..` takes the bound
