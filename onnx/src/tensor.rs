@@ -60,6 +60,19 @@ impl Elem {
         }
     }
 
+    /// The largest finite value of a float type (`numeric_limits::max()`),
+    /// `None` for integers.
+    pub fn float_max(self) -> Option<f64> {
+        match self {
+            Elem::F32 => Some(f64::from(f32::MAX)),
+            Elem::F64 => Some(f64::MAX),
+            Elem::F16 => Some(65504.0),
+            // (2 - 2^-7) * 2^127.
+            Elem::BF16 => Some(3.389_531_389_251_535_5e38),
+            _ => None,
+        }
+    }
+
     /// Whether this is a floating-point type.
     pub fn is_float(self) -> bool {
         matches!(self, Elem::F32 | Elem::F64 | Elem::F16 | Elem::BF16)

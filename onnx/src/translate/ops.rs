@@ -329,13 +329,27 @@ impl Translator {
                 // Bounds from attributes (before opset 11) or from inputs
                 // (scalar tensors, constant or not).
                 let x = self.input(node, 0)?;
-                let (lo, hi) = if self.opset < 11 {
+                let (mut lo, mut hi) = if self.opset < 11 {
                     let c =
                         |t: &mut Self, v: Option<f32>| v.map(|v| t.scalar(x.elem, f64::from(v)));
                     (c(self, a.float("min")), c(self, a.float("max")))
                 } else {
                     (self.opt_input(node, 1)?, self.opt_input(node, 2)?)
                 };
+                // A missing bound of a float Clip is the type's lowest or
+                // largest finite value (the spec's `Min(max, Max(input,
+                // min))` with `numeric_limits` defaults, as onnxruntime
+                // computes it): an infinite input or bound gives the
+                // largest finite value, not infinity (with no bound at all,
+                // too). For integers the defaults clamp nothing.
+                if let Some(m) = x.elem.float_max() {
+                    if lo.is_none() {
+                        lo = Some(self.scalar(x.elem, -m));
+                    }
+                    if hi.is_none() {
+                        hi = Some(self.scalar(x.elem, m));
+                    }
+                }
                 // The bounds are scalars (one element): a larger tensor
                 // would broadcast the result.
                 for b in lo.iter().chain(&hi) {

@@ -689,6 +689,45 @@ fn onnx_activations_are_stable_for_any_input_and_alpha() {
     }
 }
 
+/// Clip's missing bounds are the type's lowest and largest finite values
+/// (the spec's `Min(max, Max(input, min))` with `numeric_limits`
+/// defaults, as onnxruntime computes it): Clip(x, min = inf) is the
+/// largest finite f32, and so is Clip(inf); it was inf (ocannl-fuzz
+/// --onnx, a Clip before a Log).
+#[test]
+fn onnx_clip_defaults_are_the_finite_limits() {
+    let t = "onnx-clip";
+    let x = [1.0f32, f32::INFINITY, f32::NEG_INFINITY, -2.0];
+    let run = |name: &str, inputs: &[&str], opset: i64, attrs: Vec<AttributeProto>| {
+        let m = Model::new(
+            vec![node("Clip", inputs, &["Y"], attrs)],
+            vec![f32v("X", &[4])],
+            vec![f32v("Y", &[4])],
+        )
+        .opset(opset)
+        .inits(vec![
+            init_f32("lo", &[], &[f32::INFINITY]),
+            init_f32("hi", &[], &[0.0]),
+        ]);
+        let (out, res) = import_and_run(t, name, m, &[f32_npy("(4,)", &x)], 1);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        f32s(&res[0])
+    };
+    let max = f32::MAX;
+    assert_eq!(run("inf-min", &["X", "lo"], 17, vec![]), [max; 4]);
+    assert_eq!(run("no-bounds", &["X"], 17, vec![]), [1.0, max, -max, -2.0]);
+    assert_eq!(
+        run("max-only", &["X", "", "hi"], 17, vec![]),
+        [0.0, 0.0, -max, -2.0]
+    );
+    let attr = vec![float("min", f32::INFINITY)];
+    assert_eq!(run("attr-inf-min", &["X"], 6, attr), [max; 4]);
+}
+
 #[test]
 fn onnx_attributes_of_the_wrong_type_are_errors() {
     // Once silently replaced by the op's default.
