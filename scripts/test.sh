@@ -21,8 +21,13 @@ if [ ! -x .onnx-venv/bin/python ] || ! .onnx-venv/bin/python -c 'import onnx' 2>
   /usr/bin/python3 -m venv .onnx-venv && .onnx-venv/bin/pip install -q onnx onnxruntime numpy \
     || echo "test.sh: could not install the onnx wheel; its models will not be checked"
 fi
+# Under CI a check whose prerequisite is missing fails instead of skipping.
+missing() {
+  if [ -n "${CI:-}" ]; then echo "test.sh: error: under CI: $1" >&2; exit 1; fi
+  echo "test.sh: skipped: $1"
+}
 if onnx_data=$(.onnx-venv/bin/python -c 'import onnx, os; print(os.path.join(os.path.dirname(onnx.__file__), "backend/test/data"))' 2>/dev/null); then
-  OCANNL_ONNX_DATA="$onnx_data" cargo test -q -p ocannl-onnx shipped_models -- --nocapture
+  OCANNL_ONNX_DATA="$onnx_data" cargo test -q -p ocannl-onnx shipped_models -- --ignored --nocapture
   # Two light models imported with their shapes erased, inferred (against
   # ONNX's infer_shapes), run on the shipped data and, with random weights,
   # against onnxruntime (all nine: tools/tests/onnx/light.py target/release).
@@ -35,12 +40,14 @@ if onnx_data=$(.onnx-venv/bin/python -c 'import onnx, os; print(os.path.join(os.
       --only test_conv test_gemm test_matmul test_softmax test_maxpool test_averagepool \
         test_layer_normalization test_concat test_transpose test_flatten test_reduce_sum pytorch-
   else
-    echo "test.sh: onnxruntime is not installed; the light models are not run"
+    missing "onnxruntime is not installed; the light models are not run"
   fi
   # The inference benchmark against ONNX keeps running (two small stacks,
   # one round each): the pass infers every weight of the decoder, ONNX types
   # every node, and the stock-MLIR parser probe builds and runs.
   .onnx-venv/bin/python tools/bench/infer_vs_onnx.py --bin-dir target/release --layers 1,2 --repeat 1
+else
+  missing "the onnx wheel is not installed; its shipped models, node tests and the inference benchmark are not run"
 fi
 # The dialect and passes in other MLIR tools: cmake/ builds and installs
 # the OcannlMLIR package; stock mlir-opt + the plugin against ocannl-opt
@@ -58,6 +65,8 @@ cargo run -q --release -p ocannl-fuzz -- --bin-dir target/release --programs 300
 # reason when onnxruntime is missing): no crash, hang, panic, unlocated
 # rejection, output that differs from onnxruntime's, or rejection of a
 # model onnxruntime runs without naming what is unsupported.
+.onnx-venv/bin/python -c 'import onnxruntime' 2>/dev/null \
+  || missing "onnxruntime is not installed; the ONNX fuzzer runs without its differential oracle"
 cargo run -q --release -p ocannl-fuzz -- --onnx --bin-dir target/debug --programs 2000 --run-programs 100 --seed 1
 cargo run -q --release -p ocannl-fuzz -- --onnx --bin-dir target/release --programs 2000 --run-programs 100 --seed 2
 # Nothing below uses the release build (about 3 GB); on CI, where the disk

@@ -1,7 +1,8 @@
 //! The fuzzer against the real tools: generated well-formed programs parse,
 //! a short campaign reports and saves its failures, `--reproduce` reruns a
 //! program. Skipped, with the reason printed, when the tools are not built
-//! (`OCANNL_BIN_DIR`, else the workspace's `target/debug`).
+//! (`OCANNL_BIN_DIR`, else the workspace's `target/debug`); under CI (`CI`
+//! set) a missing tool fails the test instead.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,12 +16,22 @@ fn bin_dir() -> Option<PathBuf> {
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/debug"));
     let ok = dir.join("ocannl-opt").is_file() && dir.join("ocannl-run").is_file();
     if !ok {
-        eprintln!(
-            "skipped: no ocannl-opt/ocannl-run in {} (build ocannl-tools or set OCANNL_BIN_DIR)",
+        skip(&format!(
+            "no ocannl-opt/ocannl-run in {} (build ocannl-tools or set OCANNL_BIN_DIR)",
             dir.display()
-        );
+        ));
     }
     ok.then_some(dir)
+}
+
+/// Reports a missing prerequisite: skipped with the reason, except under
+/// CI, where it fails the test.
+fn skip(why: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "a prerequisite is missing under CI: {why}"
+    );
+    eprintln!("skipped: {why}");
 }
 
 #[test]
@@ -167,7 +178,7 @@ fn a_short_onnx_campaign_reports_and_saves_failures() {
         return;
     };
     if !bin.join("ocannl-import-onnx").is_file() {
-        eprintln!("skipped: no ocannl-import-onnx in {}", bin.display());
+        skip(&format!("no ocannl-import-onnx in {}", bin.display()));
         return;
     }
     let out = tempfile::tempdir().expect("a temporary directory");

@@ -197,14 +197,14 @@ fn optional_empty_inputs_are_allowed() {
 
 /// The real models the `onnx` wheel ships (`onnx/backend/test/data/light`
 /// and `data/pytorch-converted`) decode and check: set `OCANNL_ONNX_DATA`
-/// to the wheel's `onnx/backend/test/data` directory (skipped, with the
-/// reason printed, when unset).
+/// to the wheel's `onnx/backend/test/data` directory and run the ignored
+/// tests (`scripts/test.sh` does, after installing the wheel); without the
+/// data it fails rather than pass silently.
 #[test]
+#[ignore = "needs the onnx wheel's test data: OCANNL_ONNX_DATA=... cargo test -p ocannl-onnx shipped_models -- --ignored (scripts/test.sh runs it)"]
 fn shipped_models_decode_and_check() {
-    let Some(dir) = std::env::var_os("OCANNL_ONNX_DATA") else {
-        eprintln!("skipped: OCANNL_ONNX_DATA (the onnx wheel's backend/test/data) is not set");
-        return;
-    };
+    let dir = std::env::var_os("OCANNL_ONNX_DATA")
+        .expect("OCANNL_ONNX_DATA (the onnx wheel's backend/test/data directory) is not set");
     let dir = std::path::PathBuf::from(dir);
     let mut models = Vec::new();
     for sub in [

@@ -14,7 +14,8 @@ GPU-only errors and is skipped too), and the modules the differential generators
 
 ptxas comes from --ptxas, $OCANNL_PTXAS, the PATH, or .ptx-venv (PyPI's
 nvidia-cuda-nvcc-cu12, which scripts/test.sh installs there). Without one
-the check prints why it skips and exits 0. Exit 1 when a kernel does not
+the check prints why it skips and exits 0 (exit 1 under CI, with `CI` set:
+a missing prerequisite fails there). Exit 1 when a kernel does not
 assemble or a program that lowers for the CPU does not lower for the GPU.
 """
 
@@ -84,8 +85,12 @@ def main():
     args = ap.parse_args()
     ptxas = find_ptxas(args.ptxas)
     if ptxas is None:
-        print("ptx_check: skipped: no ptxas (give --ptxas, set OCANNL_PTXAS, or let "
-              "scripts/test.sh install PyPI's nvidia-cuda-nvcc-cu12 into .ptx-venv)")
+        why = ("no ptxas (give --ptxas, set OCANNL_PTXAS, or let "
+               "scripts/test.sh install PyPI's nvidia-cuda-nvcc-cu12 into .ptx-venv)")
+        if os.environ.get("CI"):
+            print(f"ptx_check: error: a prerequisite is missing under CI: {why}")
+            return 1
+        print(f"ptx_check: skipped: {why}")
         return 0
     opt = os.path.join(args.bin_dir, "ocannl-opt")
     toolkit = toolkit_of(ptxas)
