@@ -63,6 +63,7 @@ mod checks;
 mod compute;
 mod concat;
 mod emit;
+mod fused;
 mod fusion;
 mod gpu;
 mod gpu_tiled;
@@ -72,9 +73,13 @@ mod loops;
 mod microkernel;
 mod nests;
 mod pack;
+mod plan;
+mod projections;
 mod reserved;
 mod schedule;
+mod target;
 mod terminals;
+mod view;
 
 use std::collections::{HashMap, HashSet};
 
@@ -82,7 +87,7 @@ use melior::{
     Context,
     ir::{
         Attribute, Block, BlockLike, BlockRef, Identifier, Location, Region, RegionLike, Type,
-        ValueLike,
+        Value, ValueLike,
         attribute::{IntegerAttribute, TypeAttribute},
         operation::{Operation, OperationBuilder, OperationLike, OperationRef},
         r#type::FunctionType,
@@ -105,7 +110,7 @@ pub const PASS: PassDef = PassDef {
     argument: c"ocannl-lower-to-affine",
     description: c"Lower functions on ocannl tensors to memrefs and affine loop nests (destination-passing results, one block per op, one arena per function)",
     anchor: Some(c"builtin.module"),
-    options: schedule::OPTIONS,
+    options: target::OPTIONS,
     run,
 };
 
@@ -120,6 +125,13 @@ fn at<'c>(location: Location<'c>, message: impl Into<String>) -> Located<'c> {
         location,
         message: message.into(),
     }
+}
+
+/// The identity of an SSA value of the function being lowered (its raw
+/// pointer): the key of the body's maps from old values to buffers and of
+/// the fusion groups' values.
+fn key(v: Value<'_, '_>) -> usize {
+    v.to_raw().ptr as usize
 }
 
 /// Where new module-level ops (constants' globals, the lowered function)
@@ -205,7 +217,7 @@ fn run<'c>(
             )
         })
         .collect();
-    let target = match schedule::Target::from_options(options) {
+    let target = match target::Target::from_options(options) {
         Ok(t) => t,
         Err(e) => {
             emit_error(root.location(), &e, &[]);

@@ -19,12 +19,9 @@ use super::{
     at,
     buffers::buffer_type,
     emit::{At, Emitter},
-    fusion::{Other, Step},
+    fused::{Other, Step},
+    fusion, key,
 };
-
-pub(super) fn key(v: Value<'_, '_>) -> usize {
-    v.to_raw().ptr as usize
-}
 
 /// The lowering of one function body.
 pub(super) struct Body<'c, 'a> {
@@ -64,11 +61,11 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     /// Chains of pointwise ops fused into their producer
-    /// ([`super::fusion`]): each producer's epilogue and the last value of
+    /// ([`fusion::chains`]): each producer's epilogue and the last value of
     /// its chain; the ops folded into a producer; the values that get no
     /// buffer.
     fn fuse(&mut self, ops: &[OperationRef<'c, 'a>], returned: &[Value<'c, 'a>]) {
-        let chains = super::fusion::chains(ops, returned);
+        let chains = fusion::chains(ops, returned);
         for c in chains {
             for v in &c.hidden {
                 self.hidden.insert(key(*v));

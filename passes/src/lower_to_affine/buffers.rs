@@ -1,7 +1,8 @@
 //! Buffers: the memref a tensor type lowers to, which element types the
-//! lowering supports, and how many bytes a buffer takes.
+//! lowering supports, how many bytes a buffer takes, and a buffer's dims
+//! and element type read back.
 
-use melior::ir::{Type, TypeLike, r#type::MemRefType};
+use melior::ir::{Type, TypeLike, Value, ValueLike, r#type::MemRefType};
 use ocannl_dialect::{ir, types::TensorType, types::shape_spec};
 use ocannl_shape::projection::{cell_count, memory_dims};
 
@@ -100,7 +101,33 @@ pub(super) fn buffer_type<'c>(
 }
 
 /// The element type of a buffer.
-pub(super) fn element_of<'c>(buf: melior::ir::Value<'c, '_>) -> Type<'c> {
-    use melior::ir::ValueLike;
+pub(super) fn element_of<'c>(buf: Value<'c, '_>) -> Type<'c> {
     ir::shaped_element(buf.r#type()).expect("buffers are memrefs")
+}
+
+/// The static sizes of a buffer.
+pub(super) fn buffer_dims(buf: Value<'_, '_>) -> Vec<u64> {
+    ir::shaped_dims(buf.r#type())
+        .expect("buffers are ranked memrefs")
+        .into_iter()
+        .map(|d| d.unwrap_or(0).max(0) as u64)
+        .collect()
+}
+
+/// Every operand has the result's element type `elem` (but operand #0 when
+/// it is a `where` condition).
+pub(super) fn check_elements(
+    operands: &[Value<'_, '_>],
+    elem: Type<'_>,
+    condition: bool,
+) -> Result<(), String> {
+    for (i, o) in operands.iter().enumerate() {
+        if !(condition && i == 0) && element_of(*o) != elem {
+            return Err(format!(
+                "operand #{i} has element type {} but the result has {elem}",
+                element_of(*o)
+            ));
+        }
+    }
+    Ok(())
 }

@@ -1,13 +1,16 @@
 //! The scalar function an op computes at each point of its product space,
 //! and the accumulation operators, as `arith`/`math` ops.
 
-use melior::ir::{Location, Type, Value, ValueLike, attribute::IntegerAttribute};
+use melior::ir::{
+    Location, Type, Value, ValueLike, attribute::IntegerAttribute, operation::OperationRef,
+};
 use ocannl_dialect::{catalog, ir};
 
 use super::{
     buffers::{Scalar, scalar},
     emit::{At, Emitter, int_bounds},
 };
+use crate::op_logic::string_attr;
 
 /// How an op's computed value reaches its result cell: an accumulation
 /// operator of the catalog (ODS `Ocannl_Accumulator`).
@@ -53,6 +56,44 @@ pub(super) enum Compute {
     Fma,
     /// `c != 0 ? a : b`.
     Where,
+}
+
+/// What `op` (catalog entry `def`, `n` operands) computes at each point:
+/// its ODS `scalarFn`, for `combine` read from the op's `combine`
+/// attribute.
+pub(super) fn scalar_function(
+    op: OperationRef<'_, '_>,
+    def: &catalog::OpDef,
+    n: usize,
+) -> Result<Compute, String> {
+    // The operand the result starts from is not an argument.
+    let n = n - usize::from(def.init_operand.is_some());
+    let function = |f: &str| -> Result<Compute, String> {
+        Ok(match (f, n) {
+            ("identity", 1) => Compute::Identity,
+            ("where", 3) => Compute::Where,
+            ("fma", 3) => Compute::Fma,
+            ("identity" | "where" | "fma", n) => {
+                return Err(format!("'{f}' does not take {n} operands"));
+            }
+            (f, 1) => Compute::Unary(f.into()),
+            (f, 2) => Compute::Binary(f.into()),
+            (f, n) => return Err(format!("'{f}' does not take {n} operands")),
+        })
+    };
+    if def.scalar_fn != "combine" {
+        return function(def.scalar_fn);
+    }
+    let combine = string_attr(&op, "combine");
+    match (n, combine.as_deref()) {
+        (1, _) => Ok(Compute::Identity),
+        (2, None) => function("mul"),
+        (3, None) => function("fma"),
+        (_, Some(c)) => {
+            function(c).map_err(|_| format!("combine '{c}' does not take {n} operands"))
+        }
+        _ => Err(format!("{n} operands")),
+    }
 }
 
 impl<'c> Emitter<'c> {

@@ -23,9 +23,9 @@ use ocannl_dialect::ir;
 use ocannl_shape::projection::{AxisIndex, Block, any_overlap};
 
 use super::{
-    buffers::element_of,
+    buffers::{check_elements, element_of},
     emit::{At, Emitter},
-    nests::{check_elements, plain_box},
+    projections::plain_box,
 };
 use crate::{infer_projections::projections, projection_attrs::block_local};
 

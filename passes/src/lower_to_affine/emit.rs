@@ -20,7 +20,7 @@ use ocannl_shape::projection::AxisIndex;
 use super::{
     arena::ALIGNMENT,
     buffers::{Scalar, element_of, scalar},
-    schedule::Target,
+    target::Target,
 };
 use crate::projection_attrs::{index_expr, index_map};
 

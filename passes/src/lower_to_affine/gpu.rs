@@ -20,7 +20,7 @@ use super::{
     buffers::{Scalar, element_of, scalar},
     compute::{Accum, Compute},
     emit::{At, Emitter},
-    fusion::Step,
+    fused::Step,
 };
 
 /// What one op's GPU nest computes.

@@ -4,68 +4,14 @@
 //! once (or started at the neutral element), carried through the reduction
 //! loops as `iter_args`, and stored once.
 
-use melior::ir::{Location, Type, Value};
-use ocannl_shape::projection::Projections;
+use melior::ir::Value;
 
 use super::{
-    compute::{Accum, Compute},
     emit::{At, Emitter},
-    fusion::Step,
-    pack::{self, Packed},
-    schedule::{Lanes, Plan, Unrolled},
+    pack,
+    plan::{Lanes, Plan, Segment, segments},
+    view::{Op, Packed},
 };
-
-/// One stretch of an unrolled iterator: `[lo, hi)` in steps of `step`,
-/// `factor` copies per step, vector lanes or scalars, maybe tiled.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Segment {
-    pub lo: u64,
-    pub hi: u64,
-    pub step: u64,
-    pub factor: u64,
-    /// Each copy is a vector of lanes ([`Lanes::Result`] only).
-    pub vector: bool,
-    pub tile: Option<u64>,
-}
-
-/// The main stretch of `u` (whole blocks), then smaller blocks, then
-/// scalars.
-fn segments(u: &Unrolled, extent: u64, width: u64) -> Vec<Segment> {
-    let unit = if u.lanes { width } else { 1 };
-    let block = u.factor * unit;
-    let m1 = extent / block * block;
-    let mut out = vec![Segment {
-        lo: 0,
-        hi: m1,
-        step: block,
-        factor: u.factor,
-        vector: u.lanes,
-        // A tile past the whole blocks is one tile of them (still packed).
-        tile: u.tile.map(|t| t.min(m1)).filter(|&t| t > 0),
-    }];
-    let m2 = extent / unit * unit;
-    if u.lanes && m2 > m1 {
-        out.push(Segment {
-            lo: m1,
-            hi: m2,
-            step: unit,
-            factor: 1,
-            vector: true,
-            tile: None,
-        });
-    }
-    let lo = if u.lanes { m1.max(m2) } else { m1 };
-    out.push(Segment {
-        lo,
-        hi: extent,
-        step: 1,
-        factor: 1,
-        vector: false,
-        tile: None,
-    });
-    out.retain(|s| s.hi > s.lo);
-    out
-}
 
 /// The operands to pack, their panels and the block's tile positions.
 type Packing<'p, 'c, 'a> = (
@@ -73,41 +19,6 @@ type Packing<'p, 'c, 'a> = (
     &'p [Option<Value<'c, 'a>>; 2],
     &'p [Option<Value<'c, 'a>>],
 );
-
-/// What the micro-kernel needs besides the plan.
-#[derive(Clone, Copy)]
-pub(super) struct Op<'o, 'c, 'a> {
-    pub p: &'o Projections,
-    pub operands: &'o [Value<'c, 'a>],
-    /// The operand the result starts from (`fma`'s addend): not read here.
-    pub init: Option<usize>,
-    pub compute: &'o Compute,
-    /// How values reach the result: accumulated (`Some`) or stored.
-    pub accum: Option<Accum>,
-    /// Pointwise steps applied to each final value before it is stored
-    /// (fused consumers, [`super::fusion`]).
-    pub epilogue: &'o [Step<'c, 'a>],
-    pub buf: Value<'c, 'a>,
-    pub loc: Location<'c>,
-    /// The operand panels packed for this nest ([`super::pack`]): the one
-    /// read along the vector iterator, the one read along the rows.
-    pub packed: [Option<Packed<'c, 'a>>; 2],
-}
-
-/// The micro-kernel's mode: its element type and whether the lanes are on.
-#[derive(Clone, Copy)]
-pub(super) struct Mode<'c> {
-    /// `vector<width x elem>` or `elem`.
-    pub ty: Type<'c>,
-    pub vector: bool,
-}
-
-impl<'c> Mode<'c> {
-    /// The vector type when the lanes are on (for [`Emitter::load_as`]).
-    pub(super) fn lanes(self) -> Option<Type<'c>> {
-        self.vector.then_some(self.ty)
-    }
-}
 
 impl<'c> Emitter<'c> {
     /// The op's nests per `plan`, at `at`; the result is already filled

@@ -8,13 +8,13 @@ use std::collections::HashMap;
 use melior::ir::{Type, Value, ValueLike};
 
 use super::{
-    buffers::element_of,
+    buffers::{buffer_dims, element_of},
     compute::{Accum, Compute},
     emit::{At, Emitter},
-    kernel::{Mode, Op, Segment},
     loops::Bound,
-    nests::buffer_dims,
-    schedule::{Lanes, Plan, reads_along},
+    plan::{Lanes, Plan, Segment},
+    projections::reads_along,
+    view::{Mode, Op},
 };
 
 impl<'c> Emitter<'c> {

@@ -4,46 +4,26 @@
 //! initialisation).
 
 use melior::ir::{
-    BlockRef, Type, Value, ValueLike,
+    BlockRef, Value,
     operation::{OperationLike, OperationRef},
 };
 use ocannl_dialect::{
     catalog::{self, Computes},
     ir,
 };
-use ocannl_shape::projection::{AffineIndex, AxisIndex, Projections};
+use ocannl_shape::projection::AxisIndex;
 
 use super::{
     Module,
-    buffers::{Scalar, element_of, scalar},
-    compute::{Accum, Compute},
+    buffers::{Scalar, buffer_dims, check_elements, element_of, scalar},
+    compute::{Accum, Compute, scalar_function},
     emit::{At, Emitter},
-    fusion::Step,
-    gpu, gpu_tiled, kernel, schedule,
+    fused::Step,
+    gpu, gpu_tiled,
+    projections::{op_projections, plain_box},
+    schedule, view,
 };
-use crate::{
-    infer_projections::projections, op_logic::string_attr, projection_attrs::read_projections,
-};
-
-/// Whether `indices` write each cell of an axis box once and cover it: per
-/// axis its own iterator (possibly shifted by a constant), or a fixed 0 on a
-/// size-1 axis.
-pub(super) fn plain_box(indices: &[AxisIndex], dims: &[u64]) -> bool {
-    let mut seen = vec![];
-    indices.iter().zip(dims).all(|(a, &d)| match a {
-        AxisIndex::Iter(i)
-        | AxisIndex::Affine(AffineIndex {
-            over: Some((i, 1)),
-            kernel: None,
-            ..
-        }) if !seen.contains(i) => {
-            seen.push(*i);
-            true
-        }
-        AxisIndex::Fixed(0) => d == 1,
-        _ => false,
-    })
-}
+use crate::op_logic::string_attr;
 
 impl<'c> Emitter<'c> {
     /// The loop nest(s) of `op` writing into `buf` (of dims `dims`), reading
@@ -173,7 +153,7 @@ impl<'c> Emitter<'c> {
         if let Some(plan) = schedule::plan(&self.target, &p, dims, &operand_dims, bits)
             .filter(|_| same_elements && float)
         {
-            let op = kernel::Op {
+            let op = view::Op {
                 p: &p,
                 operands,
                 init,
@@ -247,93 +227,5 @@ impl<'c> Emitter<'c> {
         }
         self.store(inner, value, buf, result_map, &ivs, loc);
         Ok(accum.is_none())
-    }
-}
-
-/// What `op` (catalog entry `def`, `n` operands) computes at each point:
-/// its ODS `scalarFn`, for `combine` read from the op's `combine`
-/// attribute.
-pub(super) fn scalar_function(
-    op: OperationRef<'_, '_>,
-    def: &catalog::OpDef,
-    n: usize,
-) -> Result<Compute, String> {
-    // The operand the result starts from is not an argument.
-    let n = n - usize::from(def.init_operand.is_some());
-    let function = |f: &str| -> Result<Compute, String> {
-        Ok(match (f, n) {
-            ("identity", 1) => Compute::Identity,
-            ("where", 3) => Compute::Where,
-            ("fma", 3) => Compute::Fma,
-            ("identity" | "where" | "fma", n) => {
-                return Err(format!("'{f}' does not take {n} operands"));
-            }
-            (f, 1) => Compute::Unary(f.into()),
-            (f, 2) => Compute::Binary(f.into()),
-            (f, n) => return Err(format!("'{f}' does not take {n} operands")),
-        })
-    };
-    if def.scalar_fn != "combine" {
-        return function(def.scalar_fn);
-    }
-    let combine = string_attr(&op, "combine");
-    match (n, combine.as_deref()) {
-        (1, _) => Ok(Compute::Identity),
-        (2, None) => function("mul"),
-        (3, None) => function("fma"),
-        (_, Some(c)) => {
-            function(c).map_err(|_| format!("combine '{c}' does not take {n} operands"))
-        }
-        _ => Err(format!("{n} operands")),
-    }
-}
-
-/// Every operand has the result's element type `elem` (but operand #0 when
-/// it is a `where` condition).
-pub(super) fn check_elements(
-    operands: &[Value<'_, '_>],
-    elem: Type<'_>,
-    condition: bool,
-) -> Result<(), String> {
-    for (i, o) in operands.iter().enumerate() {
-        if !(condition && i == 0) && element_of(*o) != elem {
-            return Err(format!(
-                "operand #{i} has element type {} but the result has {elem}",
-                element_of(*o)
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The static sizes of a buffer.
-pub(super) fn buffer_dims(buf: Value<'_, '_>) -> Vec<u64> {
-    ir::shaped_dims(buf.r#type())
-        .expect("buffers are ranked memrefs")
-        .into_iter()
-        .map(|d| d.unwrap_or(0).max(0) as u64)
-        .collect()
-}
-
-/// The op's projections: from the attributes of `ocannl-infer-projections`
-/// when present (checked against the buffers), else computed.
-fn op_projections(
-    op: OperationRef<'_, '_>,
-    operands: &[Value<'_, '_>],
-    dims: &[u64],
-) -> Result<Projections, String> {
-    let operand_dims: Vec<Vec<u64>> = operands.iter().map(|o| buffer_dims(*o)).collect();
-    projections_for(op, &operand_dims, dims)
-}
-
-/// The op's projections for operands and a result of these memory dims.
-pub(super) fn projections_for(
-    op: OperationRef<'_, '_>,
-    operand_dims: &[Vec<u64>],
-    dims: &[u64],
-) -> Result<Projections, String> {
-    match read_projections(op, operand_dims, dims)? {
-        Some(p) => Ok(p),
-        None => projections(op)?.ok_or_else(|| "has no projections".to_owned()),
     }
 }

@@ -1,4 +1,4 @@
-//! Packing ([`super::schedule::Lanes::Result`] with a reduction tile): the
+//! Packing ([`super::plan::Lanes::Result`] with a reduction tile): the
 //! panel of the operand read along the vector iterator, `k_tile × v_tile`
 //! cells of it, copied into a contiguous buffer once per pair of tiles and
 //! read from there by every row of the block. Read in place, its rows lie
@@ -16,36 +16,12 @@ use ocannl_dialect::ir;
 use ocannl_shape::projection::AxisIndex;
 
 use super::{
-    buffers::element_of,
+    buffers::{buffer_dims, element_of},
     emit::{At, Emitter},
-    kernel::{Op, Segment},
-    nests::buffer_dims,
-    schedule::{Lanes, Plan, reads_along},
+    plan::{Lanes, Plan, Segment},
+    projections::reads_along,
+    view::{Op, Packed},
 };
-
-/// A packed panel: which operand, its buffer (`memref<nc/nr x kc x nr x
-/// elem>`), and the tiles' first positions.
-#[derive(Clone, Copy)]
-pub(super) struct Packed<'c, 'a> {
-    pub operand: usize,
-    pub buf: Value<'c, 'a>,
-    /// The block iterator the panel is cut along (the vector iterator for
-    /// the operand read along it, the rows' iterator for the other).
-    pub iter: usize,
-    /// The micro-panels' width: the block's cells along `iter`.
-    pub nr: u64,
-    /// Whether the block's cells along `iter` are vectors of lanes: copied
-    /// and read a vector at a time, else a cell at a time.
-    pub lanes: bool,
-    /// The reduction iterator and its tile's first position.
-    pub k: usize,
-    pub kt: Value<'c, 'a>,
-    /// `iter`'s tile's first position.
-    pub jt: Value<'c, 'a>,
-    /// The micro-panel of the block being computed ([`Emitter::panel_block`]
-    /// of its first cell, computed outside the reduction loops).
-    pub block: Option<Value<'c, 'a>>,
-}
 
 /// The one operand, not the result's initial value, that reads block
 /// iterator `iter` and whose every axis is `iter`, the tiled reduction `k`

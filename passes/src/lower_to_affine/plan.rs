@@ -1,0 +1,104 @@
+//! A CPU schedule as data: which iterator carries the vector lanes, which
+//! are unrolled into the register block and tiled for the caches, in which
+//! order the loops run ([`Plan`]), and the stretches each unrolled iterator
+//! is cut into (the main blocks, then remainders: [`Segment`]).
+//! [`super::schedule`] chooses the plan; the CPU emitters obey it.
+
+/// Which iterator the vector lanes run along.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Lanes {
+    /// A parallel iterator: the result's contiguous axis.
+    Result,
+    /// A reduction iterator.
+    Reduction,
+}
+
+/// An iterator unrolled into the register block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Unrolled {
+    pub iter: usize,
+    /// Copies in the block (vectors of lanes for the vector iterator).
+    pub factor: u64,
+    /// The iterator is the vector iterator ([`Lanes::Result`]): a step
+    /// covers `factor × width` positions.
+    pub lanes: bool,
+    /// Cache tile (a multiple of the block), when the extent exceeds it.
+    pub tile: Option<u64>,
+}
+
+/// How to emit one op's nest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Plan {
+    pub lanes: Lanes,
+    /// Lanes per vector.
+    pub width: u64,
+    /// The vector iterator.
+    pub vector: usize,
+    /// Parallel iterators looped one by one outside the block, outermost
+    /// first.
+    pub outer: Vec<usize>,
+    /// The block's iterators; the first one's point loop runs outside the
+    /// second's.
+    pub unrolled: Vec<Unrolled>,
+    /// The reductions, outermost first ([`Lanes::Reduction`]: the vector
+    /// iterator last).
+    pub reductions: Vec<usize>,
+    /// A reduction tiled for the caches (its tile loop runs between the
+    /// block's tile loops).
+    pub k_tile: Option<(usize, u64)>,
+    /// The block's first iterator indexes the result's contiguous axis: its
+    /// cells are adjacent in memory.
+    pub block_contiguous: bool,
+}
+
+/// One stretch of an unrolled iterator: `[lo, hi)` in steps of `step`,
+/// `factor` copies per step, vector lanes or scalars, maybe tiled.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Segment {
+    pub lo: u64,
+    pub hi: u64,
+    pub step: u64,
+    pub factor: u64,
+    /// Each copy is a vector of lanes ([`Lanes::Result`] only).
+    pub vector: bool,
+    pub tile: Option<u64>,
+}
+
+/// The main stretch of `u` (whole blocks), then smaller blocks, then
+/// scalars.
+pub(super) fn segments(u: &Unrolled, extent: u64, width: u64) -> Vec<Segment> {
+    let unit = if u.lanes { width } else { 1 };
+    let block = u.factor * unit;
+    let m1 = extent / block * block;
+    let mut out = vec![Segment {
+        lo: 0,
+        hi: m1,
+        step: block,
+        factor: u.factor,
+        vector: u.lanes,
+        // A tile past the whole blocks is one tile of them (still packed).
+        tile: u.tile.map(|t| t.min(m1)).filter(|&t| t > 0),
+    }];
+    let m2 = extent / unit * unit;
+    if u.lanes && m2 > m1 {
+        out.push(Segment {
+            lo: m1,
+            hi: m2,
+            step: unit,
+            factor: 1,
+            vector: true,
+            tile: None,
+        });
+    }
+    let lo = if u.lanes { m1.max(m2) } else { m1 };
+    out.push(Segment {
+        lo,
+        hi: extent,
+        step: 1,
+        factor: 1,
+        vector: false,
+        tile: None,
+    });
+    out.retain(|s| s.hi > s.lo);
+    out
+}
