@@ -29,11 +29,12 @@
 //!   computed here when `ocannl-infer-projections` did not attach them).
 //!   What the op computes (scalar function, accumulator, initial operand,
 //!   or a terminal's kind) comes from the catalog (ODS), never from its
-//!   name. `f32`/`f64` nests are scheduled (`schedule.rs`, `kernel.rs`):
-//!   vector lanes, register blocks carried in `iter_args`, cache tiles,
-//!   remainders; other nests (and `schedule=false`) are one scalar
-//!   `affine.for` per iterator, reductions inside. Unary pointwise
-//!   consumers fuse into their producer (`fusion.rs`).
+//!   name. `f32`/`f64` nests are scheduled (planned in `schedule.rs`,
+//!   emitted by `cpu/`): vector lanes, register blocks carried in
+//!   `iter_args`, cache tiles, remainders; other nests (and
+//!   `schedule=false`) are one scalar `affine.for` per iterator,
+//!   reductions inside. Chains of pointwise consumers fuse into their
+//!   producer (`fusion.rs`).
 //! - **Initialisation** (OCANNL's rule). A store that is not injective
 //!   (the op reduces over iterators absent from the result) accumulates with
 //!   the op's `accum` operator into a buffer first filled with its neutral
@@ -55,6 +56,27 @@
 //! ops in a function on ocannl tensors, reserved function names (`malloc`,
 //! `free`, names starting with `__`, `_mlir` or `llvm.`: see `reserved.rs`),
 //! unsupported element types, buffers past 2^63 bytes.
+//!
+//! The modules, by layer; each uses only modules of its own layer or an
+//! earlier one (no import circle: `scripts/import-graph.py`):
+//!
+//! - **Data**: `buffers.rs` (the memref of a tensor type), `arena.rs`
+//!   (placing intermediates), `target.rs` (the machine and the pass
+//!   options), `compute.rs` (what an op computes: its scalar function and
+//!   accumulation), `projections.rs` (an op's projections and what they say
+//!   about memory), `fused.rs` (fusion groups and their epilogue steps),
+//!   `plan.rs` (a CPU schedule and its segments).
+//! - **Checks** before anything changes: `checks.rs`, `reserved.rs`.
+//! - **Planning**: `fusion.rs` (the fusion groups of a function),
+//!   `schedule.rs` (an op's plan).
+//! - **Building IR**: `emit.rs` (ops, nests, loads and stores, constants)
+//!   and `emit/` (loops, vector ops and GPU grids; values at one cell;
+//!   epilogues).
+//! - **Emission**: `terminals.rs`, `concat.rs`, `cpu/` (a plan's loops,
+//!   micro-kernel, packed panels and lane reductions, over the op's view
+//!   in `cpu/view.rs`), `gpu/` (grids, tiled kernels), `nests.rs` (one op:
+//!   planned, then emitted by one of these), `body.rs` (bufferization: a
+//!   function's buffers and arena, its ops and calls, the return).
 
 mod arena;
 mod body;
@@ -62,24 +84,18 @@ mod buffers;
 mod checks;
 mod compute;
 mod concat;
+mod cpu;
 mod emit;
 mod fused;
 mod fusion;
 mod gpu;
-mod gpu_tiled;
-mod kernel;
-mod lanes;
-mod loops;
-mod microkernel;
 mod nests;
-mod pack;
 mod plan;
 mod projections;
 mod reserved;
 mod schedule;
 mod target;
 mod terminals;
-mod view;
 
 use std::collections::{HashMap, HashSet};
 

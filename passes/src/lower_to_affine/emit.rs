@@ -1,6 +1,13 @@
 //! Building the lowered IR: ops at an insertion point, affine loop nests,
 //! maps, loads and stores (guarded where an index can leave its axis),
-//! constants and fills.
+//! constants and fills. The builders every emitter shares are here and in
+//! the submodules: loops with bounds, steps and loop-carried values, vector
+//! ops and GPU grids ([`loops`]); the values at one cell, an op's function
+//! and accumulation ([`arith`]); a fusion group's epilogue ([`epilogue`]).
+
+mod arith;
+mod epilogue;
+pub(super) mod loops;
 
 use melior::{
     Context,

@@ -8,10 +8,10 @@
 //! A contraction's epilogue runs once per result cell, after its
 //! reduction.
 
-use std::collections::{HashMap, hash_map::Entry};
+use std::collections::HashMap;
 
 use melior::ir::{
-    Location, Type, Value, ValueLike,
+    Type, Value, ValueLike,
     operation::{OperationLike, OperationRef},
 };
 use ocannl_dialect::{
@@ -21,9 +21,8 @@ use ocannl_dialect::{
 use ocannl_shape::projection::AxisIndex;
 
 use super::{
-    buffers::{buffer_type, element_of},
+    buffers::buffer_type,
     compute::{Compute, scalar_function},
-    emit::{At, Emitter},
     fused::{Chain, Other, Step},
     key,
     projections::{contiguous, projections_for, reads_along},
@@ -196,66 +195,4 @@ pub(super) fn chains<'c, 'a>(
         }
     }
     out
-}
-
-impl<'c> Emitter<'c> {
-    /// `v` (of type `ty`: an element or a vector along the result's
-    /// contiguous axis) through `steps`, at the result cell that `result`
-    /// (indices over a space of extents `space`) gives at `ivs`.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn epilogue<'a>(
-        &self,
-        at: At<'c, 'a>,
-        steps: &[Step<'c, 'a>],
-        result: &[AxisIndex],
-        space: &[u64],
-        ivs: &[Value<'c, 'a>],
-        mut v: Value<'c, 'a>,
-        ty: Type<'c>,
-        loc: Location<'c>,
-    ) -> Result<Value<'c, 'a>, String> {
-        // An operand cell read by several steps (`x + b + b + ...`) is loaded
-        // once: the chain stores nothing, so the cell cannot change. (Left
-        // to upstream `cse`, thousands of identical loads in one block cost
-        // it a scan between each pair: quadratic.)
-        let mut loaded: HashMap<(usize, bool, Vec<AxisIndex>), Value<'c, 'a>> = HashMap::new();
-        for s in steps {
-            let Some(o) = &s.other else {
-                v = self.compute(at, &s.f, ty, &[v], loc)?;
-                continue;
-            };
-            // The other operand's indices at the result's cell.
-            let indices: Vec<AxisIndex> = o
-                .indices
-                .iter()
-                .map(|a| match a {
-                    AxisIndex::Iter(j) => result[*j].clone(),
-                    a => a.clone(),
-                })
-                .collect();
-            let elem = element_of(o.value);
-            let lanes = ty != elem;
-            let pad = self.scalar_attr(elem, 0.0);
-            let w = match loaded.entry((o.value.to_raw().ptr as usize, o.along, indices)) {
-                Entry::Occupied(e) => *e.get(),
-                Entry::Vacant(e) => {
-                    let indices = &e.key().2;
-                    let w = if lanes && o.along {
-                        self.operand_load(at, o.value, indices, space, ivs, pad, Some(ty), loc)
-                    } else {
-                        let w = self.operand_load(at, o.value, indices, space, ivs, pad, None, loc);
-                        if lanes {
-                            self.broadcast(at, w, ty, loc)
-                        } else {
-                            w
-                        }
-                    };
-                    *e.insert(w)
-                }
-            };
-            let args = if o.first { [w, v] } else { [v, w] };
-            v = self.compute(at, &s.f, ty, &args, loc)?;
-        }
-        Ok(v)
-    }
 }

@@ -17,11 +17,12 @@ use super::{
     Module,
     buffers::{Scalar, buffer_dims, check_elements, element_of, scalar},
     compute::{Accum, Compute, scalar_function},
+    cpu::view,
     emit::{At, Emitter},
     fused::Step,
-    gpu, gpu_tiled,
+    gpu::{grid::GpuOp, tiled},
     projections::{op_projections, plain_box},
-    schedule, view,
+    schedule,
 };
 use crate::op_logic::string_attr;
 
@@ -168,7 +169,7 @@ impl<'c> Emitter<'c> {
         }
         if let Some(block) = self.target.gpu_block {
             if self.target.shared_tiles
-                && let Some(t) = gpu_tiled::tiled(&p, &operand_dims, init, &compute, accum, elem)
+                && let Some(t) = tiled::tiled(&p, &operand_dims, init, &compute, accum, elem)
             {
                 // The result holds its addend, or the neutral element where
                 // not every cell is written; else the sums start at zero.
@@ -177,7 +178,7 @@ impl<'c> Emitter<'c> {
                 self.lower_tiled(module, at, &t, operands, buf, start_from_c, loc)?;
                 return Ok(false);
             }
-            let op = gpu::GpuOp {
+            let op = GpuOp {
                 p: &p,
                 operands,
                 init,

@@ -1,7 +1,7 @@
 //! The schedule of an op's loop nest, chosen from its projections (never
 //! from its name): which iterator is vectorised, which are unrolled into a
 //! register block, which are tiled for the caches, in which order the loops
-//! run: a [`Plan`] ([`super::plan`]), which [`super::kernel`] emits.
+//! run: a [`Plan`] ([`super::plan`]), which `cpu/` emits ([`super::cpu`]).
 //!
 //! Two kinds of vectorisation (Bondhugula, "High Performance Code
 //! Generation in MLIR: An Early Case Study with GEMM", 2020, for the first;
@@ -102,7 +102,7 @@ pub(super) fn plan(
         .filter(|&k| space[k] > KC);
     // An operand that reads `v` off its contiguous axis (OCANNL's weight
     // `"K->N"` is `[N, K]` in memory) is transposed into the packed panel
-    // of each tile ([`super::pack`]): it must be a plain 2-D panel over `v`
+    // of each tile (`cpu/pack.rs`): it must be a plain 2-D panel over `v`
     // and the tiled reduction. The packed panel pays when rows of another operand reuse it: a
     // parallel iterator other than `v`, read with the reduction by an
     // operand that does not read `v` (a matmul's A; not a row reduction).

@@ -74,7 +74,7 @@ pub(super) struct Target {
     /// threads per block; `None`: the CPU schedule.
     pub gpu_block: Option<u64>,
     /// Matrix products as tiled kernels in workgroup memory
-    /// ([`super::gpu_tiled`]; with `gpu_block`).
+    /// ([`super::gpu::tiled`]; with `gpu_block`).
     pub shared_tiles: bool,
     /// The tiled kernels as CPU loops instead of `gpu.launch` (a check of
     /// their indices without a GPU).

@@ -7,14 +7,13 @@ use std::collections::HashMap;
 
 use melior::ir::{Type, Value, ValueLike};
 
-use super::{
+use super::view::{Mode, Op};
+use crate::lower_to_affine::{
     buffers::{buffer_dims, element_of},
     compute::{Accum, Compute},
-    emit::{At, Emitter},
-    loops::Bound,
+    emit::{At, Emitter, loops::Bound},
     plan::{Lanes, Plan, Segment},
     projections::reads_along,
-    view::{Mode, Op},
 };
 
 impl<'c> Emitter<'c> {

@@ -1,6 +1,7 @@
 //! Builders for the scheduled nests: `affine.for` with bound maps, a step
 //! and loop-carried values (`iter_args`), `affine.parallel`, `affine.apply`,
-//! and the vector ops of a micro-kernel.
+//! the vector ops of a micro-kernel, and grids of GPU threads (the form
+//! every nest takes with `target=gpu`, [`Emitter::nest`]).
 
 use melior::ir::{
     AffineExpr, AffineMap, Attribute, Block, BlockLike, Location, Region, RegionLike, Type, Value,
@@ -10,17 +11,17 @@ use melior::ir::{
 };
 use ocannl_dialect::ir;
 
-use super::emit::{At, Emitter};
+use super::{At, Emitter};
 
 /// A loop bound: `max`/`min` of the results of an affine map of values.
-pub(super) struct Bound<'c, 'a> {
+pub(in crate::lower_to_affine) struct Bound<'c, 'a> {
     pub map: AffineMap<'c>,
     pub operands: Vec<Value<'c, 'a>>,
 }
 
 impl<'c, 'a> Bound<'c, 'a> {
     /// The constant `v`.
-    pub(super) fn constant(em: &Emitter<'c>, v: i64) -> Self {
+    pub(in crate::lower_to_affine) fn constant(em: &Emitter<'c>, v: i64) -> Self {
         Self {
             map: AffineMap::constant(em.ctx, v),
             operands: vec![],
@@ -29,7 +30,12 @@ impl<'c, 'a> Bound<'c, 'a> {
 
     /// `x + offset`, or with `cap` both `x + offset` and `cap`: their
     /// minimum as an upper bound, their maximum as a lower bound.
-    pub(super) fn from(em: &Emitter<'c>, x: Value<'c, 'a>, offset: i64, cap: Option<i64>) -> Self {
+    pub(in crate::lower_to_affine) fn from(
+        em: &Emitter<'c>,
+        x: Value<'c, 'a>,
+        offset: i64,
+        cap: Option<i64>,
+    ) -> Self {
         let d = AffineExpr::dim(em.ctx, 0);
         let shifted = if offset == 0 {
             d
@@ -46,11 +52,11 @@ impl<'c, 'a> Bound<'c, 'a> {
 }
 
 /// The lower and upper bound of a loop.
-pub(super) type Range<'c, 'a> = (Bound<'c, 'a>, Bound<'c, 'a>);
+pub(in crate::lower_to_affine) type Range<'c, 'a> = (Bound<'c, 'a>, Bound<'c, 'a>);
 
 impl<'c> Emitter<'c> {
     /// `[lo, hi)`.
-    pub(super) fn range<'a>(&self, lo: u64, hi: u64) -> Range<'c, 'a> {
+    pub(in crate::lower_to_affine) fn range<'a>(&self, lo: u64, hi: u64) -> Range<'c, 'a> {
         (
             Bound::constant(self, lo as i64),
             Bound::constant(self, hi as i64),
@@ -58,7 +64,12 @@ impl<'c> Emitter<'c> {
     }
 
     /// The tile `[t, min(t + size, cap))`.
-    pub(super) fn tile<'a>(&self, t: Value<'c, 'a>, size: u64, cap: u64) -> Range<'c, 'a> {
+    pub(in crate::lower_to_affine) fn tile<'a>(
+        &self,
+        t: Value<'c, 'a>,
+        size: u64,
+        cap: u64,
+    ) -> Range<'c, 'a> {
         (
             Bound::from(self, t, 0, None),
             Bound::from(self, t, size as i64, Some(cap as i64)),
@@ -70,7 +81,7 @@ impl<'c> Emitter<'c> {
 /// when it has no loop-carried values; at the end otherwise, where the
 /// caller yields), its induction variable, its loop-carried values and its
 /// results.
-pub(super) struct Loop<'c, 'a> {
+pub(in crate::lower_to_affine) struct Loop<'c, 'a> {
     pub body: At<'c, 'a>,
     pub iv: Value<'c, 'a>,
     pub args: Vec<Value<'c, 'a>>,
@@ -80,7 +91,7 @@ pub(super) struct Loop<'c, 'a> {
 impl<'c> Emitter<'c> {
     /// `affine.for %iv = lb to ub step step iter_args(inits)`; `parallel`
     /// (no loop-carried values) makes it a one-dimensional `affine.parallel`.
-    pub(super) fn for_loop<'a>(
+    pub(in crate::lower_to_affine) fn for_loop<'a>(
         &self,
         at: At<'c, 'a>,
         (lb, ub): Range<'c, 'a>,
@@ -179,7 +190,7 @@ impl<'c> Emitter<'c> {
     }
 
     /// `affine.apply` of the one-result map `e` over dims `operands`.
-    pub(super) fn apply<'a>(
+    pub(in crate::lower_to_affine) fn apply<'a>(
         &self,
         at: At<'c, 'a>,
         e: AffineExpr<'c>,
@@ -198,7 +209,7 @@ impl<'c> Emitter<'c> {
     }
 
     /// `affine.apply (d0) -> (d0 + offset)` of `x` (`x` itself for 0).
-    pub(super) fn offset<'a>(
+    pub(in crate::lower_to_affine) fn offset<'a>(
         &self,
         at: At<'c, 'a>,
         x: Value<'c, 'a>,
@@ -214,7 +225,7 @@ impl<'c> Emitter<'c> {
 
     /// `affine.if x >= at_least` without results: the insertion points of
     /// its then and else blocks (before their `affine.yield`).
-    pub(super) fn if_at_least<'a>(
+    pub(in crate::lower_to_affine) fn if_at_least<'a>(
         &self,
         at: At<'c, 'a>,
         x: Value<'c, 'a>,
@@ -252,12 +263,12 @@ impl<'c> Emitter<'c> {
     }
 
     /// `vector<width x elem>`.
-    pub(super) fn vector_type(&self, elem: Type<'c>, width: u64) -> Type<'c> {
+    pub(in crate::lower_to_affine) fn vector_type(&self, elem: Type<'c>, width: u64) -> Type<'c> {
         Type::parse(self.ctx, &format!("vector<{width}x{elem}>")).expect("a vector type")
     }
 
     /// `vector.broadcast` of a scalar to `ty`.
-    pub(super) fn broadcast<'a>(
+    pub(in crate::lower_to_affine) fn broadcast<'a>(
         &self,
         at: At<'c, 'a>,
         x: Value<'c, 'a>,
@@ -268,7 +279,7 @@ impl<'c> Emitter<'c> {
     }
 
     /// `vector.reduction <kind>` of `x` to a scalar of `elem`.
-    pub(super) fn reduce_lanes<'a>(
+    pub(in crate::lower_to_affine) fn reduce_lanes<'a>(
         &self,
         at: At<'c, 'a>,
         kind: &str,
@@ -281,7 +292,7 @@ impl<'c> Emitter<'c> {
     }
 
     /// Lane 0 of `x`.
-    pub(super) fn lane0<'a>(
+    pub(in crate::lower_to_affine) fn lane0<'a>(
         &self,
         at: At<'c, 'a>,
         x: Value<'c, 'a>,
@@ -300,7 +311,7 @@ impl<'c> Emitter<'c> {
     }
 
     /// `x` with lane 0 replaced by `s`.
-    pub(super) fn set_lane0<'a>(
+    pub(in crate::lower_to_affine) fn set_lane0<'a>(
         &self,
         at: At<'c, 'a>,
         s: Value<'c, 'a>,
@@ -316,5 +327,73 @@ impl<'c> Emitter<'c> {
             &[("static_position", pos)],
             loc,
         )
+    }
+}
+
+impl<'c> Emitter<'c> {
+    /// A grid of `block`-thread blocks over the cells of `sizes`
+    /// (row-major): the insertion point inside the guard, and each cell's
+    /// position (a constant 0 on size-1 axes). An `affine.parallel` over
+    /// blocks holds an `affine.parallel` over the block's threads; the
+    /// cell's linear index is guarded against the grid's overhang, and its
+    /// position delinearised with the last axis fastest, so that the
+    /// threads of a warp touch adjacent cells (coalesced).
+    pub(in crate::lower_to_affine) fn grid<'a>(
+        &self,
+        at: At<'c, 'a>,
+        sizes: &[u64],
+        block: u64,
+        loc: Location<'c>,
+    ) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
+        let total: u64 = sizes.iter().product();
+        let threads = block.min(total.div_ceil(32).max(1) * 32);
+        let blocks = total.div_ceil(threads);
+        let outer = self.for_loop(at, self.range(0, blocks), 1, &[], true, loc);
+        let inner = self.for_loop(outer.body, self.range(0, threads), 1, &[], true, loc);
+        let d = |i| AffineExpr::dim(self.ctx, i);
+        let c = |v: u64| AffineExpr::constant(self.ctx, v as i64);
+        let apply = |at, e, operands: &[Value<'c, 'a>]| self.apply(at, e, operands, loc);
+        let mut body = inner.body;
+        let linear = apply(body, d(0) * c(threads) + d(1), &[outer.iv, inner.iv]);
+        if blocks * threads > total {
+            // The last block's overhang: total - 1 - linear >= 0.
+            let e = c(total - 1) + d(0) * AffineExpr::constant(self.ctx, -1);
+            let condition = ir::integer_set_attr(self.ctx, 1, &[e]).expect("one constraint");
+            let then = Region::new();
+            let block = then.append_block(Block::new(&[]));
+            let y = self.emit(At::end(block), "affine.yield", &[], &[], &[], loc);
+            self.emit_with_regions(
+                body,
+                "affine.if",
+                &[linear],
+                &[],
+                &[("condition", condition)],
+                vec![then, Region::new()],
+                loc,
+            );
+            body = At {
+                block,
+                before: Some(y),
+            };
+        }
+        let zero = self.index_constant(body, 0, loc);
+        let mut stride = total;
+        let positions = sizes
+            .iter()
+            .map(|&n| {
+                stride /= n.max(1);
+                if n <= 1 {
+                    return zero;
+                }
+                let e = AffineExpr::floor_div(d(0), c(stride));
+                let e = if stride * n == total {
+                    e
+                } else {
+                    AffineExpr::modulo(e, c(n))
+                };
+                apply(body, e, &[linear])
+            })
+            .collect();
+        (body, positions)
     }
 }

@@ -7,7 +7,7 @@
 
 use melior::ir::{Attribute, Location, Type, Value};
 
-use super::emit::{At, Emitter};
+use crate::lower_to_affine::emit::{At, Emitter};
 
 impl<'c> Emitter<'c> {
     /// `vector.shuffle` of `a` and `b` by `mask` (lane numbers into `a`

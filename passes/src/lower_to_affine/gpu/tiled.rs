@@ -29,7 +29,7 @@ use melior::ir::{BlockLike, Location, Type, Value, ValueLike};
 use ocannl_dialect::ir;
 use ocannl_shape::projection::{AxisIndex, Projections};
 
-use super::{
+use crate::lower_to_affine::{
     Module,
     buffers::element_of,
     compute::{Accum, Compute},
@@ -45,7 +45,7 @@ const B: u64 = T * R;
 
 /// A contraction in matrix-product form.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Tiled {
+pub(in crate::lower_to_affine) struct Tiled {
     a: usize,
     b: usize,
     /// The operands' and the result's indices (over the product space) and
@@ -84,7 +84,7 @@ fn iterators(a: &AxisIndex) -> Vec<usize> {
 /// neither (rows); B reads no row; indices plain, fixed or affine (strides,
 /// dilations, padding), not concatenated; the products small enough for
 /// the grid.
-pub(super) fn tiled(
+pub(in crate::lower_to_affine) fn tiled(
     p: &Projections,
     operand_dims: &[Vec<u64>],
     init: Option<usize>,
@@ -188,7 +188,7 @@ impl<'c> Emitter<'c> {
     /// result already holds its initial value (an addend), else the sums
     /// start at zero.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn lower_tiled<'a>(
+    pub(in crate::lower_to_affine) fn lower_tiled<'a>(
         &self,
         module: &mut Module<'c, 'a>,
         at: At<'c, 'a>,

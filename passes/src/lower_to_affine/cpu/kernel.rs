@@ -7,10 +7,13 @@
 use melior::ir::Value;
 
 use super::{
-    emit::{At, Emitter},
     pack,
-    plan::{Lanes, Plan, Segment, segments},
     view::{Op, Packed},
+};
+use crate::lower_to_affine::{
+    buffers::element_of,
+    emit::{At, Emitter},
+    plan::{Lanes, Plan, Segment, segments},
 };
 
 /// The operands to pack, their panels and the block's tile positions.
@@ -23,7 +26,7 @@ type Packing<'p, 'c, 'a> = (
 impl<'c> Emitter<'c> {
     /// The op's nests per `plan`, at `at`; the result is already filled
     /// (neutral element, or the addend) where the plan accumulates.
-    pub(super) fn lower_planned<'a>(
+    pub(in crate::lower_to_affine) fn lower_planned<'a>(
         &self,
         at: At<'c, 'a>,
         plan: &Plan,
@@ -113,7 +116,7 @@ impl<'c> Emitter<'c> {
         ];
         let mut op = *op;
         let mut panels: [Option<Value<'c, 'a>>; 2] = [None; 2];
-        let elem = super::buffers::element_of(op.buf);
+        let elem = element_of(op.buf);
         for slot in order {
             match slot {
                 Some(j) => {

@@ -7,14 +7,14 @@
 use melior::ir::{Location, Type, Value};
 use ocannl_shape::projection::Projections;
 
-use super::{
+use crate::lower_to_affine::{
     compute::{Accum, Compute},
     fused::Step,
 };
 
 /// What the micro-kernel needs besides the plan.
 #[derive(Clone, Copy)]
-pub(super) struct Op<'o, 'c, 'a> {
+pub(in crate::lower_to_affine) struct Op<'o, 'c, 'a> {
     pub p: &'o Projections,
     pub operands: &'o [Value<'c, 'a>],
     /// The operand the result starts from (`fma`'s addend): not read here.
@@ -23,7 +23,7 @@ pub(super) struct Op<'o, 'c, 'a> {
     /// How values reach the result: accumulated (`Some`) or stored.
     pub accum: Option<Accum>,
     /// Pointwise steps applied to each final value before it is stored
-    /// (fused consumers, [`super::fusion`]).
+    /// (fused consumers, [`crate::lower_to_affine::fusion`]).
     pub epilogue: &'o [Step<'c, 'a>],
     pub buf: Value<'c, 'a>,
     pub loc: Location<'c>,
@@ -41,7 +41,7 @@ pub(super) struct Mode<'c> {
 }
 
 impl<'c> Mode<'c> {
-    /// The vector type when the lanes are on (for [`Emitter::load_as`](super::emit::Emitter::load_as)).
+    /// The vector type when the lanes are on (for [`Emitter::load_as`](crate::lower_to_affine::emit::Emitter::load_as)).
     pub(super) fn lanes(self) -> Option<Type<'c>> {
         self.vector.then_some(self.ty)
     }
@@ -50,7 +50,7 @@ impl<'c> Mode<'c> {
 /// A packed panel: which operand, its buffer (`memref<nc/nr x kc x nr x
 /// elem>`), and the tiles' first positions.
 #[derive(Clone, Copy)]
-pub(super) struct Packed<'c, 'a> {
+pub(in crate::lower_to_affine) struct Packed<'c, 'a> {
     pub operand: usize,
     pub buf: Value<'c, 'a>,
     /// The block iterator the panel is cut along (the vector iterator for
@@ -66,7 +66,7 @@ pub(super) struct Packed<'c, 'a> {
     pub kt: Value<'c, 'a>,
     /// `iter`'s tile's first position.
     pub jt: Value<'c, 'a>,
-    /// The micro-panel of the block being computed ([`Emitter::panel_block`](super::emit::Emitter::panel_block)
+    /// The micro-panel of the block being computed ([`Emitter::panel_block`](crate::lower_to_affine::emit::Emitter::panel_block)
     /// of its first cell, computed outside the reduction loops).
     pub block: Option<Value<'c, 'a>>,
 }

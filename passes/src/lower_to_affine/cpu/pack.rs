@@ -1,4 +1,4 @@
-//! Packing ([`super::plan::Lanes::Result`] with a reduction tile): the
+//! Packing ([`Lanes::Result`] with a reduction tile): the
 //! panel of the operand read along the vector iterator, `k_tile × v_tile`
 //! cells of it, copied into a contiguous buffer once per pair of tiles and
 //! read from there by every row of the block. Read in place, its rows lie
@@ -15,12 +15,12 @@ use melior::ir::{AffineExpr, AffineMap, Attribute, Location, Type, Value, r#type
 use ocannl_dialect::ir;
 use ocannl_shape::projection::AxisIndex;
 
-use super::{
+use super::view::{Op, Packed};
+use crate::lower_to_affine::{
     buffers::{buffer_dims, element_of},
     emit::{At, Emitter},
     plan::{Lanes, Plan, Segment},
     projections::reads_along,
-    view::{Op, Packed},
 };
 
 /// The one operand, not the result's initial value, that reads block

@@ -1,0 +1,131 @@
+//! One op as a grid of GPU threads over its result's cells
+//! ([`Emitter::grid`]), one cell per thread: the op's reductions run inside
+//! its thread as `affine.for` loops carrying the accumulator (`iter_args`,
+//! a register), then the epilogue, with one store per cell.
+
+use melior::ir::{Location, Value};
+use ocannl_shape::projection::{AxisIndex, Projections};
+
+use crate::lower_to_affine::{
+    buffers::{Scalar, element_of, scalar},
+    compute::{Accum, Compute},
+    emit::{At, Emitter},
+    fused::Step,
+};
+
+/// What one op's GPU nest computes.
+pub(in crate::lower_to_affine) struct GpuOp<'o, 'c, 'a> {
+    pub p: &'o Projections,
+    pub operands: &'o [Value<'c, 'a>],
+    /// The operand the result starts from (already copied in): not read.
+    pub init: Option<usize>,
+    pub compute: &'o Compute,
+    /// How values reach the result: accumulated into it, or stored.
+    pub accum: Option<Accum>,
+    /// The neutral element of the op's accumulation (padding reads).
+    pub neutral: Accum,
+    /// Every cell has its thread and the result starts empty: the
+    /// accumulator starts at the neutral element (the result was not
+    /// filled).
+    pub fresh: bool,
+    pub epilogue: &'o [Step<'c, 'a>],
+    pub buf: Value<'c, 'a>,
+    pub loc: Location<'c>,
+}
+
+impl<'c> Emitter<'c> {
+    /// One op as a grid over its result's iterators, the reductions
+    /// inside each thread with the accumulator in a register; the result
+    /// already holds the neutral element or the initial operand where
+    /// `op.accum` accumulates.
+    pub(in crate::lower_to_affine) fn lower_gpu<'a>(
+        &self,
+        at: At<'c, 'a>,
+        op: &GpuOp<'_, 'c, 'a>,
+        block: u64,
+    ) -> Result<(), String> {
+        let loc = op.loc;
+        let p = op.p;
+        let space = &p.product_space;
+        let elem = element_of(op.buf);
+        // The result's iterators, in its axis order (the last fastest).
+        let mut cells: Vec<usize> = vec![];
+        for a in &p.result {
+            match a {
+                AxisIndex::Iter(i) if !cells.contains(i) => cells.push(*i),
+                AxisIndex::Iter(_) | AxisIndex::Fixed(_) => {}
+                _ => {
+                    return Err(
+                        "strided or convolution indices of the result are not lowered".into(),
+                    );
+                }
+            }
+        }
+        let sizes: Vec<u64> = cells.iter().map(|&i| space[i]).collect();
+        let (body, positions) = self.grid(at, &sizes, block, loc);
+        let zero = self.index_constant(body, 0, loc);
+        let mut ivs = vec![zero; space.len()];
+        for (&i, v) in cells.iter().zip(positions) {
+            ivs[i] = v;
+        }
+        let n = space.len();
+        let result_map = self.map(n, &p.result);
+        let start = op.accum.map(|a| {
+            if op.fresh {
+                self.constant(body, self.scalar_attr(elem, a.neutral()), loc)
+            } else {
+                self.load(body, op.buf, result_map, &ivs, loc)
+            }
+        });
+        // The cell's position (the reductions' ivs exist inside their loops
+        // only).
+        let cell_ivs = ivs.clone();
+        // The reductions, each an `affine.for` carrying the accumulator.
+        let mut loops = vec![];
+        let mut inner = body;
+        let mut acc = start;
+        for r in (0..n).filter(|r| !cells.contains(r) && space[*r] > 1) {
+            let inits: Vec<Value<'c, 'a>> = acc.into_iter().collect();
+            let l = self.for_loop(inner, self.range(0, space[r]), 1, &inits, false, loc);
+            ivs[r] = l.iv;
+            acc = l.args.first().copied();
+            inner = l.body;
+            loops.push(l);
+        }
+        let mut args = Vec::new();
+        for (k, o) in op.operands.iter().enumerate() {
+            if Some(k) == op.init {
+                continue;
+            }
+            let pad = self.scalar_attr(element_of(*o), op.neutral.neutral());
+            args.push(self.operand_load(inner, *o, &p.operands[k], space, &ivs, pad, None, loc));
+        }
+        let mut value = self.compute(inner, op.compute, elem, &args, loc)?;
+        if let (Some(a), Some(old)) = (op.accum, acc) {
+            let float = scalar(elem) == Ok(Scalar::Float);
+            value =
+                if float && *op.compute == Compute::Binary("mul".into()) && a.function() == "add" {
+                    self.value(inner, "math.fma", &[args[0], args[1], old], elem, &[], loc)
+                } else {
+                    self.binary(inner, a.function(), elem, old, value, loc)?
+                };
+        }
+        // Close the reductions from the inside out.
+        for l in loops.iter().rev() {
+            self.emit(l.body, "affine.yield", &[value], &[], &[], loc);
+            value = l.results[0];
+        }
+        let value = self.epilogue(
+            body,
+            op.epilogue,
+            &p.result,
+            space,
+            &cell_ivs,
+            value,
+            elem,
+            loc,
+        )?;
+        self.store(body, value, op.buf, result_map, &cell_ivs, loc);
+        Ok(())
+    }
+}
