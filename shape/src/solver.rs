@@ -46,19 +46,25 @@ mod compress;
 mod count_guesses;
 mod counts;
 mod dims;
-mod env;
 mod lubs;
 mod marked;
 mod origin;
+mod propagate;
 mod provenance;
 mod rank;
+mod resolve;
+mod row_rules;
 mod simplify;
+mod store;
+mod tables;
 mod watch;
 
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 
-pub use env::Solver;
 pub use origin::{OpId, Origin, Role};
+use tables::{DimInfo, RowInfo};
+use watch::WatchPool;
 
 use crate::spec::RowKind;
 
@@ -397,6 +403,100 @@ pub struct ShapeError {
     pub related: Vec<Origin>,
 }
 
+/// The solver state. Build constraints with [`Solver::add`], run
+/// [`Solver::propagate`], then [`Solver::close`].
+///
+/// Its fields by concept, each kept by its own file: the variable tables
+/// (`solver/tables.rs`, read through their bindings by
+/// `solver/resolve.rs`), the constraint store and its worklist
+/// (`solver/store.rs`), and propagation's and closing's working state
+/// (`solver/propagate.rs`, `solver/close_counts.rs`).
+#[derive(Debug, Default, Clone)]
+pub struct Solver {
+    // The variable tables.
+    pub(crate) dims: Vec<DimInfo>,
+    /// The least upper bound of a free dim variable (a representative),
+    /// from `d >= var` with `d > 1`.
+    pub(crate) lubs: foldhash::HashMap<u32, (u64, Label, Origin)>,
+    /// `has_uniq_constr_unless` (reference, "Preventing Premature Guessing
+    /// with Total_elems Constraints"), per representative: the numerator
+    /// variable of a pending `StridedElems` is not guessed unless one of
+    /// these (the unknown dims of its rows) is also kept from guessing.
+    pub(crate) uniq_unless: foldhash::HashMap<u32, thin_vec::ThinVec<DimVar>>,
+    pub(crate) rows: Vec<RowInfo>,
+    labels: Vec<String>,
+    label_ids: HashMap<String, Label>,
+    /// Row variables bound since the last [`Solver::compress_rows`].
+    pub(crate) bound_since_compression: usize,
+
+    // The constraint store and its worklist.
+    /// All constraints ever added; `None` once finished.
+    pub(crate) store: Vec<Option<Tagged>>,
+    /// Slots of finished constraints, reused by new ones. A stale watcher
+    /// pointing at a reused slot only causes a harmless re-examination.
+    pub(crate) free: Vec<u32>,
+    /// Constraints stored but not yet queued ([`Solver::add_deferred`]).
+    deferred: Vec<u32>,
+    queue: VecDeque<u32>,
+    /// Per slot of the store: `QUEUED` and `UNCHECKED` (`solver/store.rs`).
+    /// One byte for both, so that taking a constraint off the queue reads
+    /// one table besides the store (at a million ops, each is a cache
+    /// miss).
+    flags: Vec<u8>,
+    /// The watch lists of all variables.
+    watches: WatchPool,
+    /// Reused buffer for the ids of woken constraints.
+    scratch_ids: Vec<u32>,
+
+    // Propagation and closing.
+    /// Reused stack of [`Solver::propagate`]'s derived constraints (empty
+    /// between calls). Online, propagation runs once per op: a fresh stack
+    /// grew from nothing every time.
+    stack: Vec<Tagged>,
+    /// While closing element counts: the constraints propagation left
+    /// stuck again (`solver/close_counts.rs`); `None` otherwise.
+    pub(crate) restuck: Option<Vec<u32>>,
+
+    // Options, and what was ever added.
+    /// `false`: only the general rules ([`Solver::set_shortcuts`]).
+    pub(crate) no_shortcuts: bool,
+    /// Whether a concatenation was ever added (only simplifying one derives
+    /// another): closing looks for stuck ones only then.
+    pub(crate) has_concat: bool,
+    /// Whether an element count (`TotalElems`, `StridedElems`, `Exact`)
+    /// was ever added (only simplifying one derives another).
+    pub(crate) has_counts: bool,
+}
+
+impl Solver {
+    /// An empty solver.
+    pub fn new() -> Self {
+        let mut s = Solver::default();
+        s.labels.push(String::new());
+        s
+    }
+
+    /// With `false`, the solver takes none of its shortcuts: every
+    /// constraint is stored and goes through the worklist, every row is
+    /// expanded by the general walk, and each rule concludes one step at a
+    /// time. The shortcuts draw the same conclusions in fewer steps; this
+    /// is for testing that (the property `shortcuts_agree` compares both).
+    pub fn set_shortcuts(&mut self, enabled: bool) {
+        self.no_shortcuts = !enabled;
+    }
+
+    /// Reserves room for this many more dim variables, row variables and
+    /// constraints, so that a caller that knows the problem's size saves
+    /// the tables' regrowth (copies into fresh memory).
+    pub fn reserve(&mut self, dims: usize, rows: usize, constraints: usize) {
+        self.dims.reserve(dims);
+        self.rows.reserve(rows);
+        self.store.reserve(constraints);
+        self.flags.reserve(constraints);
+        self.deferred.reserve(constraints);
+    }
+}
+
 /// How far [`Solver::close`] goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Closing {
@@ -408,7 +508,7 @@ pub enum Closing {
 
 #[cfg(test)]
 mod tests {
-    use super::{Dim, Label, OpId, Origin, Role, Row, Solver, axes};
+    use super::{Dim, Row, axes};
 
     /// A row stored for long keeps no memory in an emptied axis list, and
     /// its other lists as they are.
@@ -425,59 +525,5 @@ mod tests {
         row.release_empty();
         assert_eq!(row.beg.capacity(), 0);
         assert_eq!(row.end.as_slice(), &[Dim::size(4)]);
-    }
-    use crate::spec::RowKind;
-
-    /// `Solver::concrete_axes` on binding chains shorter and longer than
-    /// its walk keeps (8 links; solving compresses chains, so the longer
-    /// ones are built here by hand): the key of the resolved row, or
-    /// `false` while a variable is left.
-    #[test]
-    fn concrete_axes_on_long_chains() {
-        let origin = Origin::new(
-            OpId(0),
-            (Role::Result, RowKind::Output),
-            (Role::Result, RowKind::Output),
-        );
-        for links in [1, 7, 8, 9, 20] {
-            let mut s = Solver::new();
-            let vars: Vec<_> = (0..=links)
-                .map(|_| s.fresh_row(RowKind::Output, false))
-                .collect();
-            let label = Label(0);
-            for (i, w) in vars.windows(2).enumerate() {
-                let i = i as u64;
-                let row = Row {
-                    beg: axes![Dim::Size(100 + i, label)],
-                    var: Some(w[1]),
-                    end: axes![Dim::Size(200 + i, label)],
-                };
-                s.bind_row(w[0], row, origin).unwrap();
-            }
-            let start = Row::of_var(vars[0]);
-            let mut key = vec![];
-            assert!(
-                !s.concrete_axes(&start, &mut key),
-                "{links} links, last free"
-            );
-            s.bind_row(
-                *vars.last().unwrap(),
-                Row::closed(vec![Dim::size(7)]),
-                origin,
-            )
-            .unwrap();
-            let mut key = vec![];
-            assert!(s.concrete_axes(&start, &mut key), "{links} links");
-            let expected: Vec<u64> = s
-                .resolve_row(&start)
-                .end
-                .iter()
-                .flat_map(|d| match d {
-                    Dim::Size(n, l) => [*n, u64::from(l.0)],
-                    Dim::Var(_) => unreachable!("the row is closed"),
-                })
-                .collect();
-            assert_eq!(key, expected, "{links} links");
-        }
     }
 }

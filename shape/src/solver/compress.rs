@@ -25,7 +25,7 @@
 //! report as provenance, stay reachable through [`RowInfo::via`], the
 //! variable the binding was written with.
 //!
-//! [`RowInfo::via`]: super::env::RowInfo::via
+//! [`RowInfo::via`]: super::tables::RowInfo::via
 
 use super::{Row, RowVar, Solver};
 
