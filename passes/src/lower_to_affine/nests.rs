@@ -57,8 +57,8 @@ impl<'c> Emitter<'c> {
         Ok(at.block)
     }
 
-    /// [`Emitter::lower_op`]'s nests; `true` when they applied `epilogue`
-    /// to every value they stored last.
+    /// [`Emitter::lower_op`]'s nests, by the op's family; `true` when they
+    /// applied `epilogue` to every value they stored last.
     #[allow(clippy::too_many_arguments)]
     fn lower_op_nests<'a>(
         &self,
@@ -71,30 +71,54 @@ impl<'c> Emitter<'c> {
         epilogue: &[Step<'c, 'a>],
     ) -> Result<bool, String> {
         let loc = op.location();
-        let elem = element_of(buf);
         let name = ir::op_name(&op);
-        let at_block = at;
-        let at = *at_block;
         let def = catalog::lookup(&name).ok_or_else(|| "unknown ocannl op".to_owned())?;
         match def.computes {
-            Computes::Constant => {
-                return self
-                    .lower_constant(module, at, op, buf, dims)
-                    .map(|()| false);
+            Computes::Constant => self
+                .lower_constant(module, *at, op, buf, dims)
+                .map(|()| false),
+            Computes::Range => self.lower_range(*at, buf, dims, loc).map(|()| false),
+            Computes::Reshape => self
+                .lower_reshape(*at, op, operands[0], buf, dims)
+                .map(|()| false),
+            Computes::Blocks => self
+                .lower_block(at, op, operands, buf, dims)
+                .map(|()| false),
+            Computes::Nest => {
+                let nest = Nest {
+                    op,
+                    def,
+                    operands,
+                    buf,
+                    dims,
+                    epilogue,
+                };
+                self.lower_nest(module, *at, &nest)
             }
-            Computes::Range => return self.lower_range(at, buf, dims, loc).map(|()| false),
-            Computes::Reshape => {
-                return self
-                    .lower_reshape(at, op, operands[0], buf, dims)
-                    .map(|()| false);
-            }
-            Computes::Blocks => {
-                return self
-                    .lower_block(at_block, op, operands, buf, dims)
-                    .map(|()| false);
-            }
-            Computes::Nest => {}
         }
+    }
+
+    /// An op computed by a loop nest over its product space: its result
+    /// initialised, then its nest planned and emitted: on the CPU a plan's
+    /// kernel ([`super::cpu`]) or one scalar nest; on the GPU a tiled kernel
+    /// or a grid ([`super::gpu`]). `true` when the nest applied the
+    /// epilogue.
+    fn lower_nest<'a>(
+        &self,
+        module: &mut Module<'c, 'a>,
+        at: At<'c, 'a>,
+        nest: &Nest<'_, 'c, 'a>,
+    ) -> Result<bool, String> {
+        let Nest {
+            op,
+            def,
+            operands,
+            buf,
+            dims,
+            epilogue,
+        } = *nest;
+        let loc = op.location();
+        let elem = element_of(buf);
         let compute = scalar_function(op, def, operands.len())?;
         // A `where` condition may have another element type.
         check_elements(operands, elem, compute == Compute::Where)?;
@@ -103,8 +127,7 @@ impl<'c> Emitter<'c> {
         if p.result.iter().any(|a| matches!(a, AxisIndex::Affine(_))) {
             return Err("strided or convolution indices of the result are not lowered".into());
         }
-        let reductions = p.reductions();
-        let injective = reductions.is_empty();
+        let injective = p.reductions().is_empty();
         let surjective = plain_box(&p.result, dims);
         // The op's accumulation operator: its neutral element fills cells a
         // store does not cover, and it combines values a store reaches more
@@ -114,39 +137,18 @@ impl<'c> Emitter<'c> {
             name => Accum::parse(Some(name))?,
         };
         let accum = (!injective || init.is_some()).then_some(accum_kind);
-        let n_dims = p.product_space.len();
-        let result_map = self.map(n_dims, &p.result);
-        if let Some(k) = init {
-            // The result starts as operand `k`, read on the parallel
-            // iterators (numbered first) only.
-            let parallel = n_dims - reductions.len();
-            let in_range = |idx: &[AxisIndex]| {
-                idx.iter()
-                    .all(|a| !matches!(a, AxisIndex::Iter(i) if *i >= parallel))
-            };
-            if !surjective || !in_range(&p.operands[k]) || !in_range(&p.result) {
-                return Err("the addend must be indexed by the result's iterators".into());
-            }
-            let (inner, ivs) = self.nest(at, &p.product_space[..parallel], loc);
-            let v = self.load(
-                inner,
-                operands[k],
-                self.map(parallel, &p.operands[k]),
-                &ivs,
-                loc,
-            );
-            self.store(inner, v, buf, self.map(parallel, &p.result), &ivs, loc);
-        } else if !surjective || (!injective && self.target.gpu_block.is_none()) {
-            // (A GPU thread owns its cell: where every cell has one, it
-            // starts from the neutral element in a register instead.)
-            self.fill(
-                at,
-                buf,
-                dims,
-                self.scalar_attr(elem, accum_kind.neutral()),
-                loc,
-            );
-        }
+        let view = view::Op {
+            p: &p,
+            operands,
+            init,
+            compute: &compute,
+            accum,
+            epilogue,
+            buf,
+            loc,
+            packed: [None; 2],
+        };
+        self.init_result(at, &view, dims, accum_kind)?;
         let operand_dims: Vec<Vec<u64>> = operands.iter().map(|o| buffer_dims(*o)).collect();
         let same_elements = operands.iter().all(|o| element_of(*o) == elem);
         let bits = ir::bit_width(elem).unwrap_or(0);
@@ -154,18 +156,7 @@ impl<'c> Emitter<'c> {
         if let Some(plan) = schedule::plan(&self.target, &p, dims, &operand_dims, bits)
             .filter(|_| same_elements && float)
         {
-            let op = view::Op {
-                p: &p,
-                operands,
-                init,
-                compute: &compute,
-                accum,
-                epilogue,
-                buf,
-                loc,
-                packed: [None; 2],
-            };
-            return self.lower_planned(at, &plan, &op).map(|()| true);
+            return self.lower_planned(at, &plan, &view).map(|()| true);
         }
         if let Some(block) = self.target.gpu_block {
             if self.target.shared_tiles
@@ -192,13 +183,79 @@ impl<'c> Emitter<'c> {
             };
             return self.lower_gpu(at, &op, block).map(|()| true);
         }
+        self.scalar_nest(at, &view, accum_kind)
+    }
+
+    /// The result's cells before the nest accumulates into them (OCANNL's
+    /// initialisation): the initial operand (`fma`'s addend) copied in, or
+    /// the neutral element `neutral` where a store does not cover every
+    /// cell or accumulates (on the CPU).
+    fn init_result<'a>(
+        &self,
+        at: At<'c, 'a>,
+        op: &view::Op<'_, 'c, 'a>,
+        dims: &[u64],
+        neutral: Accum,
+    ) -> Result<(), String> {
+        let (p, loc) = (op.p, op.loc);
+        let reductions = p.reductions();
+        let injective = reductions.is_empty();
+        let surjective = plain_box(&p.result, dims);
+        let n_dims = p.product_space.len();
+        if let Some(k) = op.init {
+            // The result starts as operand `k`, read on the parallel
+            // iterators (numbered first) only.
+            let parallel = n_dims - reductions.len();
+            let in_range = |idx: &[AxisIndex]| {
+                idx.iter()
+                    .all(|a| !matches!(a, AxisIndex::Iter(i) if *i >= parallel))
+            };
+            if !surjective || !in_range(&p.operands[k]) || !in_range(&p.result) {
+                return Err("the addend must be indexed by the result's iterators".into());
+            }
+            let (inner, ivs) = self.nest(at, &p.product_space[..parallel], loc);
+            let v = self.load(
+                inner,
+                op.operands[k],
+                self.map(parallel, &p.operands[k]),
+                &ivs,
+                loc,
+            );
+            self.store(inner, v, op.buf, self.map(parallel, &p.result), &ivs, loc);
+        } else if !surjective || (!injective && self.target.gpu_block.is_none()) {
+            // (A GPU thread owns its cell: where every cell has one, it
+            // starts from the neutral element in a register instead.)
+            let elem = element_of(op.buf);
+            self.fill(
+                at,
+                op.buf,
+                dims,
+                self.scalar_attr(elem, neutral.neutral()),
+                loc,
+            );
+        }
+        Ok(())
+    }
+
+    /// `op` as one scalar nest over its product space (no schedule), the
+    /// reductions inside, reading out-of-range cells as `neutral`'s neutral
+    /// element; `true` when it applied the epilogue (no accumulation).
+    fn scalar_nest<'a>(
+        &self,
+        at: At<'c, 'a>,
+        op: &view::Op<'_, 'c, 'a>,
+        neutral: Accum,
+    ) -> Result<bool, String> {
+        let (p, loc) = (op.p, op.loc);
+        let elem = element_of(op.buf);
+        let result_map = self.map(p.product_space.len(), &p.result);
         let (inner, ivs) = self.nest(at, &p.product_space, loc);
         let mut args = Vec::new();
-        for (k, o) in operands.iter().enumerate() {
-            if Some(k) == init {
+        for (k, o) in op.operands.iter().enumerate() {
+            if Some(k) == op.init {
                 continue;
             }
-            let pad = self.scalar_attr(element_of(*o), accum_kind.neutral());
+            let pad = self.scalar_attr(element_of(*o), neutral.neutral());
             args.push(self.operand_load(
                 inner,
                 *o,
@@ -210,14 +267,14 @@ impl<'c> Emitter<'c> {
                 loc,
             ));
         }
-        let mut value = self.compute(inner, &compute, elem, &args, loc)?;
-        if let Some(acc) = accum {
-            let old = self.load(inner, buf, result_map, &ivs, loc);
+        let mut value = self.compute(inner, op.compute, elem, &args, loc)?;
+        if let Some(acc) = op.accum {
+            let old = self.load(inner, op.buf, result_map, &ivs, loc);
             value = self.binary(inner, acc.function(), elem, old, value, loc)?;
         } else {
             value = self.epilogue(
                 inner,
-                epilogue,
+                op.epilogue,
                 &p.result,
                 &p.product_space,
                 &ivs,
@@ -226,7 +283,18 @@ impl<'c> Emitter<'c> {
                 loc,
             )?;
         }
-        self.store(inner, value, buf, result_map, &ivs, loc);
-        Ok(accum.is_none())
+        self.store(inner, value, op.buf, result_map, &ivs, loc);
+        Ok(op.accum.is_none())
     }
+}
+
+/// An op of the `Nest` family as [`Emitter::lower_nest`] receives it.
+#[derive(Clone, Copy)]
+struct Nest<'n, 'c, 'a> {
+    op: OperationRef<'c, 'a>,
+    def: &'static catalog::OpDef,
+    operands: &'n [Value<'c, 'a>],
+    buf: Value<'c, 'a>,
+    dims: &'n [u64],
+    epilogue: &'n [Step<'c, 'a>],
 }
