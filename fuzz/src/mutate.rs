@@ -130,7 +130,7 @@ pub fn apply(m: Mutation, mut program: Program, rng: &mut Rng) -> (Vec<u8>, Opti
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generator::{func::Limits, well_formed};
+    use crate::generator::{func::Limits, well_formed::well_formed};
 
     #[test]
     fn every_mutation_changes_the_program() {
