@@ -19,12 +19,20 @@
 //! shapes ONNX records for intermediates and outputs. Everything else is
 //! `"..."`, for `ocannl-infer-shapes` to infer.
 
+mod activations;
 mod attrs;
-mod nn;
+mod axes;
+mod constants;
+mod conv;
+mod elementwise;
+mod emit;
+mod matmul;
+mod norm;
 mod ops;
 mod shape_ops;
 
 pub(crate) use attrs::Attrs;
+use emit::{escape, multichar};
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
@@ -189,7 +197,7 @@ fn value_elem(v: &ValueInfoProto) -> Result<Elem, String> {
 }
 
 /// A graph input's dims are sizes of at least 1 (or symbolic), at most
-/// [`ops::MAX_AXES`] of them.
+/// [`axes::MAX_AXES`] of them.
 fn check_input_dims(v: &ValueInfoProto) -> Result<(), String> {
     use crate::proto::tensor_shape_proto::dimension::Value as D;
     let Some(type_proto::Value::TensorType(tt)) = v.r#type.as_ref().and_then(|t| t.value.as_ref())
@@ -199,11 +207,11 @@ fn check_input_dims(v: &ValueInfoProto) -> Result<(), String> {
     let Some(shape) = &tt.shape else {
         return Ok(());
     };
-    if shape.dim.len() as u64 > ops::MAX_AXES {
+    if shape.dim.len() as u64 > axes::MAX_AXES {
         return Err(format!(
             "{} dims, more than a tensor's {} axes",
             shape.dim.len(),
-            ops::MAX_AXES
+            axes::MAX_AXES
         ));
     }
     for d in &shape.dim {
@@ -420,224 +428,4 @@ impl Translator {
             },
         }
     }
-
-    /// `ocannl.constant` for a tensor: a splat as a scalar value, other data
-    /// as a hex dense elements attribute (the cells' bytes, exactly).
-    fn constant(&mut self, c: &Tensor) -> R<Val> {
-        let elem = match Elem::of_onnx(c.data_type) {
-            Ok(e) => e,
-            Err(m) => return self.err(format!("constant: {m}")),
-        };
-        let spec = dims_spec(&c.dims);
-        let width = c.bytes.len() / c.len().max(1);
-        let splat = !c.is_empty()
-            && c.bytes
-                .chunks_exact(width.max(1))
-                .all(|x| x == &c.bytes[..width]);
-        let value = if c.is_empty() {
-            return self.err("empty constants (a dim of size 0) are not supported");
-        } else if splat {
-            c.scalar_attr(elem)
-        } else {
-            let mut hex = String::with_capacity(2 + 2 * c.bytes.len());
-            hex.push_str("0x");
-            for b in &c.bytes {
-                let _ = write!(hex, "{b:02X}");
-            }
-            let mut shape = String::new();
-            for d in &c.dims {
-                let _ = write!(shape, "{d}x");
-            }
-            format!("dense<\"{hex}\"> : tensor<{shape}{}>", elem.mlir())
-        };
-        Ok(self.emit(
-            "constant",
-            &[],
-            &format!("value = {value}"),
-            elem,
-            spec,
-            Some(c.dims.clone()),
-        ))
-    }
-
-    /// A scalar constant.
-    fn scalar(&mut self, elem: Elem, v: f64) -> Val {
-        self.fill(elem, &[], v)
-    }
-
-    /// A constant of the given dims filled with `v`.
-    fn fill(&mut self, elem: Elem, dims: &[u64], v: f64) -> Val {
-        self.fill_attr(elem, dims, &elem.scalar_attr(v))
-    }
-
-    /// A constant of the given dims filled with the scalar attribute
-    /// `value` (exact: see [`Tensor::scalar_attr`]).
-    fn fill_attr(&mut self, elem: Elem, dims: &[u64], value: &str) -> Val {
-        self.emit(
-            "constant",
-            &[],
-            &format!("value = {value}"),
-            elem,
-            dims_spec(dims),
-            Some(dims.to_vec()),
-        )
-    }
-
-    /// Writes one op: `%vN = "ocannl.NAME"(operands) {attrs} : (...) -> T`.
-    fn emit(
-        &mut self,
-        name: &str,
-        operands: &[&Val],
-        attrs: &str,
-        elem: Elem,
-        spec: String,
-        shape: Option<Vec<u64>>,
-    ) -> Val {
-        if let Some(w) = operands.windows(2).find(|w| w[0].elem != w[1].elem)
-            && self.mixed.is_none()
-        {
-            self.mixed = Some(format!(
-                "operands of element types {} and {} are not supported (ONNX's type constraints tie them)",
-                w[0].elem.mlir(),
-                w[1].elem.mlir()
-            ));
-        }
-        // An open result gets a row variable of its own name, so that an op
-        // whose result is exactly its operand's shape can state it (see
-        // `ops::unary`).
-        let spec = if spec == "..." {
-            self.fresh_row()
-        } else {
-            spec
-        };
-        let ssa = format!("%v{}", self.next);
-        self.next += 1;
-        let rank = shape.as_ref().map(Vec::len);
-        let v = Val {
-            ssa,
-            elem,
-            spec,
-            shape,
-            rank,
-        };
-        let names: Vec<&str> = operands.iter().map(|o| o.ssa.as_str()).collect();
-        let types: Vec<String> = operands.iter().map(|o| o.ty()).collect();
-        let head = format!("  {} = \"ocannl.{name}\"({})", v.ssa, names.join(", "));
-        // Where attributes go (see `attr_at`).
-        let at = self.out.len() + head.len();
-        let attrs = if attrs.is_empty() {
-            self.attr_at.insert(v.ssa.clone(), (at, false));
-            String::new()
-        } else {
-            self.attr_at
-                .insert(v.ssa.clone(), (at + 2 + attrs.len(), true));
-            format!(" {{{attrs}}}")
-        };
-        let loc = match &self.node {
-            // `FILE, node 'NAME' (OP):N:1`: diagnostics name the file, the
-            // node and its position (line N: the N-th node in the file).
-            Some(n) => format!(
-                " loc(\"{}, {}\":{}:1)",
-                self.source,
-                escape(&n.to_string()),
-                n.index + 1
-            ),
-            None => String::new(),
-        };
-        let _ = writeln!(
-            self.out,
-            "{head}{attrs} : ({}) -> {}{loc}",
-            types.join(", "),
-            v.ty()
-        );
-        v
-    }
-
-    /// An einsum (`accum`, `combine`: `None` for the defaults).
-    fn einsum(
-        &mut self,
-        spec: &str,
-        operands: &[&Val],
-        accum: Option<&str>,
-        combine: Option<&str>,
-        result: String,
-    ) -> Val {
-        let mut attrs = format!("spec = \"{}\"", multichar(spec));
-        if let Some(a) = accum {
-            let _ = write!(attrs, ", accum = \"{a}\"");
-        }
-        if let Some(c) = combine {
-            let _ = write!(attrs, ", combine = \"{c}\"");
-        }
-        let elem = operands[0].elem;
-        self.emit("einsum", operands, &attrs, elem, result, None)
-    }
-
-    /// Binds the node's `i`-th output. A shape the file records for it
-    /// becomes a check on the op that computes it
-    /// (`ocannl.declared_shape`, checked by `ocannl-infer-shapes` once
-    /// solved), never a constraint: OCANNL's broadcasting would let a
-    /// recorded shape widen a pointwise result.
-    fn bind(&mut self, node: &NodeProto, i: usize, v: Val) {
-        if let Some(name) = node.output.get(i).filter(|s| !s.is_empty()) {
-            if let (Some(d), Some(&(at, dict))) =
-                (self.declared.get(name), self.attr_at.get(&v.ssa))
-                && !self.checks.iter().any(|c| c.0 == at)
-            {
-                self.checks.push((at, dict, dims_spec(d)));
-            }
-            self.values.insert(name.clone(), v);
-        }
-    }
-
-    /// The spec an op computing the node's `i`-th output states: open
-    /// (the shape the file records is checked, see [`Self::bind`]).
-    fn out_spec(&self, _node: &NodeProto, _i: usize) -> String {
-        "...".into()
-    }
-
-    /// The body with each declared shape inserted into its op's attributes.
-    fn with_checks(&mut self) -> String {
-        self.checks.sort_unstable_by_key(|c| c.0);
-        let mut text = String::with_capacity(self.out.len() + 48 * self.checks.len());
-        let mut from = 0;
-        for (at, dict, spec) in &self.checks {
-            text.push_str(&self.out[from..*at]);
-            if *dict {
-                let _ = write!(text, ", ocannl.declared_shape = \"{spec}\"");
-            } else {
-                let _ = write!(text, " {{ocannl.declared_shape = \"{spec}\"}}");
-            }
-            from = *at;
-        }
-        text.push_str(&self.out[from..]);
-        text
-    }
-}
-
-/// The spec forced into multichar mode (a trailing `,`, as OCANNL's printer
-/// does) when nothing else triggers it: the importer's labels (`a0`, `k1`)
-/// are several characters long.
-pub(crate) fn multichar(spec: &str) -> String {
-    let b = spec.as_bytes();
-    let triggered = b.iter().enumerate().any(|(i, &c)| match c {
-        b',' | b'*' | b'+' | b'^' | b'&' | b'<' | b'@' => true,
-        b'=' => b.get(i + 1) != Some(&b'>'),
-        _ => false,
-    });
-    if triggered {
-        spec.to_owned()
-    } else {
-        format!("{spec},")
-    }
-}
-
-fn escape(s: &str) -> String {
-    s.chars()
-        .flat_map(|c| match c {
-            '"' | '\\' => vec!['\\', c],
-            c if c.is_control() => vec!['_'],
-            c => vec![c],
-        })
-        .collect()
 }

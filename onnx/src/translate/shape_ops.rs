@@ -1,6 +1,7 @@
 //! Ops that move or regroup axes: Concat, Reshape, Flatten, the reductions.
 
-use super::ops::{Layout, labels, with_rank};
+use super::axes::{Layout, MAX_AXES, labels};
+use super::elementwise::with_rank;
 use super::{Attrs, R, Translator, Val, dims_spec};
 use crate::proto::NodeProto;
 
@@ -41,11 +42,11 @@ impl Translator {
             },
         };
         let allowzero = at.int("allowzero").unwrap_or(0) == 1;
-        if target.len() as u64 > super::ops::MAX_AXES {
+        if target.len() as u64 > super::axes::MAX_AXES {
             return self.err(format!(
                 "a shape of {} axes, more than {}",
                 target.len(),
-                super::ops::MAX_AXES
+                super::axes::MAX_AXES
             ));
         }
         if target.iter().filter(|&&d| d == -1).count() > 1 {
@@ -105,7 +106,7 @@ impl Translator {
     pub(super) fn flatten(&mut self, node: &NodeProto) -> R<()> {
         let x = self.input(node, 0)?;
         let axis = Attrs::of(node).int("axis").unwrap_or(1);
-        super::ops::check_axis(axis).map_err(|m| self.error(m))?;
+        super::axes::check_axis(axis).map_err(|m| self.error(m))?;
         let axis = match (axis < 0, x.rank) {
             (false, _) => axis as usize,
             (true, Some(r)) if axis + r as i64 >= 0 => (axis + r as i64) as usize,
@@ -282,7 +283,7 @@ impl Translator {
         let at = Attrs::of(node);
         let x = self.input(node, 0)?;
         let axis = at.int("axis").unwrap_or(0);
-        super::ops::check_axis(axis).map_err(|m| self.error(m))?;
+        super::axes::check_axis(axis).map_err(|m| self.error(m))?;
         let n = node.output.len();
         if n == 0 {
             return self.err("Split needs at least one output");
@@ -399,6 +400,91 @@ impl Translator {
             };
             self.bind(node, j, with_rank(part, x.rank));
         }
+        Ok(())
+    }
+
+    /// ONNX Transpose.
+    pub(super) fn transpose(&mut self, node: &NodeProto) -> R<()> {
+        let a = Attrs::of(node);
+        let x = self.input(node, 0)?;
+        let perm: Vec<i64> = match a.ints("perm") {
+            Some(p) => p,
+            None => match x.rank {
+                Some(r) => (0..r as i64).rev().collect(),
+                None => return self.err("Transpose without 'perm' needs its input's rank"),
+            },
+        };
+        let r = perm.len();
+        if r as u64 > MAX_AXES {
+            return self.err(format!("'perm' of {r} axes, more than {MAX_AXES}"));
+        }
+        let mut seen = vec![false; r];
+        for &p in &perm {
+            if p < 0 || p as usize >= r || std::mem::replace(&mut seen[p as usize], true) {
+                return self.err(format!("'perm' {perm:?} is not a permutation"));
+            }
+        }
+        let l = labels("a", r);
+        let out: Vec<&str> = perm.iter().map(|&p| l[p as usize].as_str()).collect();
+        let spec = format!("{} => {}", l.join(","), out.join(","));
+        let v = self.einsum(&spec, &[&x], None, None, self.out_spec(node, 0));
+        self.bind(node, 0, with_rank(v, Some(r)));
+        Ok(())
+    }
+
+    /// ONNX Squeeze and Unsqueeze.
+    pub(super) fn squeeze_unsqueeze(&mut self, node: &NodeProto, op: &str) -> R<()> {
+        let a = Attrs::of(node);
+        let x = self.input(node, 0)?;
+        let axes = match a.ints("axes") {
+            Some(v) => v,
+            None => self.const_ints(node, 1)?.unwrap_or_default(),
+        };
+        if axes.is_empty() {
+            return self.err(format!("{op} without axes is not supported"));
+        }
+        if axes.len() as u64 > MAX_AXES {
+            return self.err(format!("{} axes, more than {MAX_AXES}", axes.len()));
+        }
+        let v = if op == "Squeeze" {
+            let lay = Layout::new(&axes, x.rank).map_err(|m| self.error(m))?;
+            if let Some(d) = &x.shape {
+                for (k, _) in lay.selected.iter().enumerate().filter(|(_, s)| **s) {
+                    if d[k] != 1 {
+                        return self.err(format!(
+                            "Squeeze of axis {k}, of size {} (only axes of size 1 squeeze)",
+                            d[k]
+                        ));
+                    }
+                }
+            }
+            // The squeezed axes summed against a size-1 tensor of
+            // ones (`s`): their size must be 1, known or not.
+            let sq = labels("s", lay.selected.iter().filter(|s| **s).count());
+            let mut n = 0;
+            let xs = lay.map(|_| {
+                n += 1;
+                Some(sq[n - 1].clone())
+            });
+            let ones = self.fill(
+                x.elem,
+                &vec![1; lay.selected.iter().filter(|s| **s).count()],
+                1.0,
+            );
+            let spec = format!("{xs}; {} => {}", sq.join(","), lay.map(|_| None));
+            let v = self.einsum(&spec, &[&x, &ones], None, None, self.out_spec(node, 0));
+            with_rank(v, lay.rank_after(false))
+        } else {
+            // The axes index the result.
+            let out_rank = x.rank.map(|r| r + axes.len());
+            let lay = Layout::new(&axes, out_rank).map_err(|m| self.error(m))?;
+            let out = lay.map(|_| Some("0".into()));
+            let spec = format!("{} => {out}", lay.map(|_| None));
+            let pinned = self.pinned(&out);
+            let v = self.einsum(&spec, &[&x], None, None, pinned);
+            with_rank(v, out_rank)
+        };
+        self.bind(node, 0, v);
         Ok(())
     }
 

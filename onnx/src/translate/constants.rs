@@ -1,0 +1,87 @@
+//! Constants: ONNX Constant (data kept for the ops that read it, written
+//! on first use) and ConstantOfShape.
+
+use super::axes::MAX_AXES;
+use super::{Attrs, R, Translator};
+use crate::proto::NodeProto;
+use crate::tensor::{Elem, Tensor};
+
+impl Translator {
+    /// ONNX Constant: its tensor, by the output's name.
+    pub(super) fn constant_node(&mut self, node: &NodeProto) -> R<()> {
+        let a = Attrs::of(node);
+        let t = if let Some(t) = a.tensor("value") {
+            Tensor::decode(t).map_err(|m| self.error(m))?
+        } else if let Some(f) = a.float("value_float") {
+            float_tensor(&[], &[f])
+        } else if let Some(fs) = Attrs::of(node).floats("value_floats") {
+            float_tensor(&[fs.len() as u64], &fs)
+        } else if let Some(i) = a.int("value_int") {
+            int_tensor(&[], &[i])
+        } else if let Some(is) = a.ints("value_ints") {
+            int_tensor(&[is.len() as u64], &is)
+        } else {
+            return self.err("Constant needs a value");
+        };
+        if let Some(name) = node.output.first() {
+            self.consts.insert(name.clone(), t);
+        }
+        Ok(())
+    }
+
+    /// ONNX ConstantOfShape.
+    pub(super) fn constant_of_shape(&mut self, node: &NodeProto) -> R<()> {
+        let a = Attrs::of(node);
+        let dims = self.const_ints(node, 0)?.unwrap_or_default();
+        let (elem, v) = match a.tensor("value") {
+            Some(t) => {
+                let t = Tensor::decode(t).map_err(|m| self.error(m))?;
+                let e = Elem::of_onnx(t.data_type).map_err(|m| self.error(m))?;
+                if t.len() != 1 {
+                    return self.err(format!(
+                        "'value' must hold one element, it holds {}",
+                        t.len()
+                    ));
+                }
+                (e, t.scalar_attr(e))
+            }
+            None => (Elem::F32, Elem::F32.scalar_attr(0.0)),
+        };
+        if dims.contains(&0) {
+            return self.err(format!(
+                "ConstantOfShape to {dims:?}: empty tensors (a size-0 axis) are not supported"
+            ));
+        }
+        if dims.len() as u64 > MAX_AXES {
+            return self.err(format!(
+                "ConstantOfShape to {} axes, more than {MAX_AXES}",
+                dims.len()
+            ));
+        }
+        if dims.iter().any(|&d| d < 0) {
+            return self.err(format!(
+                "ConstantOfShape to {dims:?}: sizes must not be negative"
+            ));
+        }
+        let dims: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
+        let v = self.fill_attr(elem, &dims, &v);
+        self.bind(node, 0, v);
+        Ok(())
+    }
+}
+
+fn float_tensor(dims: &[u64], v: &[f32]) -> Tensor {
+    Tensor {
+        data_type: crate::proto::tensor_proto::DataType::Float as i32,
+        dims: dims.to_vec(),
+        bytes: v.iter().flat_map(|f| f.to_le_bytes()).collect(),
+    }
+}
+
+fn int_tensor(dims: &[u64], v: &[i64]) -> Tensor {
+    Tensor {
+        data_type: crate::proto::tensor_proto::DataType::Int64 as i32,
+        dims: dims.to_vec(),
+        bytes: v.iter().flat_map(|f| f.to_le_bytes()).collect(),
+    }
+}

@@ -1,0 +1,374 @@
+//! Convolutions and pools (windows over the spatial axes, global pools).
+
+use super::axes::labels;
+use super::elementwise::with_rank;
+use super::{Attrs, R, Translator, Val};
+use crate::proto::NodeProto;
+
+/// A convolution or pool's window along the spatial axes.
+struct Window {
+    kernel: Vec<u64>,
+    strides: Vec<u64>,
+    dilations: Vec<u64>,
+    /// `(lo, hi)` per axis, `hi` including `ceil_extra`.
+    pads: Vec<(u64, u64)>,
+    /// How much of `hi` only `ceil_mode` adds (not padding the op counts).
+    ceil_extra: Vec<u64>,
+}
+
+impl Window {
+    /// The einsum axes of the input: `stride*o@lo,hi+dilation*k`.
+    fn input_axes(&self) -> Vec<String> {
+        (0..self.kernel.len())
+            .map(|i| {
+                let (lo, hi) = self.pads[i];
+                let d = if self.dilations[i] == 1 {
+                    String::new()
+                } else {
+                    format!("{}*", self.dilations[i])
+                };
+                format!("{}*o{i}@{lo},{hi}+{d}k{i}", self.strides[i])
+            })
+            .collect()
+    }
+}
+
+impl Translator {
+    /// Reads `kernel_shape`, `strides`, `dilations`, `pads`, `auto_pad` and
+    /// `ceil_mode` (ONNX Conv / MaxPool / AveragePool).
+    fn window(&self, node: &NodeProto, kernel: Vec<u64>, x: &Val) -> R<Window> {
+        let a = Attrs::of(node);
+        let s = kernel.len();
+        let list = |name: &str| -> R<Vec<u64>> {
+            match a.ints(name) {
+                None => Ok(vec![1; s]),
+                Some(v) if v.len() == s && v.iter().all(|&x| x >= 1) => {
+                    Ok(v.iter().map(|&x| x as u64).collect())
+                }
+                Some(v) => self.err(format!("'{name}' {v:?} does not fit {s} spatial axes")),
+            }
+        };
+        let strides = list("strides")?;
+        let dilations = list("dilations")?;
+        let mut pads: Vec<(u64, u64)> = match a.ints("pads") {
+            None => vec![(0, 0); s],
+            Some(p) if p.len() == 2 * s && p.iter().all(|&x| x >= 0) => {
+                (0..s).map(|i| (p[i] as u64, p[i + s] as u64)).collect()
+            }
+            Some(p) => return self.err(format!("'pads' {p:?} does not fit {s} spatial axes")),
+        };
+        match a.string("auto_pad").as_deref().unwrap_or("NOTSET") {
+            "NOTSET" | "" => {}
+            "VALID" => pads = vec![(0, 0); s],
+            mode @ ("SAME_UPPER" | "SAME_LOWER") => {
+                // Output ceil(input / stride): the total padding is
+                // (out - 1) * stride + span - input, which depends on the
+                // input size unless the stride is 1.
+                for i in 0..s {
+                    let overflow = || {
+                        self.error(format!(
+                            "auto_pad={mode}: the window's sizes overflow 64 bits"
+                        ))
+                    };
+                    let span = (kernel[i] - 1)
+                        .checked_mul(dilations[i])
+                        .and_then(|v| v.checked_add(1))
+                        .ok_or_else(overflow)?;
+                    let total = if strides[i] == 1 {
+                        span - 1
+                    } else {
+                        let Some(shape) = &x.shape else {
+                            return self.err(format!(
+                                "auto_pad={mode} with stride {} needs the input's size, which is not known here",
+                                strides[i]
+                            ));
+                        };
+                        let Some(&n) = shape.len().checked_sub(s).and_then(|l| shape.get(l + i))
+                        else {
+                            return self
+                                .err(format!("a rank-{} input for {s} spatial axes", shape.len()));
+                        };
+                        let out = n.div_ceil(strides[i]);
+                        ((out.max(1) - 1) * strides[i])
+                            .checked_add(span)
+                            .ok_or_else(overflow)?
+                            .saturating_sub(n)
+                    };
+                    let small = total / 2;
+                    pads[i] = if mode == "SAME_UPPER" {
+                        (small, total - small)
+                    } else {
+                        (total - small, small)
+                    };
+                }
+            }
+            other => return self.err(format!("auto_pad='{other}' is not supported")),
+        }
+        if a.int("ceil_mode").unwrap_or(0) == 1 {
+            // Rounding up: as if the end were padded by stride - 1 more.
+            // (ONNX also drops a last window that would start in the end
+            // padding; with the padding below the kernel that cannot happen.)
+            for i in 0..s {
+                if pads[i].1.saturating_add(strides[i]) > kernel[i] {
+                    return self.err(
+                        "ceil_mode with padding of at least the kernel size is not supported",
+                    );
+                }
+                pads[i].1 += strides[i] - 1;
+            }
+        }
+        let ceil_extra = if a.int("ceil_mode").unwrap_or(0) == 1 {
+            strides.iter().map(|st| st - 1).collect()
+        } else {
+            vec![0; s]
+        };
+        Ok(Window {
+            kernel,
+            strides,
+            dilations,
+            pads,
+            ceil_extra,
+        })
+    }
+
+    /// ONNX Conv: `Y[n, m, o...] = sum_{c, k...} X[n, g*Cg + c, s*o + d*k - lo...]
+    /// * W[m, c, k...] (+ B[m])`, `m` in group `g = m / (M / group)`.
+    pub(super) fn conv(&mut self, node: &NodeProto) -> R<()> {
+        let a = Attrs::of(node);
+        let x = self.input(node, 0)?;
+        let w = self.input(node, 1)?;
+        let bias = self.opt_input(node, 2)?;
+        let Some(wd) = w.shape.clone() else {
+            return self
+                .err("Conv needs its weight's shape (an initializer or an input with a shape)");
+        };
+        if wd.len() < 3 {
+            return self.err(format!("Conv weight of shape {wd:?}: rank at least 3"));
+        }
+        let s = wd.len() - 2;
+        let kernel = wd[2..].to_vec();
+        if let Some(r) = x.rank
+            && r != s + 2
+        {
+            return self.err(format!(
+                "a rank-{r} input for a weight of rank {} (Conv needs N, C and {s} spatial axes)",
+                wd.len()
+            ));
+        }
+        if kernel.contains(&0) {
+            return self.err(format!(
+                "Conv weight of shape {wd:?}: a kernel axis of size 0"
+            ));
+        }
+        if let Some(k) = a.ints("kernel_shape")
+            && k.iter().map(|&v| v as u64).ne(kernel.iter().copied())
+        {
+            return self.err(format!(
+                "kernel_shape {k:?} against the weight's {kernel:?}"
+            ));
+        }
+        let win = self.window(node, kernel, &x)?;
+        let group = a.int("group").unwrap_or(1);
+        let (m, cg) = (wd[0], wd[1]);
+        if group < 1 || m % group as u64 != 0 {
+            return self.err(format!(
+                "group {group} does not divide the {m} output channels"
+            ));
+        }
+        let g = group as u64;
+        let mg = m / g;
+        let ins = win.input_axes();
+        let ks = labels("k", s);
+        let os = labels("o", s);
+        let out_spec = if bias.is_none() {
+            self.out_spec(node, 0)
+        } else {
+            "...".into()
+        };
+        let y = if g == 1 {
+            let spec = format!(
+                "n,c,{}; m,c,{} => n,m,{}",
+                ins.join(","),
+                ks.join(","),
+                os.join(",")
+            );
+            self.einsum(&spec, &[&x, &w], None, None, out_spec)
+        } else if cg == 1 && mg == 1 {
+            // Depthwise: one channel in, one out, per group.
+            let spec = format!(
+                "n,g,{}; g,c,{} => n,g,{}",
+                ins.join(","),
+                ks.join(","),
+                os.join(",")
+            );
+            self.einsum(&spec, &[&x, &w], None, None, out_spec)
+        } else {
+            // Groups: the channel axes split as `Cg * g + c` and `Mg * g + j`
+            // (strided axes); the result has a group axis and a per-group
+            // axis, reshaped into the channels (the same cells in memory).
+            let spec = format!(
+                "n,{cg}*g+c,{}; {mg}*g+j,c,{} => n,g,j,{}",
+                ins.join(","),
+                ks.join(","),
+                os.join(",")
+            );
+            let nv = self.fresh_var();
+            let ov: Vec<String> = (0..s).map(|_| self.fresh_var()).collect();
+            let grouped = self.einsum(
+                &spec,
+                &[&x, &w],
+                None,
+                None,
+                format!("{nv},{g},{mg},{}", ov.join(",")),
+            );
+            let spec = format!("{nv},{m},{}", ov.join(","));
+            let elem = grouped.elem;
+            self.emit("reshape", &[&grouped], "", elem, spec, None)
+        };
+        let y = match bias {
+            None => y,
+            Some(b) => {
+                let spec = format!("n,m,{}; m => n,m,{}", os.join(","), os.join(","));
+                self.einsum(&spec, &[&y, &b], None, Some("add"), self.out_spec(node, 0))
+            }
+        };
+        self.bind(node, 0, with_rank(y, Some(s + 2)));
+        Ok(())
+    }
+
+    /// ONNX MaxPool / AveragePool over the trailing `kernel_shape` axes.
+    pub(super) fn pool(&mut self, node: &NodeProto, max: bool) -> R<()> {
+        let a = Attrs::of(node);
+        let x = self.input(node, 0)?;
+        if node.output.len() > 1 && !node.output[1].is_empty() {
+            return self.err("MaxPool's Indices output is not supported");
+        }
+        if a.int("storage_order").unwrap_or(0) != 0 {
+            return self.err("storage_order=1 is not supported");
+        }
+        let Some(k) = a.ints("kernel_shape") else {
+            return self.err("'kernel_shape' is required");
+        };
+        if k.iter().any(|&v| v < 1) {
+            return self.err(format!("kernel_shape {k:?}"));
+        }
+        if k.len() as u64 > super::axes::MAX_AXES {
+            return self.err(format!("kernel_shape of {} axes", k.len()));
+        }
+        let kernel: Vec<u64> = k.iter().map(|&v| v as u64).collect();
+        let s = kernel.len();
+        let win = self.window(node, kernel.clone(), &x)?;
+        let ins = win.input_axes();
+        let (ks, os) = (labels("k", s), labels("o", s));
+        // ONNX pools need N, C and one axis per kernel axis: a kernel
+        // shorter than the spatial rank is an error, not a pool of the
+        // last axes.
+        let lead = match x.rank {
+            Some(r) if r == s + 2 => labels("b", 2),
+            Some(r) => {
+                return self.err(format!(
+                    "a rank-{r} input for a {s}-axis kernel_shape (the input needs N, C and {s} spatial axes)"
+                ));
+            }
+            None => labels("b", 2),
+        };
+        let pre = lead.iter().map(|l| format!("{l},")).collect::<String>();
+        let spec = format!(
+            "{pre}{}; {} => {pre}{}",
+            ins.join(","),
+            ks.join(","),
+            os.join(",")
+        );
+        let y = if max {
+            // -inf outside (padding reads the accumulator's neutral element).
+            let zero = self.fill(x.elem, &kernel, 0.0);
+            self.einsum(
+                &spec,
+                &[&x, &zero],
+                Some("max"),
+                Some("add"),
+                self.out_spec(node, 0),
+            )
+        } else {
+            let ones = self.fill(x.elem, &kernel, 1.0);
+            let sum = self.einsum(&spec, &[&x, &ones], None, None, "...".into());
+            let padded = win.pads.iter().any(|&(l, h)| l + h > 0);
+            let include_pad = a.int("count_include_pad").unwrap_or(0) == 1;
+            if include_pad && win.ceil_extra.iter().any(|&e| e > 0) {
+                // The explicit padding counts, the rounding-up extension
+                // does not (onnxruntime; ONNX's reference agrees): count
+                // the window over ones the size of the explicitly padded
+                // input, read with only the extension as padding.
+                let Some(shape) = x.shape.clone().filter(|d| d.len() >= s) else {
+                    return self.err(
+                        "count_include_pad=1 with ceil_mode needs the input's size, which is not known here",
+                    );
+                };
+                let spatial = &shape[shape.len() - s..];
+                let Some(padded_dims) = (0..s)
+                    .map(|i| {
+                        let (lo, hi) = win.pads[i];
+                        spatial[i]
+                            .checked_add(lo)?
+                            .checked_add(hi)?
+                            .checked_sub(win.ceil_extra[i])
+                    })
+                    .collect::<Option<Vec<u64>>>()
+                else {
+                    return self.err("the padded input's sizes overflow 64 bits");
+                };
+                let ones_p = self.fill(x.elem, &padded_dims, 1.0);
+                let axes: Vec<String> = (0..s)
+                    .map(|i| {
+                        let d = win.dilations[i];
+                        format!("{}*o{i}@0,{}+{d}*k{i}", win.strides[i], win.ceil_extra[i])
+                    })
+                    .collect();
+                let cspec = format!("{}; {} => {}", axes.join(","), ks.join(","), os.join(","));
+                let count = self.einsum(&cspec, &[&ones_p, &ones], None, None, "...".into());
+                self.binary("div", &sum, &count, sum.spec.clone())?
+            } else if include_pad || !padded {
+                let Some(n) = kernel.iter().try_fold(1u64, |a, &b| a.checked_mul(b)) else {
+                    return self.err(format!("kernel_shape {kernel:?} overflows 64 bits"));
+                };
+                let c = self.scalar(x.elem, n as f64);
+                self.binary("div", &sum, &c, self.out_spec(node, 0))?
+            } else {
+                // Only the cells inside the input count: the same window
+                // over ones.
+                let ones_x = self.ones_like(&x);
+                let count = self.einsum(&spec, &[&ones_x, &ones], None, None, "...".into());
+                self.binary("div", &sum, &count, sum.spec.clone())?
+            }
+        };
+        self.bind(node, 0, with_rank(y, x.rank));
+        Ok(())
+    }
+
+    /// ONNX GlobalAveragePool and GlobalMaxPool.
+    pub(super) fn global_pool(&mut self, node: &NodeProto, op: &str) -> R<()> {
+        let x = self.input(node, 0)?;
+        let Some(rank) = x.rank else {
+            return self.err(format!(
+                "{op} needs its input's rank, which is not known here"
+            ));
+        };
+        if rank < 2 {
+            return self.err(format!("{op} needs a rank of at least 2"));
+        }
+        let sp = labels("h", rank - 2);
+        let out = format!("n,c,{}", vec!["0"; rank - 2].join(","));
+        let spec = format!("n,c,{} => {out}", sp.join(","));
+        let v = if op == "GlobalMaxPool" {
+            let pinned = self.pinned(&out);
+            self.einsum(&spec, &[&x], Some("max"), None, pinned)
+        } else {
+            let pinned = self.pinned(&out);
+            let s = self.einsum(&spec, &[&x], None, None, pinned);
+            let count = self.count(&x, &spec)?;
+            self.binary("div", &s, &count, s.spec.clone())?
+        };
+        self.bind(node, 0, with_rank(v, Some(rank)));
+        Ok(())
+    }
+}
