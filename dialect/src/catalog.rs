@@ -1,6 +1,9 @@
 //! The op catalog, generated from ODS (`dialect/td/OcannlOps.td`) by the
 //! build script: for every op, its OCANNL shape logic, operands and
-//! attributes. Passes consult the catalog, never op names.
+//! attributes, and what it computes ([`ScalarFn`], [`Accumulator`]: one
+//! variant per function ODS names, so a pass that matches them
+//! exhaustively fails to build until it handles a new one). Passes consult
+//! the catalog, never op names.
 
 /// OCANNL's shape logic of an op (reference: ocannl-shape-inference.md,
 /// "Inference strategy": `compose_type`, `transpose_type`, `ternary_type`,
@@ -105,13 +108,10 @@ pub struct OpDef {
     /// What the op computes: how it is lowered.
     pub computes: Computes,
     /// For [`Computes::Nest`], the function of the operands' cells at each
-    /// point of the product space: a unary or binary function name (`neg`,
-    /// `add`, ...), `identity`, `where`, or `combine` (the op's `combine`
-    /// attribute: `mul` of two operands, `fma` of three by default).
-    pub scalar_fn: &'static str,
-    /// The accumulator ([`ACCUMULATORS`]) of cells reached more than once,
-    /// or `attr`: the op's `accum` attribute (default `add`).
-    pub accum: &'static str,
+    /// point of the product space.
+    pub scalar_fn: OpScalarFn,
+    /// The accumulator of cells reached more than once.
+    pub accum: OpAccum,
     /// The operand the result starts from (`fma`'s addend).
     pub init_operand: Option<usize>,
 }
@@ -131,21 +131,26 @@ pub enum Computes {
     Reshape,
 }
 
-/// An accumulation operator (ODS `Ocannl_Accumulator`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct AccumDef {
-    /// The binary function combining an old and a new value (`add`, ...).
-    pub function: &'static str,
-    /// Its neutral element: what a cell starts from, what padding reads.
-    pub neutral: f64,
+include!(concat!(env!("OUT_DIR"), "/functions.rs"));
+
+/// An op's function at each point of its product space (ODS `scalarFn`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpScalarFn {
+    /// A function of the op's definition: unary or binary (`neg`, `add`,
+    /// ...), `identity` or `where`.
+    Fixed(ScalarFn),
+    /// ODS `combine`: the op's `combine` attribute (`mul` of two operands,
+    /// `fma` of three by default).
+    Combine,
 }
 
-/// Every accumulation operator, sorted by function name.
-pub static ACCUMULATORS: &[AccumDef] = include!(concat!(env!("OUT_DIR"), "/accumulators.rs"));
-
-/// The accumulator whose function is `name`.
-pub fn accumulator(name: &str) -> Option<&'static AccumDef> {
-    ACCUMULATORS.iter().find(|a| a.function == name)
+/// An op's accumulator of cells reached more than once (ODS `accum`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpAccum {
+    /// An accumulator of the op's definition.
+    Fixed(Accumulator),
+    /// ODS `attr`: the op's `accum` attribute (default `add`).
+    Attr,
 }
 
 impl OpDef {
@@ -204,15 +209,30 @@ mod tests {
         let fma = lookup("ocannl.fma").expect("fma");
         assert_eq!(
             (fma.scalar_fn, fma.accum, fma.init_operand),
-            ("mul", "add", Some(2))
+            (
+                OpScalarFn::Fixed(ScalarFn::Mul),
+                OpAccum::Fixed(Accumulator::Add),
+                Some(2)
+            )
         );
+        assert_eq!(
+            einsum.scalar_fn,
+            OpScalarFn::Combine,
+            "einsum reads its combine attribute"
+        );
+        assert_eq!(einsum.accum, OpAccum::Attr);
+        for &f in ScalarFn::ALL {
+            assert_eq!(ScalarFn::from_name(f.name()), Some(f));
+        }
+        assert_eq!(ScalarFn::from_name("gelu"), None);
         assert_eq!(
             lookup("ocannl.reshape").map(|d| d.computes),
             Some(Computes::Reshape)
         );
         assert_eq!(
-            accumulator("max").map(|a| a.neutral),
+            Accumulator::from_name("max").map(Accumulator::neutral),
             Some(f64::NEG_INFINITY)
         );
+        assert_eq!(Accumulator::Min.function(), ScalarFn::Min);
     }
 }

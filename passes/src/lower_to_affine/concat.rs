@@ -24,6 +24,7 @@ use ocannl_shape::projection::{AxisIndex, Block, any_overlap};
 
 use super::{
     buffers::{check_elements, element_of},
+    compute::BinaryFn,
     emit::{At, Emitter},
     projections::plain_box,
 };
@@ -110,7 +111,7 @@ impl<'c> Emitter<'c> {
             let result_map = self.map(n, &local(&b.result));
             if accumulate {
                 let old = self.load(inner, buf, result_map, &ivs, loc);
-                value = self.binary(inner, "add", elem, old, value, loc)?;
+                value = self.binary(inner, BinaryFn::Add, elem, old, value, loc)?;
             }
             self.store(inner, value, buf, result_map, &ivs, loc);
         }

@@ -24,7 +24,6 @@ use super::{
     projections::{op_projections, plain_box},
     schedule,
 };
-use crate::op_logic::string_attr;
 
 impl<'c> Emitter<'c> {
     /// The loop nest(s) of `op` writing into `buf` (of dims `dims`), reading
@@ -132,10 +131,7 @@ impl<'c> Emitter<'c> {
         // The op's accumulation operator: its neutral element fills cells a
         // store does not cover, and it combines values a store reaches more
         // than once.
-        let accum_kind = match def.accum {
-            "attr" => Accum::parse(string_attr(&op, "accum").as_deref())?,
-            name => Accum::parse(Some(name))?,
-        };
+        let accum_kind = Accum::of(op, def)?;
         let accum = (!injective || init.is_some()).then_some(accum_kind);
         let view = view::Op {
             p: &p,

@@ -7,7 +7,10 @@
 
 use melior::ir::{Attribute, Location, Type, Value};
 
-use crate::lower_to_affine::emit::{At, Emitter};
+use crate::lower_to_affine::{
+    compute::BinaryFn,
+    emit::{At, Emitter},
+};
 
 impl<'c> Emitter<'c> {
     /// `vector.shuffle` of `a` and `b` by `mask` (lane numbers into `a`
@@ -48,7 +51,7 @@ impl<'c> Emitter<'c> {
         at: At<'c, 'a>,
         accs: &[Value<'c, 'a>],
         width: usize,
-        combine: &str,
+        combine: BinaryFn,
         elem: Type<'c>,
         loc: Location<'c>,
     ) -> Result<Value<'c, 'a>, String> {

@@ -6,11 +6,12 @@
 use std::collections::HashMap;
 
 use melior::ir::{Type, Value, ValueLike};
+use ocannl_dialect::catalog::Accumulator;
 
 use super::view::{Mode, Op};
 use crate::lower_to_affine::{
     buffers::{buffer_dims, element_of},
-    compute::{Accum, Compute},
+    compute::{Accum, BinaryFn, Compute},
     emit::{At, Emitter, loops::Bound},
     plan::{Lanes, Plan, Segment},
     projections::reads_along,
@@ -296,13 +297,14 @@ impl<'c> Emitter<'c> {
                     } else {
                         acc
                     };
-                    let new =
-                        if *op.compute == Compute::Binary("mul".into()) && a.function() == "add" {
-                            self.value(at, "math.fma", &[args[0], args[1], old], ty, &[], loc)
-                        } else {
-                            let v = self.compute(at, op.compute, ty, &args, loc)?;
-                            self.binary(at, a.function(), ty, old, v, loc)?
-                        };
+                    let new = if *op.compute == Compute::Binary(BinaryFn::Mul)
+                        && a.function() == BinaryFn::Add
+                    {
+                        self.value(at, "math.fma", &[args[0], args[1], old], ty, &[], loc)
+                    } else {
+                        let v = self.compute(at, op.compute, ty, &args, loc)?;
+                        self.binary(at, a.function(), ty, old, v, loc)?
+                    };
                     out[c] = Some(if lane_tail {
                         self.set_lane0(at, new, acc, loc)
                     } else {
@@ -431,9 +433,10 @@ impl<'c> Emitter<'c> {
 /// The `vector.reduction` kind of an accumulation operator on floats (by
 /// its scalar function: `max` and `min` are `arith.maximumf`/`minimumf`).
 fn lanes_kind(a: Accum) -> &'static str {
-    match a.function() {
-        "max" => "maximumf",
-        "min" => "minimumf",
-        f => f,
+    match a.accumulator() {
+        Accumulator::Add => "add",
+        Accumulator::Mul => "mul",
+        Accumulator::Max => "maximumf",
+        Accumulator::Min => "minimumf",
     }
 }

@@ -9,7 +9,7 @@ use ocannl_dialect::ir;
 use super::{At, Emitter, int_bounds};
 use crate::lower_to_affine::{
     buffers::{Scalar, scalar},
-    compute::Compute,
+    compute::{BinaryFn, Compute, UnaryFn},
 };
 
 impl<'c> Emitter<'c> {
@@ -24,11 +24,11 @@ impl<'c> Emitter<'c> {
     ) -> Result<Value<'c, 'a>, String> {
         match compute {
             Compute::Identity => Ok(args[0]),
-            Compute::Unary(f) => self.unary(at, f, elem, args[0], loc),
-            Compute::Binary(f) => self.binary(at, f, elem, args[0], args[1], loc),
+            Compute::Unary(f) => self.unary(at, *f, elem, args[0], loc),
+            Compute::Binary(f) => self.binary(at, *f, elem, args[0], args[1], loc),
             Compute::Fma => {
-                let m = self.binary(at, "mul", elem, args[0], args[1], loc)?;
-                self.binary(at, "add", elem, m, args[2], loc)
+                let m = self.binary(at, BinaryFn::Mul, elem, args[0], args[1], loc)?;
+                self.binary(at, BinaryFn::Add, elem, m, args[2], loc)
             }
             Compute::Where => {
                 let (cond, on_true, on_false) = (args[0], args[1], args[2]);
@@ -71,64 +71,80 @@ impl<'c> Emitter<'c> {
         self.value(at, cmp, &[x, y], boolean, &[("predicate", pred)], loc)
     }
 
+    /// The value of the unary function `f` on `x`. Exhaustive over
+    /// [`UnaryFn`] and element kinds: `math`'s transcendental functions
+    /// take floats only.
     pub(in crate::lower_to_affine) fn unary<'a>(
         &self,
         at: At<'c, 'a>,
-        f: &str,
+        f: UnaryFn,
         elem: Type<'c>,
         x: Value<'c, 'a>,
         loc: Location<'c>,
     ) -> Result<Value<'c, 'a>, String> {
+        use UnaryFn as U;
         let float = scalar(elem) == Ok(Scalar::Float);
+        let math = |name: &str| self.value(at, name, &[x], elem, &[], loc);
         Ok(match (f, float) {
-            ("neg", true) => self.value(at, "arith.negf", &[x], elem, &[], loc),
-            ("neg", false) => {
+            (U::Neg, true) => math("arith.negf"),
+            (U::Neg, false) => {
                 let zero = self.constant(at, self.scalar_attr(elem, 0.0), loc);
                 self.value(at, "arith.subi", &[zero, x], elem, &[], loc)
             }
-            ("relu", _) => {
+            (U::Relu, _) => {
                 let zero = self.constant(at, self.scalar_attr(elem, 0.0), loc);
-                self.binary(at, "max", elem, x, zero, loc)?
+                self.binary(at, BinaryFn::Max, elem, x, zero, loc)?
             }
-            ("abs", true) => self.value(at, "math.absf", &[x], elem, &[], loc),
-            ("abs", false) => self.value(at, "math.absi", &[x], elem, &[], loc),
-            ("recip", _) => {
+            (U::Abs, true) => math("math.absf"),
+            (U::Abs, false) => math("math.absi"),
+            (U::Recip, _) => {
                 let one = self.constant(at, self.scalar_attr(elem, 1.0), loc);
-                self.binary(at, "div", elem, one, x, loc)?
+                self.binary(at, BinaryFn::Div, elem, one, x, loc)?
             }
-            ("exp" | "log" | "sqrt" | "tanh" | "sin" | "cos" | "erf", true) => {
-                self.value(at, &format!("math.{f}"), &[x], elem, &[], loc)
+            (U::Exp, true) => math("math.exp"),
+            (U::Log, true) => math("math.log"),
+            (U::Sqrt, true) => math("math.sqrt"),
+            (U::Tanh, true) => math("math.tanh"),
+            (U::Sin, true) => math("math.sin"),
+            (U::Cos, true) => math("math.cos"),
+            (U::Erf, true) => math("math.erf"),
+            (U::Exp | U::Log | U::Sqrt | U::Tanh | U::Sin | U::Cos | U::Erf, false) => {
+                return Err(format!(
+                    "'{}' is not lowered for element type {elem}",
+                    f.name()
+                ));
             }
-            (f, _) => return Err(format!("'{f}' is not lowered for element type {elem}")),
         })
     }
 
+    /// The value of the binary function `f` on `x` and `y`. Exhaustive
+    /// over [`BinaryFn`] and element kinds.
     pub(in crate::lower_to_affine) fn binary<'a>(
         &self,
         at: At<'c, 'a>,
-        f: &str,
+        f: BinaryFn,
         elem: Type<'c>,
         x: Value<'c, 'a>,
         y: Value<'c, 'a>,
         loc: Location<'c>,
     ) -> Result<Value<'c, 'a>, String> {
+        use BinaryFn as B;
         let kind = scalar(elem)?;
         let name = match (f, kind) {
-            ("div", Scalar::Int(_)) => return Ok(self.int_div(at, elem, x, y, loc)),
-            ("pow", Scalar::Int(w)) => return Ok(self.int_pow(at, elem, w, x, y, loc)),
-            ("add", Scalar::Float) => "arith.addf",
-            ("sub", Scalar::Float) => "arith.subf",
-            ("mul", Scalar::Float) => "arith.mulf",
-            ("div", Scalar::Float) => "arith.divf",
-            ("max", Scalar::Float) => "arith.maximumf",
-            ("min", Scalar::Float) => "arith.minimumf",
-            ("pow", Scalar::Float) => "math.powf",
-            ("add", _) => "arith.addi",
-            ("sub", _) => "arith.subi",
-            ("mul", _) => "arith.muli",
-            ("max", _) => "arith.maxsi",
-            ("min", _) => "arith.minsi",
-            (f, _) => return Err(format!("'{f}' is not lowered for element type {elem}")),
+            (B::Div, Scalar::Int(_)) => return Ok(self.int_div(at, elem, x, y, loc)),
+            (B::Pow, Scalar::Int(w)) => return Ok(self.int_pow(at, elem, w, x, y, loc)),
+            (B::Add, Scalar::Float) => "arith.addf",
+            (B::Sub, Scalar::Float) => "arith.subf",
+            (B::Mul, Scalar::Float) => "arith.mulf",
+            (B::Div, Scalar::Float) => "arith.divf",
+            (B::Max, Scalar::Float) => "arith.maximumf",
+            (B::Min, Scalar::Float) => "arith.minimumf",
+            (B::Pow, Scalar::Float) => "math.powf",
+            (B::Add, Scalar::Int(_)) => "arith.addi",
+            (B::Sub, Scalar::Int(_)) => "arith.subi",
+            (B::Mul, Scalar::Int(_)) => "arith.muli",
+            (B::Max, Scalar::Int(_)) => "arith.maxsi",
+            (B::Min, Scalar::Int(_)) => "arith.minsi",
         };
         Ok(self.value(at, name, &[x, y], elem, &[], loc))
     }

@@ -8,7 +8,7 @@ use ocannl_shape::projection::{AxisIndex, Projections};
 
 use crate::lower_to_affine::{
     buffers::{Scalar, element_of, scalar},
-    compute::{Accum, Compute},
+    compute::{Accum, BinaryFn, Compute},
     emit::{At, Emitter},
     fused::Step,
 };
@@ -103,12 +103,14 @@ impl<'c> Emitter<'c> {
         let mut value = self.compute(inner, op.compute, elem, &args, loc)?;
         if let (Some(a), Some(old)) = (op.accum, acc) {
             let float = scalar(elem) == Ok(Scalar::Float);
-            value =
-                if float && *op.compute == Compute::Binary("mul".into()) && a.function() == "add" {
-                    self.value(inner, "math.fma", &[args[0], args[1], old], elem, &[], loc)
-                } else {
-                    self.binary(inner, a.function(), elem, old, value, loc)?
-                };
+            value = if float
+                && *op.compute == Compute::Binary(BinaryFn::Mul)
+                && a.function() == BinaryFn::Add
+            {
+                self.value(inner, "math.fma", &[args[0], args[1], old], elem, &[], loc)
+            } else {
+                self.binary(inner, a.function(), elem, old, value, loc)?
+            };
         }
         // Close the reductions from the inside out.
         for l in loops.iter().rev() {

@@ -32,7 +32,7 @@ use ocannl_shape::projection::{AxisIndex, Projections};
 use crate::lower_to_affine::{
     Module,
     buffers::element_of,
-    compute::{Accum, Compute},
+    compute::{Accum, BinaryFn, Compute},
     emit::{At, Emitter},
 };
 
@@ -92,8 +92,8 @@ pub(in crate::lower_to_affine) fn tiled(
     accum: Option<Accum>,
     elem: Type<'_>,
 ) -> Option<Tiled> {
-    if *compute != Compute::Binary("mul".into())
-        || accum.map(|a| a.function()) != Some("add")
+    if *compute != Compute::Binary(BinaryFn::Mul)
+        || accum.map(|a| a.function()) != Some(BinaryFn::Add)
         || !matches!(ir::bit_width(elem), Some(32 | 64))
         || !elem.to_string().starts_with('f')
     {
