@@ -39,7 +39,7 @@ use std::fmt::Write as _;
 
 use crate::proto::{NodeProto, TensorProto, ValueInfoProto, type_proto};
 use crate::tensor::{Elem, Tensor};
-use crate::{ImportError, Model, NodeRef};
+use crate::{Graph, ImportError, Model, NodeRef};
 
 /// What to erase before translating.
 #[derive(Debug, Clone, Default)]
@@ -102,7 +102,30 @@ pub fn translate(model: &Model, opts: &Options) -> Result<String, ImportError> {
         let tensor = Tensor::decode(tp).map_err(ImportError::model)?;
         t.consts.insert((*name).to_owned(), tensor);
     }
-    // Arguments: the graph inputs that are not initializers, in order.
+    let args = arguments(&mut t, g, &inits, &opts.erase_inputs)?;
+    for (i, node) in g.nodes.iter().enumerate() {
+        t.node = Some(NodeRef {
+            index: g.file_index[i],
+            name: node.name.clone().unwrap_or_default(),
+            op_type: node.op_type.clone().unwrap_or_default(),
+        });
+        t.translate_node(node)?;
+        if let Some(m) = t.mixed.take() {
+            return Err(t.error(m));
+        }
+    }
+    t.node = None;
+    function_text(&mut t, g, &args)
+}
+
+/// The arguments of `@main`: the graph inputs that are not initializers,
+/// in order (bound to their names).
+fn arguments(
+    t: &mut Translator,
+    g: &Graph,
+    inits: &HashMap<&str, &TensorProto>,
+    erase_inputs: &[String],
+) -> Result<Vec<Val>, ImportError> {
     let mut args = Vec::new();
     for v in &g.inputs {
         let Some(name) = v.name.as_deref() else {
@@ -113,13 +136,13 @@ pub fn translate(model: &Model, opts: &Options) -> Result<String, ImportError> {
         }
         let elem = value_elem(v).map_err(|m| ImportError::model(format!("input '{name}': {m}")))?;
         check_input_dims(v).map_err(|m| ImportError::model(format!("input '{name}': {m}")))?;
-        let spec = if opts.erase_inputs.iter().any(|e| e == name) {
+        let spec = if erase_inputs.iter().any(|e| e == name) {
             "...".to_owned()
         } else {
             t.input_spec(v)
         };
         let ssa = format!("%arg{}", args.len());
-        let shape = (!opts.erase_inputs.iter().any(|e| e == name))
+        let shape = (!erase_inputs.iter().any(|e| e == name))
             .then(|| static_shape(v))
             .flatten();
         let rank = shape
@@ -136,18 +159,12 @@ pub fn translate(model: &Model, opts: &Options) -> Result<String, ImportError> {
         args.push(val.clone());
         t.values.insert(name.to_owned(), val);
     }
-    for (i, node) in g.nodes.iter().enumerate() {
-        t.node = Some(NodeRef {
-            index: g.file_index[i],
-            name: node.name.clone().unwrap_or_default(),
-            op_type: node.op_type.clone().unwrap_or_default(),
-        });
-        t.translate_node(node)?;
-        if let Some(m) = t.mixed.take() {
-            return Err(t.error(m));
-        }
-    }
-    t.node = None;
+    Ok(args)
+}
+
+/// The function: the graph outputs as its results (a declared element type
+/// checked), the body with its declared shapes, the `return`.
+fn function_text(t: &mut Translator, g: &Graph, args: &[Val]) -> Result<String, ImportError> {
     let mut results = Vec::new();
     for v in &g.outputs {
         let name = v.name.as_deref().unwrap_or("");
