@@ -43,7 +43,6 @@ mod arith;
 mod close;
 mod close_counts;
 mod compress;
-mod count_chains;
 mod count_guesses;
 mod counts;
 mod dims;

@@ -32,21 +32,7 @@
 //! count `n`, at least `n`'s lower bound, and every other side can still
 //! have `coeff * n / denom` elements: an integer that its known sizes (and
 //! the dims the guess fixes) divide and that its unknowns' lower bounds do
-//! not exceed (exactly their product when nothing else of it is open). A
-//! side with a row variable counts its known sizes only: the variable
-//! closes later (to its least upper bound, or to no axes), so what it
-//! leaves must be a multiple of them. What a count fixes goes on along a
-//! chain of reshapes (`x -> r -> q`): a side left with one unknown dim (no
-//! row variable) takes what its count leaves, and that dim's other counts
-//! are checked in turn. So guessing `q`'s free axis to 1 waits when it
-//! would give `r` one element, and so `x`, an open row plus 32 known cells,
-//! too few; a deadlock is only broken where its count passes this check.
-//! A side's unknowns are at least their lower bounds, or more where a
-//! count bounds their product: a count is at least what each of its sides
-//! is at least, so a Flatten of 288 known elements to `d8,d7` makes
-//! `d8 * d7 >= 288`, and a later reshape of `d8,d7,d12` to `d13,d12` (all
-//! guessed at stage 5) cannot have `d13 = d12 = 1` (see
-//! [`super::count_chains`]).
+//! not exceed (exactly their product when nothing else of it is open).
 //! Counts with a factor that may be 0 (a discardable dim) are left alone.
 //! Guesses only wait where guessing them would certainly fail, so a problem
 //! that closed before closes the same way; and every decision is made from
@@ -55,7 +41,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::count_chains::{Counts, Group, Side, bounded};
 use super::{Constraint, Dim, DimVar, Origin, Row, Solver, counts::factors};
 
 /// What one closing round does about element counts.
@@ -66,6 +51,30 @@ pub(super) struct CountPlan {
     /// Deadlock breaks: a count variable and the value it takes (only
     /// when no candidate is left to guess).
     pub breaks: Vec<(DimVar, u64)>,
+}
+
+/// One side of a pending count: `product(rows) = coeff * n / denom`.
+struct Side {
+    /// The product of the known sizes.
+    known: u64,
+    /// Distinct unknown dims, with how often each occurs.
+    dims: Vec<(DimVar, u32)>,
+    /// Whether a row variable is left.
+    open_rows: bool,
+    coeff: u64,
+    denom: u64,
+}
+
+impl Side {
+    fn has(&self, v: DimVar) -> bool {
+        self.dims.iter().any(|(u, _)| *u == v)
+    }
+
+    /// Whether a factor may be 0 (a known size, or a discardable dim's
+    /// lower bound): such counts are left to the guesses as they come.
+    fn may_be_empty(&self, s: &Solver) -> bool {
+        self.known == 0 || self.dims.iter().any(|(v, _)| s.lower(*v) == 0)
+    }
 }
 
 /// Distinct dims with multiplicities, in order of first occurrence.
@@ -87,16 +96,69 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
     a
 }
 
+/// At most [`crate::MAX_SIZE`], else `None`.
+fn bounded(v: u128) -> Option<u128> {
+    (v <= u128::from(crate::MAX_SIZE)).then_some(v)
+}
+
 impl Solver {
-    /// Whether guessing side `p` of group `g` to its lower bounds leaves
-    /// every pending count possible (see the module documentation).
-    fn possible_guess(&self, counts: &Counts, g: usize, p: usize) -> bool {
-        let side = &counts.groups[g].1.1[p];
-        let guess = side
-            .dims
-            .iter()
-            .map(|&(v, _)| (v, u128::from(self.lower(v))));
-        self.consistent(counts, guess.collect(), HashMap::new())
+    /// The lower bound of a free dim (a representative): what a guess gives.
+    fn lower(&self, v: DimVar) -> u64 {
+        self.dims[v.0 as usize].at_least
+    }
+
+    /// `known` times the lower bounds of `dims` (with multiplicity) for
+    /// which `take` holds; `None` past [`crate::MAX_SIZE`].
+    fn guessed_product(
+        &self,
+        known: u64,
+        dims: &[(DimVar, u32)],
+        take: impl Fn(DimVar) -> bool,
+    ) -> Option<u128> {
+        let mut p = u128::from(known);
+        for &(v, k) in dims.iter().filter(|(v, _)| take(*v)) {
+            for _ in 0..k {
+                p = bounded(p * u128::from(self.lower(v)))?;
+            }
+        }
+        Some(p)
+    }
+
+    /// The count variable's value if side `p` of a group is guessed to its
+    /// lower bounds, when that leaves every other side possible (see the
+    /// module documentation); `None` otherwise.
+    fn possible_guess(&self, n: DimVar, sides: &[Side], p: usize) -> Option<u128> {
+        let side = &sides[p];
+        let g = self.guessed_product(side.known, &side.dims, |_| true)?;
+        let scaled = g * u128::from(side.denom);
+        let coeff = u128::from(side.coeff);
+        if g == 0 || !scaled.is_multiple_of(coeff) {
+            return None;
+        }
+        let value = bounded(scaled / coeff)?;
+        if value < u128::from(self.lower(n)) {
+            return None;
+        }
+        for (_, other) in sides.iter().enumerate().filter(|(j, _)| *j != p) {
+            let total = u128::from(other.coeff) * value;
+            if !total.is_multiple_of(u128::from(other.denom)) {
+                return None;
+            }
+            let count = total / u128::from(other.denom);
+            // Its dims that the guess fixes count as known.
+            let fixed = self.guessed_product(other.known, &other.dims, |v| side.has(v))?;
+            let least = self.guessed_product(1, &other.dims, |v| !side.has(v))?;
+            let rest_open = other.open_rows || other.dims.iter().any(|(v, _)| !side.has(*v));
+            let ok = if rest_open {
+                fixed != 0 && count.is_multiple_of(fixed) && count >= fixed * least
+            } else {
+                count == fixed
+            };
+            if !ok {
+                return None;
+            }
+        }
+        Some(value)
     }
 
     /// The least count that every side of a deadlocked group can have with
@@ -168,9 +230,7 @@ impl Solver {
                 }
             }
         }
-        groups.retain(|n, (_, sides)| {
-            sides.len() >= 2 && !sides.iter().any(|s| s.has(*n) || s.may_be_empty(self))
-        });
+        groups.retain(|_, (_, sides)| sides.len() >= 2);
         if totals.is_empty() && groups.is_empty() {
             return plan;
         }
@@ -192,24 +252,11 @@ impl Solver {
         }
         // In content order: which deadlocks break together must not depend
         // on the order the constraints were stored in.
-        let mut groups: Vec<Group> = groups.into_iter().collect();
+        let mut groups: Vec<(DimVar, (Origin, Vec<Side>))> = groups.into_iter().collect();
         groups.sort_by_key(|a| (a.1.0, a.0));
-        let mut by_dim: HashMap<DimVar, Vec<usize>> = HashMap::new();
-        for (g, (_, (_, sides))) in groups.iter().enumerate() {
-            for (v, _) in sides.iter().flat_map(|s| &s.dims) {
-                by_dim.entry(*v).or_default().push(g);
-            }
-        }
-        let mut counts = Counts {
-            groups,
-            by_dim,
-            bounds: vec![],
-            bounds_by_dim: HashMap::new(),
-        };
-        counts.bound(self);
         let mut broken: HashSet<DimVar> = HashSet::new();
-        for g in 0..counts.groups.len() {
-            self.plan_group(&counts, g, &in_pool, &mut broken, &mut plan);
+        for (n, (_, sides)) in &groups {
+            self.plan_group(*n, sides, &in_pool, &mut broken, &mut plan);
         }
         plan.deferred.retain(|v| in_pool.contains(v));
         plan
@@ -241,14 +288,15 @@ impl Solver {
     /// that two breaks never decide one dim.
     fn plan_group(
         &self,
-        counts: &Counts,
-        g: usize,
+        n: DimVar,
+        sides: &[Side],
         pool: &HashSet<DimVar>,
         broken: &mut HashSet<DimVar>,
         plan: &mut CountPlan,
     ) {
-        let (n, (_, sides)) = &counts.groups[g];
-        let n = *n;
+        if sides.iter().any(|s| s.has(n) || s.may_be_empty(self)) {
+            return;
+        }
         let guessable: Vec<usize> = (0..sides.len())
             .filter(|&i| !sides[i].open_rows && sides[i].dims.iter().all(|(v, _)| pool.contains(v)))
             .collect();
@@ -257,7 +305,7 @@ impl Solver {
         let possible: Vec<usize> = guessable
             .iter()
             .copied()
-            .filter(|&i| self.possible_guess(counts, g, i))
+            .filter(|&i| self.possible_guess(n, sides, i).is_some())
             .collect();
         for &i in &guessable {
             if !possible.contains(&i) {
@@ -277,14 +325,7 @@ impl Solver {
         if dims.iter().any(|v| broken.contains(v)) {
             return;
         }
-        // A break that a count it reaches would contradict waits too.
-        if let Some(value) = self.least_common_count(n, sides)
-            && self.consistent(
-                counts,
-                HashMap::new(),
-                HashMap::from([(n, u128::from(value))]),
-            )
-        {
+        if let Some(value) = self.least_common_count(n, sides) {
             broken.extend(dims);
             plan.breaks.push((n, value));
         }
@@ -336,23 +377,6 @@ mod tests {
         s.solve(Closing::Full).expect("solvable");
         assert_eq!(s.find_dim(Dim::Var(o)), Dim::size(1));
         assert_eq!(s.find_dim(Dim::Var(d)), Dim::size(2));
-    }
-
-    /// A chain of reshapes, `a,4 -> d3 -> d4` with terminal `d3` and `d4`
-    /// (stage 5) and `a` left to stage 7: guessing `d4 = 1` fixes the second
-    /// count, that fixes `d3 = 1`, and so the first count, 1, which the
-    /// operand's 4 known elements do not divide. Both wait for `a`.
-    #[test]
-    fn a_guess_waits_for_a_count_it_reaches_through_another() {
-        let mut s = Solver::new();
-        let (d3, d4) = (s.fresh_dim(true), s.fresh_dim(true));
-        let a = s.fresh_dim(false);
-        reshape(&mut s, vec![Dim::Var(d3)], vec![Dim::Var(a), Dim::size(4)]);
-        reshape(&mut s, vec![Dim::Var(d4)], vec![Dim::Var(d3)]);
-        s.solve(Closing::Full).expect("solvable");
-        assert_eq!(s.find_dim(Dim::Var(a)), Dim::size(1));
-        assert_eq!(s.find_dim(Dim::Var(d3)), Dim::size(4));
-        assert_eq!(s.find_dim(Dim::Var(d4)), Dim::size(4));
     }
 
     /// No side is possible at its lower bounds (4 and 6 elements): the

@@ -567,44 +567,6 @@ fn reshape_derives_what_a_guess_would_contradict() {
             "x: 6
              r: 1,6",
         ),
-        // A chain of reshapes (an ONNX Flatten of a broadcast result, open
-        // row plus 32 known cells, flattened again): guessing `e = 1` made
-        // the second count 1, that `d = 1`, and the first count 1, which
-        // 32 does not divide. Both wait for the row to close (to no axes).
-        (
-            "arg x : 4,2,4
-             arg k : 4
-             s = add(x, k) : ...
-             r = reshape(s) : 1,d
-             q = reshape(r) : 1,e",
-            "x: 4,2,4
-             k: 4
-             s: 4,2,4
-             r: 1,32
-             q: 1,32",
-        ),
-        // Two ONNX Flattens, each a reshape to all the axes and one more
-        // then to two: guessing the second chain's axes to 1 made the first
-        // chain's count 1 (288 known). The first chain's count bounds the
-        // product `d8 * d7`, and so the counts the second chain reaches.
-        (
-            "arg x : 1,4,9,8
-             a = relu(x) : ...
-             b = einsum[\"a0,a1,a2,a3,..r.. => a0,a1,a2,a3,..r..\"](a) : d3,d4,d5,d6,...
-             c = reshape(b) : d3,d4,d5,d6,d7
-             d = reshape(c) : d8,d7
-             e = einsum[\"a0,a1,..r.. => a0,a1,..r..\"](d) : d10,d11,...
-             f = reshape(e) : d10,d11,d12
-             g = reshape(f) : d13,d12",
-            "x: 1,4,9,8
-             a: 1,4,9,8
-             b: 1,4,9,8
-             c: 1,4,9,8,1
-             d: 288,1
-             e: 288,1
-             f: 288,1,1
-             g: 288,1",
-        ),
     ];
     for (src, expected) in cases {
         check(src, expected);
