@@ -85,14 +85,10 @@ impl<'c> Emitter<'c> {
         // loops share one).
         let mut after_nest = false;
         for b in &blocks {
-            let op_dims = operand_dims(operands[b.operand]);
             let plan = (!accumulate && self.target.gpu_block.is_none())
-                .then(|| {
-                    op_dims
-                        .as_deref()
-                        .and_then(|d| copy_plan(b, space, d, dims, elem))
-                })
-                .flatten();
+                .then(|| operand_dims(operands[b.operand]))
+                .flatten()
+                .and_then(|d| copy_plan(b, space, &d, dims, elem));
             if after_nest {
                 *at = self.next_block(*at, loc);
             }
@@ -124,13 +120,19 @@ impl<'c> Emitter<'c> {
 /// order, `run` cells at a time contiguous in both, once per point of the
 /// `outer` loops.
 struct CopyPlan {
-    /// The loops around the copies: (block-iterator size, its step in the
-    /// operand's cells, its step in the result's cells).
-    outer: Vec<(u64, i64, i64)>,
+    /// The sizes of the loops around the copies, outermost first.
+    outer: Vec<u64>,
     /// Cells per copy.
     run: u64,
-    /// The first cell copied, in the operand and in the result.
-    start: (i64, i64),
+    /// Where the copies read (the operand) and write (the result).
+    sides: [Side; 2],
+}
+
+/// One buffer of a [`CopyPlan`]: the first cell copied and the step of
+/// each outer loop, in cells.
+struct Side {
+    first: i64,
+    steps: Vec<i64>,
 }
 
 /// A buffer's cells as `offset + Σ coeff · iterator` over the block's
@@ -220,17 +222,19 @@ fn copy_plan(
     if run < 4 && !steps.is_empty() {
         return None;
     }
-    let outer = steps
-        .iter()
-        .map(|&(size, o, c)| Some((size, i64::try_from(o).ok()?, i64::try_from(c).ok()?)))
-        .collect::<Option<Vec<_>>>()?;
+    let side = |first: i128, step: fn(&(u64, i128, i128)) -> i128| -> Option<Side> {
+        Some(Side {
+            first: i64::try_from(first).ok()?,
+            steps: steps
+                .iter()
+                .map(|s| i64::try_from(step(s)).ok())
+                .collect::<Option<_>>()?,
+        })
+    };
     Some(CopyPlan {
-        outer,
+        outer: steps.iter().map(|s| s.0).collect(),
         run: u64::try_from(run).ok()?,
-        start: (
-            i64::try_from(op_start).ok()?,
-            i64::try_from(res_start).ok()?,
-        ),
+        sides: [side(op_start, |s| s.1)?, side(res_start, |s| s.2)?],
     })
 }
 
@@ -257,35 +261,20 @@ impl<'c> Emitter<'c> {
         dst: Value<'c, 'a>,
         loc: Location<'c>,
     ) {
-        let sizes: Vec<u64> = plan.outer.iter().map(|o| o.0).collect();
-        let (inner, ivs) = self.nest(at, &sizes, loc);
-        let start = |side: usize, first: i64| -> Option<Value<'c, 'a>> {
-            if ivs.is_empty() {
-                return None;
-            }
-            let mut e = AffineExpr::constant(self.ctx, first);
-            for (k, o) in plan.outer.iter().enumerate() {
-                let step = if side == 0 { o.1 } else { o.2 };
-                e = e + AffineExpr::dim(self.ctx, k) * AffineExpr::constant(self.ctx, step);
-            }
-            Some(self.apply(inner, e, &ivs, loc))
-        };
-        let from = self.flat_view(
-            inner,
-            src,
-            plan.start.0,
-            start(0, plan.start.0),
-            plan.run,
-            loc,
-        );
-        let to = self.flat_view(
-            inner,
-            dst,
-            plan.start.1,
-            start(1, plan.start.1),
-            plan.run,
-            loc,
-        );
+        let (inner, ivs) = self.nest(at, &plan.outer, loc);
+        let [from, to] = [(src, &plan.sides[0]), (dst, &plan.sides[1])].map(|(buf, side)| {
+            // With loops, the first cell moves with them.
+            let dynamic = (!ivs.is_empty()).then(|| {
+                let e = side.steps.iter().enumerate().fold(
+                    AffineExpr::constant(self.ctx, side.first),
+                    |e, (k, &step)| {
+                        e + AffineExpr::dim(self.ctx, k) * AffineExpr::constant(self.ctx, step)
+                    },
+                );
+                self.apply(inner, e, &ivs, loc)
+            });
+            self.flat_view(inner, buf, side.first, dynamic, plan.run, loc)
+        });
         self.emit(inner, "memref.copy", &[from, to], &[], &[], loc);
     }
 
