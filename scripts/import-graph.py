@@ -20,6 +20,13 @@ script exits 1.
     python3 scripts/import-graph.py passes     # one crate
     python3 scripts/import-graph.py --dot passes > passes.dot
 
+A second rule, for the `passes` crate: no pass uses another pass's
+modules (ARCHITECTURE.md, "no pass imports another pass"). The passes are
+the modules named in `passes/src/registry.rs`'s table (`crate::x::PASS`);
+what two passes share lives in a module of its own (`projection_attrs`,
+`schedule`, ...). An edge from one pass's module tree into another's is
+reported, and the script exits 1.
+
 Test modules (`tests.rs`, `tests/` under `src/`, and files whose module is
 only compiled under `#[cfg(test)]` in a `tests` module) are left out: a
 test reaches into what it tests.
@@ -248,6 +255,28 @@ def crate_graph(crate_dir):
     return mods, graph
 
 
+def pass_roots(crate_dir):
+    """The top-level modules of the crate's registered passes."""
+    reg = os.path.join(crate_dir, "src", "registry.rs")
+    if not os.path.isfile(reg):
+        return []
+    with open(reg, encoding="utf-8") as f:
+        return [(m,) for m in re.findall(r"crate::(" + IDENT + r")::PASS\b", f.read())]
+
+
+def cross_pass_edges(crate_dir, graph):
+    """Edges from one pass's module tree into another's."""
+    roots = pass_roots(crate_dir)
+    owner = lambda m: next((r for r in roots if tuple(m[:len(r)]) == r), None)
+    out = []
+    for a, ts in graph.items():
+        for b, (f, line) in ts.items():
+            oa, ob = owner(a), owner(b)
+            if oa and ob and oa != ob:
+                out.append((f, line, a, b))
+    return sorted(out)
+
+
 def main(argv):
     dot = "--dot" in argv
     names = [a for a in argv if not a.startswith("--")]
@@ -275,6 +304,10 @@ def main(argv):
             continue
         total_mods += len(mods)
         total_edges += sum(len(t) for t in graph.values())
+        for f, line, a, b in cross_pass_edges(os.path.join(ROOT, c), graph):
+            bad += 1
+            print(f"import-graph: {c}: {f}:{line}: the pass module {name(a)} uses {name(b)}, "
+                  "another pass's: move what both need into a module of its own")
         for comp in cycles(graph):
             bad += 1
             members = set(comp)
@@ -286,11 +319,11 @@ def main(argv):
     if dot:
         return 0
     if bad:
-        print(f"import-graph: {bad} circle(s); move what both sides need into a module "
-              "they both use (data in leaf modules, emitters depending on data only)")
+        print(f"import-graph: {bad} circle(s) or cross-pass use(s); move what both sides need "
+              "into a module they both use (data in leaf modules, emitters depending on data only)")
         return 1
     print(f"import-graph: no circle in {len(crates)} crates ({total_mods} modules, "
-          f"{total_edges} edges between unrelated modules)")
+          f"{total_edges} edges between unrelated modules); no pass uses another's modules")
     return 0
 
 

@@ -127,7 +127,14 @@ pub extern "C" fn mlirCreateOcannlInferProjections() -> MlirPass {
     create("ocannl-infer-projections")
 }
 
-/// `ocannl-lower-to-affine`: memrefs and affine loop nests (CPU target).
+/// `ocannl-plan-schedule`: each op's schedule as an attribute (CPU target).
+#[unsafe(no_mangle)]
+pub extern "C" fn mlirCreateOcannlPlanSchedule() -> MlirPass {
+    create("ocannl-plan-schedule")
+}
+
+/// `ocannl-lower-to-affine`: memrefs and affine loop nests, as the
+/// schedules say.
 #[unsafe(no_mangle)]
 pub extern "C" fn mlirCreateOcannlLowerToAffine() -> MlirPass {
     create("ocannl-lower-to-affine")

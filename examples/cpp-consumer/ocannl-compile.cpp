@@ -67,6 +67,7 @@ int main(int argc, char **argv) {
   pm.addPass(ocannl::createVerifyPass());
   pm.addPass(ocannl::createInferShapesPass());
   pm.addPass(ocannl::createInferProjectionsPass());
+  pm.addPass(ocannl::createPlanSchedulePass());
   pm.addPass(ocannl::createLowerToAffinePass());
   if (mlir::failed(pm.run(*module)))
     return 1;

@@ -23,10 +23,11 @@ pub const DEFAULT_PIPELINES: &[&str] = &[
     "ocannl-infer-shapes{close=false}",
     "ocannl-infer-shapes,ocannl-check-shapes",
     "ocannl-infer-shapes,ocannl-infer-projections",
-    "ocannl-lower-to-affine",
+    "ocannl-plan-schedule,ocannl-lower-to-affine",
+    "ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule,ocannl-lower-to-affine",
     "ocannl-to-affine",
     "ocannl-to-llvm",
-    "ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{target=gpu}",
+    "ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule{target=gpu},ocannl-lower-to-affine",
     "ocannl-to-nvvm",
 ];
 

@@ -41,9 +41,11 @@
 //! pipeline P of the set (default: `ocannl-verify`, `ocannl-infer-shapes`,
 //! `ocannl-infer-shapes{close=false}`,
 //! `ocannl-infer-shapes,ocannl-check-shapes`,
-//! `ocannl-infer-shapes,ocannl-infer-projections`, `ocannl-lower-to-affine`
-//! (the only reader of hand-written projection attributes),
-//! `ocannl-to-affine`, `ocannl-to-llvm`); for `--run-programs` of them,
+//! `ocannl-infer-shapes,ocannl-infer-projections`,
+//! `ocannl-plan-schedule,ocannl-lower-to-affine` (the only reader of
+//! hand-written projection attributes), the same after shape and
+//! projection inference (the reader of hand-written schedules),
+//! `ocannl-to-affine`, `ocannl-to-llvm`, and the GPU's); for `--run-programs` of them,
 //! spread evenly, `ocannl-run FILE --entry NAME --seed INDEX`. Each process
 //! runs in its own process group, killed whole at the timeout.
 //!

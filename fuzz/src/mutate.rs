@@ -3,6 +3,7 @@
 //! located error, or handle it; never crash, hang or panic.
 
 mod projection;
+mod schedule;
 mod spec;
 mod structure;
 mod templates;
@@ -43,6 +44,8 @@ pub enum Mutation {
     /// Hand-written `ocannl.product_space` / `ocannl.indexing_maps`
     /// contradicting the types.
     ProjectionAttrs,
+    /// Hand-written `ocannl.schedule` attributes, near-legal or malformed.
+    ScheduleAttrs,
     /// ocannl ops at module level or inside a nested module; declarations.
     ModuleLevel,
     /// Recursion through `func.call`.
@@ -53,7 +56,7 @@ pub enum Mutation {
 
 impl Mutation {
     /// Every mutation class.
-    pub const ALL: [Mutation; 16] = [
+    pub const ALL: [Mutation; 17] = [
         Mutation::SpecGarbage,
         Mutation::SpecEmpty,
         Mutation::SpecUnbalanced,
@@ -67,6 +70,7 @@ impl Mutation {
         Mutation::IntDiv,
         Mutation::HugeTensor,
         Mutation::ProjectionAttrs,
+        Mutation::ScheduleAttrs,
         Mutation::ModuleLevel,
         Mutation::Recursion,
         Mutation::TextEdit,
@@ -88,6 +92,7 @@ impl Mutation {
             Mutation::IntDiv => "int-div",
             Mutation::HugeTensor => "huge-tensor",
             Mutation::ProjectionAttrs => "projection-attrs",
+            Mutation::ScheduleAttrs => "schedule-attrs",
             Mutation::ModuleLevel => "module-level",
             Mutation::Recursion => "recursion",
             Mutation::TextEdit => "text-mutation",
@@ -116,6 +121,7 @@ pub fn apply(m: Mutation, mut program: Program, rng: &mut Rng) -> (Vec<u8>, Opti
         Mutation::IntDiv => templates::int_div(&mut program, rng),
         Mutation::HugeTensor => templates::huge_tensor(&mut program, rng),
         Mutation::ProjectionAttrs => projection::projection_attrs(&mut program, rng),
+        Mutation::ScheduleAttrs => schedule::schedule_attrs(&mut program, rng),
         Mutation::ModuleLevel => structure::module_level(&mut program, rng),
         Mutation::Recursion => structure::recursion(&mut program, rng),
         Mutation::TextEdit => {

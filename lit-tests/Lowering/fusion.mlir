@@ -1,5 +1,5 @@
 // Unary pointwise consumers fuse into their producer
-// (passes/src/lower_to_affine/fusion.rs): each final value goes through
+// (chosen by passes/src/plan_schedule/fusion.rs, checked and emitted by passes/src/lower_to_affine/fusion.rs): each final value goes through
 // the chain before it is stored, and the values in between get no buffer.
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-to-affine)' | FileCheck %s
 

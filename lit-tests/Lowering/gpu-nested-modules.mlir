@@ -4,9 +4,9 @@
 // loops, exit 0), and running the pipeline on the nested module lowers it,
 // with its kernels and the gpu.container_module attribute in that module.
 // RUN: ocannl-opt %s -verify-diagnostics -p 'builtin.module(ocannl-to-nvvm)'
-// RUN: ocannl-opt %s -verify-diagnostics -p 'builtin.module(ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{target=gpu})'
+// RUN: ocannl-opt %s -verify-diagnostics -p 'builtin.module(ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule{target=gpu},ocannl-lower-to-affine)'
 // RUN: ocannl-opt %s -p 'builtin.module(builtin.module(ocannl-to-nvvm))' | FileCheck %s
-// RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine)' | FileCheck %s --check-prefix=CPU
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule,ocannl-lower-to-affine)' | FileCheck %s --check-prefix=CPU
 
 // CHECK-LABEL: func.func @top
 // CHECK: ocannl.neg

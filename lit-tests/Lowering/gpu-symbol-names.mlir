@@ -3,8 +3,8 @@
 // aborts the process on a symbol that is no PTX identifier: such a function
 // name is a located error, exit 1 (found by ocannl-fuzz, class symbol-name).
 // RUN: not ocannl-opt %s -p 'builtin.module(ocannl-to-nvvm)' 2>&1 | FileCheck %s
-// RUN: ocannl-opt %s -verify-diagnostics -p 'builtin.module(ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{target=gpu})'
-// RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine)' | FileCheck %s --check-prefix=CPU
+// RUN: ocannl-opt %s -verify-diagnostics -p 'builtin.module(ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule{target=gpu},ocannl-lower-to-affine)'
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule,ocannl-lower-to-affine)' | FileCheck %s --check-prefix=CPU
 
 // CHECK: gpu-symbol-names.mlir:{{[0-9]+}}:1: error: function name 'a-b' is not a PTX identifier
 // CHECK: gpu-symbol-names.mlir:{{[0-9]+}}:1: error: function name '9lives' is not a PTX identifier

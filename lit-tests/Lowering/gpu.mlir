@@ -1,16 +1,16 @@
-// The GPU target: `ocannl-lower-to-affine{target=gpu}` makes every nest a
+// The GPU target: `ocannl-plan-schedule{target=gpu},ocannl-lower-to-affine` makes every nest a
 // grid (an affine.parallel over blocks holding one over threads, one result
 // cell per thread, the last axis fastest so a warp's threads touch adjacent
 // cells), reductions in a register (iter_args, one store per cell); the
 // `ocannl-to-nvvm` pipeline maps the grids to gpu.launch_func with static
 // sizes and serialises the kernels (PTX with format=isa: no CUDA needed).
-// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{target=gpu shared-tiles=false})' | FileCheck %s --check-prefix=GRID
-// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{target=gpu})' | FileCheck %s --check-prefix=TILED
-// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{target=gpu shared-tiles=emulate})' | FileCheck %s --check-prefix=EMU
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule{target=gpu shared-tiles=false},ocannl-lower-to-affine)' | FileCheck %s --check-prefix=GRID
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule{target=gpu},ocannl-lower-to-affine)' | FileCheck %s --check-prefix=TILED
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule{target=gpu shared-tiles=emulate},ocannl-lower-to-affine)' | FileCheck %s --check-prefix=EMU
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-to-nvvm)' | FileCheck %s --check-prefix=NVVM
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-to-nvvm{chip=sm_90 features=+ptx80 opt-level=2})' | FileCheck %s --check-prefix=SM90
 // RUN: not ocannl-opt %s -p 'builtin.module(ocannl-to-nvvm{chips=sm_90})' 2>&1 | FileCheck %s --check-prefix=BADOPT
-// RUN: not ocannl-opt %s -p 'builtin.module(ocannl-infer-shapes,ocannl-lower-to-affine{target=tpu})' 2>&1 | FileCheck %s --check-prefix=BADTARGET
+// RUN: not ocannl-opt %s -p 'builtin.module(ocannl-infer-shapes,ocannl-plan-schedule{target=tpu},ocannl-lower-to-affine)' 2>&1 | FileCheck %s --check-prefix=BADTARGET
 
 // A matmul: 70 x 20 cells on 6 blocks of 256 threads (the last block's
 // overhang guarded); the reduction over 300 in a register, one store.

@@ -1,15 +1,15 @@
 // The schedule of each op's nest, chosen from its projections
-// (passes/src/lower_to_affine/schedule.rs): vector loads along the
+// (passes/src/plan_schedule/choose.rs): vector loads along the
 // contiguous axis, accumulators carried in registers through the
 // reductions (iter_args), a register block unrolled over two iterators,
 // remainder nests for extents the block does not divide, and, with
 // parallel=true, the outermost parallel loop as affine.parallel.
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-to-affine)' | FileCheck %s
-// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{parallel=true})' | FileCheck %s --check-prefix=PAR
-// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{schedule=false})' | FileCheck %s --check-prefix=PLAIN
-// RUN: not ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{vector-bytes=24})' 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule{parallel=true},ocannl-lower-to-affine)' | FileCheck %s --check-prefix=PAR
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule{schedule=false},ocannl-lower-to-affine)' | FileCheck %s --check-prefix=PLAIN
+// RUN: not ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule{vector-bytes=24},ocannl-lower-to-affine)' 2>&1 | FileCheck %s --check-prefix=BAD
 
-// BAD: error: ocannl-lower-to-affine: option 'vector-bytes' must be a power of two (got 24)
+// BAD: error: ocannl-plan-schedule: option 'vector-bytes' must be a power of two (got 24)
 
 // C[i,j] += A[i,k] B[k,j]: lanes along j (the result's contiguous axis);
 // A's cell is broadcast, B's row is a vector load; a 6 x 2-vector block
@@ -127,7 +127,7 @@ func.func @ints(%x: !ocannl.tensor<i32, "4,19">) -> !ocannl.tensor<i32, "...|...
 // PACK-NEXT: math.fma %[[CV]], %[[B0]]
 // PACK: memref.dealloc %[[A]] : memref<1x256x6xf32>
 // PACK: memref.dealloc %[[P]] : memref<5x256x16xf32>
-// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{l2-bytes=65536})' | FileCheck %s --check-prefix=PACK
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule{l2-bytes=65536},ocannl-lower-to-affine)' | FileCheck %s --check-prefix=PACK
 func.func @packed(%a: !ocannl.tensor<f32, "20,300">, %b: !ocannl.tensor<f32, "300,80">) -> !ocannl.tensor<f32, "...|...->..."> {
   %0 = "ocannl.einsum"(%a, %b) {spec = "i,k; k,j => i,j"} : (!ocannl.tensor<f32, "20,300">, !ocannl.tensor<f32, "300,80">) -> !ocannl.tensor<f32, "...|...->...">
   return %0 : !ocannl.tensor<f32, "...|...->...">

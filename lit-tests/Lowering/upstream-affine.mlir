@@ -2,9 +2,9 @@
 // bounds, affine maps, one buffer per value, for pipelines that schedule
 // with upstream passes. Upstream affine passes tile and vectorise them,
 // and the result still lowers to LLVM.
-// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{schedule=false},func.func(affine-loop-tile{tile-size=4}))' | FileCheck %s --check-prefix=TILE
-// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{schedule=false},func.func(affine-super-vectorize{virtual-vector-size=8}))' | FileCheck %s --check-prefix=VEC
-// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{schedule=false},func.func(affine-loop-tile{tile-size=4},affine-super-vectorize{virtual-vector-size=8}),lower-affine,convert-vector-to-scf,convert-vector-to-llvm,convert-scf-to-cf,finalize-memref-to-llvm,convert-arith-to-llvm,convert-math-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)' | FileCheck %s --check-prefix=LLVM
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule{schedule=false},ocannl-lower-to-affine,func.func(affine-loop-tile{tile-size=4}))' | FileCheck %s --check-prefix=TILE
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule{schedule=false},ocannl-lower-to-affine,func.func(affine-super-vectorize{virtual-vector-size=8}))' | FileCheck %s --check-prefix=VEC
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule{schedule=false},ocannl-lower-to-affine,func.func(affine-loop-tile{tile-size=4},affine-super-vectorize{virtual-vector-size=8}),lower-affine,convert-vector-to-scf,convert-vector-to-llvm,convert-scf-to-cf,finalize-memref-to-llvm,convert-arith-to-llvm,convert-math-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)' | FileCheck %s --check-prefix=LLVM
 
 // TILE-LABEL: func.func @layer
 // The addend's nest (batch, output), then the matmul's (batch, output,

@@ -17,3 +17,22 @@ func.func @concat_part_reused(%x: !ocannl.tensor<f32, "5,3">) -> !ocannl.tensor<
   %0 = "ocannl.concat"(%x) {spec = "a^b,b => a"} : (!ocannl.tensor<f32, "5,3">) -> !ocannl.tensor<f32, "2">
   return %0 : !ocannl.tensor<f32, "2">
 }
+
+// -----
+
+// Two operands would write the same cells: a block spec must give each
+// cell of the result at most one writer.
+func.func @ambiguous_concat(%x: !ocannl.tensor<f32, "3">, %y: !ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "3"> {
+  // expected-error @+1 {{'ocannl.concat' op: cannot infer projections: operands #0 and #1 would both write the same cells of the result (ambiguous concatenation)}}
+  %0 = "ocannl.concat"(%x, %y) {spec = "a; a => a"} : (!ocannl.tensor<f32, "3">, !ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "3">
+  return %0 : !ocannl.tensor<f32, "3">
+}
+
+// -----
+
+// The types contradict the spec: 2 and 3 do not make 6.
+func.func @concat_types_mismatch(%x: !ocannl.tensor<f32, "2">, %y: !ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "6"> {
+  // expected-error @+1 {{'ocannl.concat' op: cannot infer projections: block: the concatenated axis 'a^b' has size 6, but its parts sum to 5}}
+  %0 = "ocannl.concat"(%x, %y) {spec = "a; b => a^b"} : (!ocannl.tensor<f32, "2">, !ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "6">
+  return %0 : !ocannl.tensor<f32, "6">
+}

@@ -110,10 +110,14 @@ pub(crate) fn projections(op: OperationRef<'_, '_>) -> Result<Option<Projections
         })
 }
 
-/// Sets the three attributes on `op` (or, with concatenated axes, the
-/// product space, iterator types, components and blocks).
+/// Sets the three attributes on `op` (or, for a concatenation, the
+/// product space, iterator types, components and blocks: an
+/// `ocannl.concat` gets blocks even without a concatenated axis, so that
+/// two operands writing the same cells are an error here).
 fn attach<'c>(ctx: &'c Context, op: OperationRef<'c, '_>, p: &Projections) -> Result<(), String> {
-    if p.has_concat() {
+    let blocks_op = catalog::lookup(&ir::op_name(&op))
+        .is_some_and(|def| def.computes == catalog::Computes::Blocks);
+    if p.has_concat() || blocks_op {
         let blocks = p
             .blocks()
             .map_err(|e| format!("'{}' op: cannot infer projections: {e}", ir::op_name(&op)))?;

@@ -12,7 +12,8 @@
 //! | `ocannl-infer-shapes` | OCANNL's shape inference per function ([`infer_shapes`]) |
 //! | `ocannl-check-shapes` | the independent checker on fully known types ([`check_shapes`]) |
 //! | `ocannl-infer-projections` | each op's loop nest as affine-map attributes ([`infer_projections`]) |
-//! | `ocannl-lower-to-affine` | memrefs and affine loop nests ([`lower_to_affine`]) |
+//! | `ocannl-plan-schedule` | each op's schedule as an attribute ([`plan_schedule`]) |
+//! | `ocannl-lower-to-affine` | memrefs and affine loop nests, as the schedules say ([`lower_to_affine`]) |
 //!
 //! Named pipelines ([`pipelines`]): `ocannl-to-affine`, `ocannl-to-llvm`.
 //!
@@ -21,7 +22,9 @@
 #![warn(missing_docs)]
 
 pub mod broadcast;
+mod buffers;
 pub mod check_shapes;
+mod compute;
 pub mod driver;
 mod ffi;
 pub mod infer_projections;
@@ -30,8 +33,10 @@ pub mod lower_to_affine;
 mod op_logic;
 pub mod pass;
 pub mod pipelines;
+pub mod plan_schedule;
 mod projection_attrs;
 pub mod registry;
+mod schedule;
 pub mod tensor_types;
 pub mod verify;
 

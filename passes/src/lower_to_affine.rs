@@ -24,17 +24,23 @@
 //!   `cf.br` to the next: upstream `scf-to-cf` splits the block at every
 //!   loop and moves the ops after it, which over one block of n ops is
 //!   quadratic; over blocks of one op the whole pipeline stays linear.
-//! - **Loop nests.** Each op's nest over its product space, through its
-//!   projection maps (`ocannl.indexing_maps`, checked against the types, or
-//!   computed here when `ocannl-infer-projections` did not attach them).
-//!   What the op computes (scalar function, accumulator, initial operand,
-//!   or a terminal's kind) comes from the catalog (ODS), never from its
-//!   name. `f32`/`f64` nests are scheduled (planned in `schedule.rs`,
-//!   emitted by `cpu/`): vector lanes, register blocks carried in
-//!   `iter_args`, cache tiles, remainders; other nests (and
-//!   `schedule=false`) are one scalar `affine.for` per iterator,
-//!   reductions inside. Chains of pointwise consumers fuse into their
-//!   producer (`fusion.rs`).
+//! - **Loop nests, as the attributes say.** The lowering reads what the
+//!   earlier passes wrote and calls no other pass's code: each op's nest
+//!   over its product space through its projection maps
+//!   (`ocannl.indexing_maps`, or `ocannl.blocks` for a concatenation, from
+//!   `ocannl-infer-projections`: `projection_attrs.rs`), emitted as
+//!   its schedule says (`ocannl.schedule`, from `ocannl-plan-schedule` or
+//!   written by hand: `schedule.rs`): a CPU plan (vector lanes,
+//!   register blocks carried in `iter_args`, cache tiles, packed panels,
+//!   remainders: `cpu/`), plain loops (one scalar `affine.for` per
+//!   iterator, reductions inside), a GPU grid or a tiled kernel (`gpu/`);
+//!   the ops marked `epilogue` computed in their producer's nest
+//!   (`fusion.rs`). Both are checked against the types and projections
+//!   first (`schedule/legal.rs`): an op without them, or with ones
+//!   its nest cannot obey, is a located error naming the pass to run or
+//!   the field at fault. What the op computes (scalar function,
+//!   accumulator, initial operand, or a terminal's kind) comes from the
+//!   catalog (ODS), never from its name.
 //! - **Initialisation** (OCANNL's rule). A store that is not injective
 //!   (the op reduces over iterators absent from the result) accumulates with
 //!   the op's `accum` operator into a buffer first filled with its neutral
@@ -48,8 +54,8 @@
 //!   `ocannl.reshape` copies in memory order through a delinearising map.
 //! - **Integer division** never traps: `x / 0` is 0 and `MIN / -1` is `MIN`.
 //!
-//! Concatenations (`ocannl.concat`) lower to one nest per block of their
-//! projections, in sequence ([`ocannl_shape::projection::Projections::blocks`]).
+//! Concatenations (`ocannl.concat`) lower to one nest (or copy) per block
+//! of their projections (`ocannl.blocks`), in sequence.
 //!
 //! Everything that cannot be lowered is an error before the IR changes:
 //! ocannl ops outside a `func.func`, control flow (`cf`, `scf`) or other
@@ -60,40 +66,33 @@
 //! The modules, by layer; each uses only modules of its own layer or an
 //! earlier one (no import circle: `scripts/import-graph.py`):
 //!
-//! - **Data**: `buffers.rs` (the memref of a tensor type), `arena.rs`
-//!   (placing intermediates), `target.rs` (the machine and the pass
-//!   options), `compute.rs` (what an op computes: its scalar function and
-//!   accumulation), `projections.rs` (an op's projections and what they say
-//!   about memory), `fused.rs` (fusion groups and their epilogue steps),
-//!   `plan.rs` (a CPU schedule and its segments).
-//! - **Checks** before anything changes: `checks.rs`, `reserved.rs`.
-//! - **Planning**: `fusion.rs` (the fusion groups of a function),
-//!   `schedule.rs` (an op's plan).
+//! - **Data** (the crate's shared modules, the contract with the planner:
+//!   `crate::buffers`, `crate::compute`, `crate::schedule` and its plan,
+//!   epilogue steps, memory facts and legality); here `arena.rs` (placing
+//!   intermediates), `target.rs` (the device an op's schedule names),
+//!   `projections.rs` (an op's projection attributes, read back).
+//! - **Checks** before anything changes: `checks.rs`, `reserved.rs`; the
+//!   fusion groups the schedules mark (`fusion.rs`).
 //! - **Building IR**: `emit.rs` (ops, nests, loads and stores, constants)
 //!   and `emit/` (loops, vector ops and GPU grids; values at one cell;
 //!   epilogues).
 //! - **Emission**: `terminals.rs`, `concat.rs`, `cpu/` (a plan's loops,
 //!   micro-kernel, packed panels and lane reductions, over the op's view
 //!   in `cpu/view.rs`), `gpu/` (grids, tiled kernels), `nests.rs` (one op:
-//!   planned, then emitted by one of these), `body.rs` (bufferization: a
+//!   its schedule checked, then emitted by one of these), `body.rs` (bufferization: a
 //!   function's buffers and arena, its ops and calls, the return).
 
 mod arena;
 mod body;
-mod buffers;
 mod checks;
-mod compute;
 mod concat;
 mod cpu;
 mod emit;
-mod fused;
 mod fusion;
 mod gpu;
 mod nests;
-mod plan;
 mod projections;
 mod reserved;
-mod schedule;
 mod target;
 mod terminals;
 
@@ -112,21 +111,22 @@ use melior::{
 use ocannl_dialect::{catalog, diagnostics::emit_error, ir};
 
 use self::{
-    buffers::buffer_type,
-    checks::{check_lowerable, find_recursion, is_ocannl_function},
+    checks::{check_lowerable, find_recursion},
     emit::Emitter,
 };
 use crate::{
+    buffers::buffer_type,
     pass::{PassDef, PassFailed, PassOptions},
-    tensor_types::function_type,
+    schedule::Schedule,
+    tensor_types::{function_type, is_ocannl_function},
 };
 
 /// The registry entry of `ocannl-lower-to-affine`.
 pub const PASS: PassDef = PassDef {
     argument: c"ocannl-lower-to-affine",
-    description: c"Lower functions on ocannl tensors to memrefs and affine loop nests (destination-passing results, one block per op, one arena per function)",
+    description: c"Lower functions on ocannl tensors to memrefs and affine loop nests (destination-passing results, one block per op, one arena per function), obeying each op's projections and schedule",
     anchor: Some(c"builtin.module"),
-    options: target::OPTIONS,
+    options: &[],
     run,
 };
 
@@ -199,7 +199,7 @@ impl<'c, 'a> Module<'c, 'a> {
 fn run<'c>(
     ctx: &'c Context,
     root: OperationRef<'c, '_>,
-    options: &PassOptions,
+    _options: &PassOptions,
 ) -> Result<(), PassFailed> {
     let mut symbols = Symbols::default();
     let mut funcs = Vec::new();
@@ -233,17 +233,9 @@ fn run<'c>(
             )
         })
         .collect();
-    let target = match target::Target::from_options(options) {
-        Ok(t) => t,
-        Err(e) => {
-            emit_error(root.location(), &e, &[]);
-            return Err(PassFailed);
-        }
-    };
-    if target.gpu_block.is_some() {
-        errors.extend(nested_gpu_functions(root, &funcs));
-        errors.extend(funcs.iter().filter_map(|f| non_ptx_name(*f)));
-    }
+    let on_gpu: Vec<OperationRef<'c, '_>> = funcs.iter().copied().filter(|f| on_gpu(*f)).collect();
+    errors.extend(nested_gpu_functions(root, &on_gpu));
+    errors.extend(on_gpu.iter().filter_map(|f| non_ptx_name(*f)));
     let lowered: HashSet<usize> = funcs.iter().map(|f| f.to_raw().ptr as usize).collect();
     let mut calls = HashMap::new();
     let mut tables = crate::ffi::flow::SymbolTables::new();
@@ -263,7 +255,10 @@ fn run<'c>(
         }
         return Err(PassFailed);
     }
-    let em = Emitter { ctx, target };
+    let em = Emitter {
+        ctx,
+        target: target::Target::default(),
+    };
     let mut failed = false;
     for func in funcs {
         let block = func.block().expect("a function inside a module");
@@ -288,7 +283,16 @@ fn run<'c>(
     if failed { Err(PassFailed) } else { Ok(()) }
 }
 
-/// With `target=gpu`, the functions of `funcs` not directly in `root` (in a
+/// Whether an op of `func` is scheduled for the GPU (`grid` or `tiled`).
+fn on_gpu(func: OperationRef<'_, '_>) -> bool {
+    !ir::collect_ops(func, |op| ir::Select {
+        keep: Schedule::of(op).is_ok_and(|s| s.is_some_and(|s| s.gpu_block().is_some())),
+        descend: true,
+    })
+    .is_empty()
+}
+
+/// Of the functions `funcs` with GPU schedules, those not directly in `root` (in a
 /// nested module), each an error: the upstream passes that turn their grids
 /// into kernels (`gpu-map-parallel-loops` on the module's functions,
 /// `gpu-kernel-outlining` into the module's symbol table) see only the
@@ -312,7 +316,7 @@ fn nested_gpu_functions<'c>(
         .collect()
 }
 
-/// With `target=gpu`, an error for a function whose name is no PTX
+/// For a function with GPU schedules, an error when its name is no PTX
 /// identifier (`[A-Za-z_$][A-Za-z0-9_$]*` here; PTX ISA, "Identifiers"):
 /// `gpu-kernel-outlining` names its kernels `<function>_kernel`, and LLVM's
 /// NVPTX printer aborts the process on such a symbol.

@@ -19,7 +19,7 @@ pub struct PipelineDef {
 
 macro_rules! inferred_to_affine {
     () => {
-        "ocannl-infer-projections,ocannl-lower-to-affine"
+        "ocannl-infer-projections,ocannl-plan-schedule,ocannl-lower-to-affine"
     };
 }
 
@@ -43,7 +43,7 @@ convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},reconcile-unrealized-casts
 /// From ocannl ops with unknown shapes to memrefs and affine loop nests.
 pub const TO_AFFINE: PipelineDef = PipelineDef {
     argument: "ocannl-to-affine",
-    description: "ocannl ops to affine loop nests: verify, infer shapes and projections, lower to affine",
+    description: "ocannl ops to affine loop nests: verify, infer shapes and projections, plan schedules, lower to affine",
     passes: ocannl_to_affine!(),
     options: &[],
 };
@@ -73,7 +73,7 @@ pub const TO_AFFINE: PipelineDef = PipelineDef {
 pub const AFFINE_TO_LLVM: &str = affine_to_llvm!();
 
 /// [`AFFINE_TO_LLVM`] for code whose parallel loops (`affine.parallel`,
-/// from `ocannl-lower-to-affine{parallel=true}`) run on `threads` OpenMP
+/// from `ocannl-plan-schedule{parallel=true}`) run on `threads` OpenMP
 /// threads: `convert-scf-to-openmp` after `lower-affine`, and the OpenMP
 /// dialect to LLVM. The code then calls libomp (`__kmpc_fork_call`).
 /// Memrefs convert before `convert-scf-to-cf`: the OpenMP conversion wraps
@@ -96,7 +96,7 @@ pub fn affine_to_llvm_threads(threads: usize) -> String {
 /// [`INFERRED_TO_AFFINE`] with the outermost parallel loop of each nest as
 /// `affine.parallel`.
 pub const INFERRED_TO_AFFINE_PARALLEL: &str =
-    "ocannl-infer-projections,ocannl-lower-to-affine{parallel=true}";
+    "ocannl-infer-projections,ocannl-plan-schedule{parallel=true},ocannl-lower-to-affine";
 
 /// The part of [`TO_AFFINE`] after shape inference: projections and the
 /// lowering to affine loops (for tools that read the inferred signature in
@@ -113,7 +113,7 @@ pub const TO_LLVM: PipelineDef = PipelineDef {
 };
 
 /// The GPU kernels of a module in the GPU dialect, from each nest's grid
-/// (`ocannl-lower-to-affine{target=gpu}`) to NVVM and a `gpu.binary`:
+/// (`ocannl-plan-schedule{target=gpu}`) to NVVM and a `gpu.binary`:
 /// upstream maps the blocks' and threads' `affine.parallel` loops to
 /// `gpu.launch` (`gpu-map-parallel-loops`, `convert-parallel-loops-to-gpu`),
 /// outlines the kernels, approximates `exp`, `tanh` and kin on `f32` by
@@ -146,7 +146,7 @@ pub const TO_NVVM: PipelineDef = PipelineDef {
     argument: "ocannl-to-nvvm",
     description: "ocannl ops to NVVM kernels in a gpu.binary (PTX with format=isa) and a host function of gpu.launch_func with static sizes; options chip, features, format (isa|bin|fatbin), opt-level, toolkit (links libdevice)",
     passes: concat!(
-        "ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-lower-to-affine{target=gpu},",
+        "ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule{target=gpu},ocannl-lower-to-affine,",
         affine_to_nvvm!()
     ),
     options: &[

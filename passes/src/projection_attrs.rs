@@ -241,6 +241,9 @@ pub(crate) fn attach_blocks<'c>(
     ir::set_discardable_attribute(op, BLOCKS, ArrayAttribute::new(ctx, &dicts).into());
 }
 
+/// A concatenation's product space and blocks.
+pub(crate) type SpaceBlocks = (Vec<u64>, Vec<Block>);
+
 /// The projections `ocannl-infer-projections` attached to `op`, checked
 /// against the memory-order dims of its operands and result; `Ok(None)`
 /// when the op carries none.
@@ -260,20 +263,9 @@ pub(crate) fn read_projections(
     };
     let bad =
         |what: &str| format!("malformed {PRODUCT_SPACE} / {INDEXING_MAPS} attributes: {what}");
-    let space = DenseI64ArrayAttribute::try_from(space)
-        .map_err(|_| bad(&format!("{PRODUCT_SPACE} must be an array<i64: ...>")))?;
+    let product_space = read_space(space).map_err(|m| bad(&m))?;
     let maps = ArrayAttribute::try_from(maps)
         .map_err(|_| bad(&format!("{INDEXING_MAPS} must be an array of affine maps")))?;
-    let mut product_space = Vec::with_capacity(space.len());
-    for i in 0..space.len() {
-        let size = space
-            .element(i)
-            .map_err(|_| bad("unreadable product space"))?;
-        match u64::try_from(size) {
-            Ok(s) if s <= MAX_SIZE => product_space.push(s),
-            _ => return Err(bad(&format!("iterator {i} has size {size}"))),
-        }
-    }
     if maps.len() != operand_dims.len() + 1 {
         return Err(bad(&format!(
             "{} maps for {} operands and a result",
@@ -293,59 +285,14 @@ pub(crate) fn read_projections(
         } else {
             format!("operand #{k}'s map")
         };
-        let map = maps
-            .element(k)
-            .ok()
-            .and_then(ir::affine_map_value)
-            .ok_or_else(|| bad(&format!("{what} is not an affine map")))?;
-        if map.dim_count() != product_space.len() || map.symbol_count() != 0 {
-            return Err(bad(&format!(
-                "{what} has {} dims and {} symbols, the product space {} iterators",
-                map.dim_count(),
-                map.symbol_count(),
-                product_space.len()
-            )));
-        }
-        if map.result_count() != dims.len() {
-            return Err(bad(&format!(
-                "{what} has {} results but the tensor has {} axes",
-                map.result_count(),
-                dims.len()
-            )));
-        }
-        let mut indices = Vec::with_capacity(dims.len());
-        for (j, &size) in dims.iter().enumerate() {
-            let e = map.result(j).map_err(|_| bad("unreadable map"))?;
-            let index = decode_index(e).ok_or_else(|| {
-                bad(&format!(
-                    "{what}, axis {j}: only iterators, constants and strided or convolution sums are lowered"
-                ))
-            })?;
-            let uses_valid = match &index {
-                AxisIndex::Iter(i) => *i < product_space.len(),
-                AxisIndex::Affine(x) => [x.over, x.kernel]
-                    .iter()
-                    .flatten()
-                    .all(|(i, _)| *i < product_space.len()),
-                _ => true,
-            };
-            let range = uses_valid
-                .then(|| index.checked_range(&product_space))
-                .flatten();
-            let Some((lo, hi)) = range else {
-                return Err(bad(&format!(
-                    "{what}, axis {j}: the index range does not fit i64"
-                )));
-            };
+        let map = maps.element(k).ok().and_then(ir::affine_map_value);
+        let all: Vec<usize> = (0..product_space.len()).collect();
+        let indices = read_map(map, &all, &product_space, dims, &what).map_err(|m| bad(&m))?;
+        let empty = product_space.contains(&0);
+        if k == operand_dims.len() && !empty {
             // Stores must stay inside the result; reads outside an operand
             // read padding.
-            let empty = product_space.contains(&0);
-            if k == operand_dims.len() && !empty && (lo < 0 || hi >= size as i64) {
-                return Err(format!(
-                    "{INDEXING_MAPS} contradicts the types: the result's axis {j} has size {size} but its index takes the values {lo}..={hi}"
-                ));
-            }
-            indices.push(index);
+            check_inside(&indices, &product_space, dims, "the result's")?;
         }
         decoded.push(indices);
     }
@@ -357,4 +304,205 @@ pub(crate) fn read_projections(
         result,
         components,
     }))
+}
+
+/// The product space and blocks `ocannl-infer-projections` attached to a
+/// concatenation (`ocannl.blocks`), checked against the memory-order dims
+/// of its operands and result: each block's iterators ascending and in the
+/// product space, its operand one of the op's, its maps of the forms above
+/// over its iterators, and every index inside its tensor (a block reads
+/// and writes without guards). `Ok(None)` when the op carries none.
+///
+/// # Errors
+///
+/// Malformed attributes, and indices that leave their tensor.
+pub(crate) fn read_blocks(
+    op: OperationRef<'_, '_>,
+    operand_dims: &[Vec<u64>],
+    result_dims: &[u64],
+) -> Result<Option<SpaceBlocks>, String> {
+    let (Ok(space), Ok(blocks)) = (op.attribute(PRODUCT_SPACE), op.attribute(BLOCKS)) else {
+        return Ok(None);
+    };
+    let bad = |what: &str| format!("malformed {PRODUCT_SPACE} / {BLOCKS} attributes: {what}");
+    let space = read_space(space).map_err(|m| bad(&m))?;
+    let blocks = ArrayAttribute::try_from(blocks)
+        .map_err(|_| bad(&format!("{BLOCKS} must be an array of dictionaries")))?;
+    let mut out = Vec::with_capacity(blocks.len());
+    for b in 0..blocks.len() {
+        let what = format!("block #{b}");
+        let dict = blocks
+            .element(b)
+            .ok()
+            .and_then(|a| DictionaryAttribute::try_from(a).ok())
+            .ok_or_else(|| bad(&format!("{what} is not a dictionary")))?;
+        let field = |name: &str| {
+            dict.element_by_name(name)
+                .ok_or_else(|| bad(&format!("{what} has no '{name}'")))
+        };
+        let iterators = DenseI64ArrayAttribute::try_from(field("iterators")?)
+            .map_err(|_| bad(&format!("{what}: 'iterators' must be an array<i64: ...>")))?;
+        let iterators: Vec<usize> = (0..iterators.len())
+            .map(|j| {
+                iterators
+                    .element(j)
+                    .ok()
+                    .and_then(|i| usize::try_from(i).ok())
+            })
+            .collect::<Option<_>>()
+            .filter(|v: &Vec<usize>| {
+                v.windows(2).all(|w| w[0] < w[1]) && v.iter().all(|&i| i < space.len())
+            })
+            .ok_or_else(|| {
+                bad(&format!(
+                    "{what}: 'iterators' must ascend and name iterators of the product space"
+                ))
+            })?;
+        let operand = IntegerAttribute::try_from(field("operand")?)
+            .ok()
+            .and_then(|i| usize::try_from(i.value()).ok())
+            .filter(|&k| k < operand_dims.len())
+            .ok_or_else(|| {
+                bad(&format!(
+                    "{what}: 'operand' must be an integer naming one of the {} operands",
+                    operand_dims.len()
+                ))
+            })?;
+        let maps = ArrayAttribute::try_from(field("maps")?)
+            .ok()
+            .filter(|m| m.len() == 2)
+            .ok_or_else(|| bad(&format!("{what}: 'maps' must be two affine maps")))?;
+        let map = |j: usize| maps.element(j).ok().and_then(ir::affine_map_value);
+        let indices = read_map(
+            map(0),
+            &iterators,
+            &space,
+            &operand_dims[operand],
+            &format!("{what}, operand #{operand}'s map"),
+        )
+        .map_err(|m| bad(&m))?;
+        let result = read_map(
+            map(1),
+            &iterators,
+            &space,
+            result_dims,
+            &format!("{what}, the result's map"),
+        )
+        .map_err(|m| bad(&m))?;
+        if !iterators.iter().any(|&i| space[i] == 0) {
+            let reads = format!("{what}: operand #{operand}'s");
+            check_inside(&indices, &space, &operand_dims[operand], &reads)?;
+            check_inside(
+                &result,
+                &space,
+                result_dims,
+                &format!("{what}: the result's"),
+            )?;
+        }
+        out.push(Block {
+            iterators,
+            operand,
+            indices,
+            result,
+        });
+    }
+    Ok(Some((space, out)))
+}
+
+/// A product space attribute: sizes up to [`MAX_SIZE`].
+fn read_space(space: Attribute<'_>) -> Result<Vec<u64>, String> {
+    let space = DenseI64ArrayAttribute::try_from(space)
+        .map_err(|_| format!("{PRODUCT_SPACE} must be an array<i64: ...>"))?;
+    let mut product_space = Vec::with_capacity(space.len());
+    for i in 0..space.len() {
+        let size = space
+            .element(i)
+            .map_err(|_| "unreadable product space".to_owned())?;
+        match u64::try_from(size) {
+            Ok(s) if s <= MAX_SIZE => product_space.push(s),
+            _ => return Err(format!("iterator {i} has size {size}")),
+        }
+    }
+    Ok(product_space)
+}
+
+/// The indices of a tensor of `dims` that `map` (over `iterators`, in
+/// order, of the product space `space`) gives, as indices over the whole
+/// product space.
+fn read_map(
+    map: Option<AffineMap<'_>>,
+    iterators: &[usize],
+    space: &[u64],
+    dims: &[u64],
+    what: &str,
+) -> Result<Vec<AxisIndex>, String> {
+    let map = map.ok_or_else(|| format!("{what} is not an affine map"))?;
+    if map.dim_count() != iterators.len() || map.symbol_count() != 0 {
+        return Err(format!(
+            "{what} has {} dims and {} symbols, but there are {} iterators",
+            map.dim_count(),
+            map.symbol_count(),
+            iterators.len()
+        ));
+    }
+    if map.result_count() != dims.len() {
+        return Err(format!(
+            "{what} has {} results but the tensor has {} axes",
+            map.result_count(),
+            dims.len()
+        ));
+    }
+    let global = |(i, c): (usize, u64)| (iterators[i], c);
+    let mut indices = Vec::with_capacity(dims.len());
+    for j in 0..dims.len() {
+        let e = map.result(j).map_err(|_| "unreadable map".to_owned())?;
+        let index = decode_index(e).ok_or_else(|| {
+            format!(
+                "{what}, axis {j}: only iterators, constants and strided or convolution sums are lowered"
+            )
+        })?;
+        let index = match index {
+            AxisIndex::Iter(i) if i < iterators.len() => AxisIndex::Iter(iterators[i]),
+            AxisIndex::Affine(x)
+                if [x.over, x.kernel]
+                    .iter()
+                    .flatten()
+                    .all(|(i, _)| *i < iterators.len()) =>
+            {
+                AxisIndex::Affine(AffineIndex {
+                    over: x.over.map(global),
+                    kernel: x.kernel.map(global),
+                    offset: x.offset,
+                })
+            }
+            AxisIndex::Fixed(f) => AxisIndex::Fixed(f),
+            _ => return Err(format!("{what}, axis {j}: the index names no iterator")),
+        };
+        if index.checked_range(space).is_none() {
+            return Err(format!(
+                "{what}, axis {j}: the index range does not fit i64"
+            ));
+        }
+        indices.push(index);
+    }
+    Ok(indices)
+}
+
+/// An error unless every index of `indices` stays inside its axis of
+/// `dims` over the product space `space`.
+fn check_inside(
+    indices: &[AxisIndex],
+    space: &[u64],
+    dims: &[u64],
+    whose: &str,
+) -> Result<(), String> {
+    for (j, (index, &size)) in indices.iter().zip(dims).enumerate() {
+        let (lo, hi) = index.checked_range(space).unwrap_or((i64::MIN, i64::MAX));
+        if lo < 0 || hi >= size as i64 {
+            return Err(format!(
+                "{INDEXING_MAPS} contradicts the types: {whose} axis {j} has size {size} but its index takes the values {lo}..={hi}"
+            ));
+        }
+    }
+    Ok(())
 }

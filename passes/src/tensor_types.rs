@@ -133,3 +133,19 @@ pub(crate) fn solved_type<'c>(old: Type<'c>, spec: &ShapeSpec) -> Option<Type<'c
         }
     }
 }
+
+/// A `func.func` with ocannl tensors in its signature or ocannl ops inside.
+pub(crate) fn is_ocannl_function(op: OperationRef<'_, '_>) -> bool {
+    let in_signature = function_type(op).is_some_and(|f| {
+        (0..f.input_count())
+            .filter_map(|i| f.input(i).ok())
+            .chain((0..f.result_count()).filter_map(|i| f.result(i).ok()))
+            .any(|t| matches!(TensorType::classify(t), Some(TensorType::Ocannl { .. })))
+    });
+    in_signature
+        || !ir::collect_ops(op, |inner| ir::Select {
+            keep: ir::op_name(&inner).starts_with("ocannl."),
+            descend: true,
+        })
+        .is_empty()
+}

@@ -203,7 +203,7 @@ fn openmp_runtime() -> Result<std::path::PathBuf, Error> {
 pub enum Lowering {
     /// The CPU schedule (vectorised, tiled; parallel with threads).
     Cpu,
-    /// The GPU target's grids (`ocannl-lower-to-affine{target=gpu}`: one
+    /// The GPU target's grids (`ocannl-plan-schedule{target=gpu}`: one
     /// thread per result cell, reductions in registers), run one thread
     /// after another on the CPU: the GPU lowering checked without a GPU.
     GridOnCpu,
@@ -304,12 +304,13 @@ impl<'c> Program<'c> {
         )?;
         let signature = signature(&module, &entry)?;
         let threads = threads.max(1);
-        const GRID: &str = "ocannl-infer-projections,ocannl-lower-to-affine{target=gpu}";
+        const GRID: &str =
+            "ocannl-infer-projections,ocannl-plan-schedule{target=gpu},ocannl-lower-to-affine";
         let (to_affine, to_llvm) = match &lowering {
             // The tiled kernels (workgroup memory, barriers) as the same
             // steps in CPU loops.
             Lowering::GridOnCpu => (
-                "ocannl-infer-projections,ocannl-lower-to-affine{target=gpu shared-tiles=emulate}",
+                "ocannl-infer-projections,ocannl-plan-schedule{target=gpu shared-tiles=emulate},ocannl-lower-to-affine",
                 AFFINE_TO_LLVM.to_owned(),
             ),
             Lowering::Cuda { passes } => (

@@ -15,6 +15,8 @@ const OCANNL_IMPORT_ONNX: &str = env!("CARGO_BIN_EXE_ocannl-import-onnx");
 
 #[path = "cli/flags.rs"]
 mod flags;
+#[path = "cli/schedules.rs"]
+mod schedules;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -37,12 +37,13 @@ MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Ocannl, ocannl);
 MLIR_CAPI_EXPORTED void mlirRegisterOcannlPasses(void);
 
 /* One pass each, with default options (a textual pipeline sets options:
- * `ocannl-lower-to-affine{target=gpu}`). Ownership passes to the caller
+ * `ocannl-plan-schedule{target=gpu}`). Ownership passes to the caller
  * (usually straight to `mlirPassManagerAddOwnedPass`). */
 MLIR_CAPI_EXPORTED MlirPass mlirCreateOcannlVerify(void);
 MLIR_CAPI_EXPORTED MlirPass mlirCreateOcannlInferShapes(void);
 MLIR_CAPI_EXPORTED MlirPass mlirCreateOcannlCheckShapes(void);
 MLIR_CAPI_EXPORTED MlirPass mlirCreateOcannlInferProjections(void);
+MLIR_CAPI_EXPORTED MlirPass mlirCreateOcannlPlanSchedule(void);
 MLIR_CAPI_EXPORTED MlirPass mlirCreateOcannlLowerToAffine(void);
 
 #ifdef __cplusplus

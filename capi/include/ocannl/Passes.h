@@ -33,7 +33,7 @@ inline std::unique_ptr<mlir::Pass> own(MlirPass pass) {
 } // namespace detail
 
 /// The passes with their default options (set options through a textual
-/// pipeline: `ocannl-lower-to-affine{target=gpu}`).
+/// pipeline: `ocannl-plan-schedule{target=gpu}`).
 inline std::unique_ptr<mlir::Pass> createVerifyPass() {
   return detail::own(mlirCreateOcannlVerify());
 }
@@ -46,12 +46,15 @@ inline std::unique_ptr<mlir::Pass> createCheckShapesPass() {
 inline std::unique_ptr<mlir::Pass> createInferProjectionsPass() {
   return detail::own(mlirCreateOcannlInferProjections());
 }
+inline std::unique_ptr<mlir::Pass> createPlanSchedulePass() {
+  return detail::own(mlirCreateOcannlPlanSchedule());
+}
 inline std::unique_ptr<mlir::Pass> createLowerToAffinePass() {
   return detail::own(mlirCreateOcannlLowerToAffine());
 }
 
 /// Appends the named pipeline `ocannl-to-affine` (verify, infer shapes,
-/// infer projections, lower to affine) to `pm`, a pass manager on
+/// infer projections, plan schedules, lower to affine) to `pm`, a pass manager on
 /// `builtin.module`; the error (if any) goes to `errors`.
 inline mlir::LogicalResult buildToAffinePipeline(mlir::OpPassManager &pm,
                                                  llvm::raw_ostream &errors = llvm::errs()) {

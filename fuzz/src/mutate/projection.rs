@@ -1,7 +1,7 @@
 //! Hand-written projection attributes (`ocannl.product_space`,
 //! `ocannl.indexing_maps`, `ocannl.iterator_types`, concat blocks) that
-//! contradict the types; only `ocannl-lower-to-affine` run on its own
-//! reads them (`ocannl-infer-projections` overwrites them).
+//! contradict the types; only `ocannl-plan-schedule,ocannl-lower-to-affine`
+//! run on their own read them (`ocannl-infer-projections` overwrites them).
 
 use super::templates::{add_entry, func, op};
 use crate::ir::{Program, Ty, mlir_string};
@@ -50,7 +50,7 @@ fn random_map(rng: &mut Rng, dims: usize, n: usize) -> String {
 }
 
 /// Hand-written projection attributes that contradict the types (read
-/// by `ocannl-lower-to-affine` run on its own).
+/// by `ocannl-plan-schedule,ocannl-lower-to-affine` run on their own).
 pub fn projection_attrs(p: &mut Program, rng: &mut Rng) {
     let f = "f32";
     let (a, b, r) = (t(f, "2,3"), t(f, "2,3"), t(f, "2,3"));

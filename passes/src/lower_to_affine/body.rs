@@ -11,16 +11,23 @@ use melior::ir::{
     operation::{OperationLike, OperationRef},
     r#type::MemRefType,
 };
-use ocannl_dialect::ir;
+use ocannl_dialect::{catalog, ir};
 
 use super::{
     Located, Module,
     arena::{ALIGNMENT, Arena},
     at,
-    buffers::buffer_type,
     emit::{At, Emitter},
-    fused::{Other, Step},
     fusion, key,
+    nests::Out,
+    target::Target,
+};
+use crate::{
+    buffers::buffer_type,
+    schedule::{
+        SCHEDULE, Schedule,
+        epilogue::{Other, Step},
+    },
 };
 
 /// The lowering of one function body.
@@ -42,6 +49,8 @@ pub(super) struct Body<'c, 'a> {
     epilogues: HashMap<usize, (Vec<Step<'c, 'a>>, Value<'c, 'a>)>,
     folded: HashSet<usize>,
     hidden: HashSet<usize>,
+    /// Each ocannl op's schedule (by raw pointer).
+    schedules: HashMap<usize, Schedule>,
 }
 
 impl<'c, 'a> Body<'c, 'a> {
@@ -57,15 +66,69 @@ impl<'c, 'a> Body<'c, 'a> {
             epilogues: HashMap::new(),
             folded: HashSet::new(),
             hidden: HashSet::new(),
+            schedules: HashMap::new(),
         }
     }
 
-    /// Chains of pointwise ops fused into their producer
-    /// ([`fusion::chains`]): each producer's epilogue and the last value of
-    /// its chain; the ops folded into a producer; the values that get no
-    /// buffer.
-    fn fuse(&mut self, ops: &[OperationRef<'c, 'a>], returned: &[Value<'c, 'a>]) {
-        let chains = fusion::chains(ops, returned);
+    /// Reads each ocannl op's schedule: every one has one, and all of a
+    /// function's run on one device (the CPU, or the GPU with one block
+    /// size).
+    fn read_schedules(&mut self, ops: &[OperationRef<'c, 'a>]) -> Result<(), Located<'c>> {
+        let mut device: Option<(Option<u64>, OperationRef<'c, 'a>)> = None;
+        for op in ops {
+            let name = ir::op_name(op);
+            if catalog::lookup(&name).is_none() {
+                continue;
+            }
+            let fail = |m: String| at(op.location(), format!("'{name}' op {m}"));
+            let s = Schedule::of(*op)
+                .map_err(|m| fail(format!("has a {m}")))?
+                .ok_or_else(|| {
+                    fail(format!(
+                        "has no schedule ({SCHEDULE}): run ocannl-plan-schedule first (or a named pipeline such as ocannl-to-affine)"
+                    ))
+                })?;
+            if let Some(b) = s.gpu_block()
+                && !(32..=1024).contains(&b) | (b % 32 != 0)
+            {
+                return Err(fail(format!(
+                    "has a GPU schedule of {b} threads per block: a multiple of 32 from 32 to 1024"
+                )));
+            }
+            if !matches!(s, Schedule::Epilogue { .. }) {
+                let here = s.gpu_block();
+                match device {
+                    None => device = Some((here, *op)),
+                    Some((there, first)) if there != here => {
+                        let say = |b: Option<u64>| match b {
+                            Some(b) => format!("for the GPU with {b} threads per block"),
+                            None => "for the CPU".to_owned(),
+                        };
+                        return Err(fail(format!(
+                            "is scheduled {} but '{}' op, earlier in the function, {}: a function's ops run on one device",
+                            say(here),
+                            ir::op_name(&first),
+                            say(there)
+                        )));
+                    }
+                    Some(_) => {}
+                }
+            }
+            self.schedules.insert(op.to_raw().ptr as usize, s);
+        }
+        Ok(())
+    }
+
+    /// Chains of pointwise ops fused into their producer, as the schedules
+    /// mark them ([`fusion::marked_chains`]): each producer's epilogue and
+    /// the last value of its chain; the ops folded into a producer; the
+    /// values that get no buffer.
+    fn fuse(
+        &mut self,
+        ops: &[OperationRef<'c, 'a>],
+        returned: &[Value<'c, 'a>],
+    ) -> Result<(), Located<'c>> {
+        let chains = fusion::marked_chains(ops, returned, &self.schedules)?;
         for c in chains {
             for v in &c.hidden {
                 self.hidden.insert(key(*v));
@@ -76,6 +139,7 @@ impl<'c, 'a> Body<'c, 'a> {
             self.epilogues
                 .insert(c.producer.to_raw().ptr as usize, (c.epilogue, c.last));
         }
+        Ok(())
     }
 
     /// The bytes the arena holds (0 without intermediates).
@@ -218,7 +282,8 @@ impl<'c, 'a> Body<'c, 'a> {
             ops.push(op);
         }
         let returned: Vec<Value<'c, 'a>> = terminator.operands().collect();
-        self.fuse(&ops, &returned);
+        self.read_schedules(&ops)?;
+        self.fuse(&ops, &returned)?;
         self.plan(&ops, loc)?;
         for op in ops {
             if self.folded.contains(&(op.to_raw().ptr as usize)) {
@@ -268,9 +333,17 @@ impl<'c, 'a> Body<'c, 'a> {
             result = last;
         }
         let (buf, dims) = self.result_buffer(result, "result", loc)?;
-        self.current =
-            self.em
-                .lower_op(module, self.end(), op, &operands, buf, &dims, &epilogue)?;
+        let schedule = &self.schedules[&(op.to_raw().ptr as usize)];
+        let em = Emitter {
+            target: Target::of(schedule),
+            ..self.em
+        };
+        let out = Out {
+            buf,
+            dims: &dims,
+            epilogue: &epilogue,
+        };
+        self.current = em.lower_op(module, self.end(), op, schedule, &operands, &out)?;
         self.next_block(loc);
         Ok(())
     }

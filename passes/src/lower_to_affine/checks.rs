@@ -8,10 +8,11 @@ use melior::ir::{
     BlockLike, RegionLike, Type, ValueLike,
     operation::{OperationLike, OperationRef},
 };
-use ocannl_dialect::{catalog, ir, types::TensorType};
+use ocannl_dialect::{catalog, ir};
 
-use super::{Located, at, buffers::buffer_type, reserved};
+use super::{Located, at, reserved};
 use crate::{
+    buffers::buffer_type,
     ffi::flow::{SymbolTables, call_info},
     tensor_types::function_type,
 };
@@ -29,22 +30,6 @@ pub(super) fn signature_buffer(ty: Type<'_>, what: &str) -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-/// A `func.func` with ocannl tensors in its signature or ocannl ops inside.
-pub(super) fn is_ocannl_function(op: OperationRef<'_, '_>) -> bool {
-    let in_signature = function_type(op).is_some_and(|f| {
-        (0..f.input_count())
-            .filter_map(|i| f.input(i).ok())
-            .chain((0..f.result_count()).filter_map(|i| f.result(i).ok()))
-            .any(|t| matches!(TensorType::classify(t), Some(TensorType::Ocannl { .. })))
-    });
-    in_signature
-        || !ir::collect_ops(op, |inner| ir::Select {
-            keep: ir::op_name(&inner).starts_with("ocannl."),
-            descend: true,
-        })
-        .is_empty()
 }
 
 /// Records why `func` cannot be lowered: a reserved name, control flow,

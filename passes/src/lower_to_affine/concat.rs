@@ -23,12 +23,15 @@ use ocannl_dialect::ir;
 use ocannl_shape::projection::{AxisIndex, Block, any_overlap};
 
 use super::{
+    emit::{At, Emitter},
+    projections::op_blocks,
+};
+use crate::{
     buffers::{check_elements, element_of},
     compute::BinaryFn,
-    emit::{At, Emitter},
-    projections::plain_box,
+    projection_attrs::block_local,
+    schedule::memory::plain_box,
 };
-use crate::{infer_projections::projections, projection_attrs::block_local};
 
 impl<'c> Emitter<'c> {
     /// `ocannl.concat` (OCANNL's Block with `concat_sum`'s `Identity` and
@@ -48,10 +51,9 @@ impl<'c> Emitter<'c> {
         let loc = op.location();
         let elem = element_of(buf);
         check_elements(operands, elem, false)?;
-        // Always from the shapes: blocks are not affine maps of one nest.
-        let p = projections(op)?.ok_or_else(|| "has no projections".to_owned())?;
-        let blocks = p.blocks().map_err(|e| e.to_string())?;
-        let space = &p.product_space;
+        // The blocks `ocannl-infer-projections` wrote (`ocannl.blocks`).
+        let (space, blocks) = op_blocks(op, operands, dims)?;
+        let space = &space;
         // Each block writes a box of the result; where boxes overlap, or a
         // block iterates over a size > 1 the result does not see, cells are
         // reached more than once and the values add up.

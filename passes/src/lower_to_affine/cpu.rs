@@ -1,10 +1,10 @@
-//! CPU emission of a [`Plan`](super::plan::Plan): for every combination
+//! CPU emission of a [`Plan`](crate::schedule::plan::Plan): for every combination
 //! of the block's main and remainder segments, the outer, tile and point
 //! loops ([`kernel`]); the register block, its accumulators carried
 //! through the reduction loops ([`microkernel`]); operand panels packed
 //! for the caches ([`pack`]); several vectors of partial sums reduced at
 //! once ([`lanes`]). They read the op through its view ([`view`]) and obey
-//! the plan of [`super::schedule`]; their loop and vector builders are
+//! the op's schedule ([`crate::schedule`]); their loop and vector builders are
 //! `emit/loops.rs`.
 
 mod kernel;

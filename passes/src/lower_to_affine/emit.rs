@@ -24,11 +24,8 @@ use melior::{
 use ocannl_dialect::ir;
 use ocannl_shape::projection::AxisIndex;
 
-use super::{
-    arena::ALIGNMENT,
-    buffers::{Scalar, element_of, scalar},
-    target::Target,
-};
+use super::{arena::ALIGNMENT, target::Target};
+use crate::buffers::{Scalar, element_of, scalar};
 use crate::projection_attrs::{index_expr, index_map};
 
 /// Where to put the next op: at the end of `block`, or before `before`.

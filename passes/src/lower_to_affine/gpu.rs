@@ -1,5 +1,6 @@
-//! GPU emission (`ocannl-lower-to-affine{target=gpu}`): every loop nest of
-//! the lowering is a grid of threads, one result cell per thread (the grid
+//! GPU emission (schedules `grid` and `tiled`, from
+//! `ocannl-plan-schedule{target=gpu}`): every loop nest of an op so
+//! scheduled is a grid of threads, one result cell per thread (the grid
 //! itself is built in `emit/loops.rs`); an op's nest as a grid with its
 //! reductions in registers ([`grid`]); matrix products and convolutions as
 //! tiled kernels in workgroup memory ([`tiled`]).

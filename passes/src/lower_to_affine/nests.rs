@@ -1,7 +1,7 @@
 //! One ocannl op as affine loop nests over its operands' and result's
-//! buffers, built from its projections (OCANNL's
-//! `arrayjit/lib/assignments.ml`: the loop nest of an assignment and its
-//! initialisation).
+//! buffers, built from its projections and emitted as its schedule says
+//! (OCANNL's `arrayjit/lib/assignments.ml`: the loop nest of an assignment
+//! and its initialisation).
 
 use melior::ir::{
     BlockRef, Value,
@@ -15,63 +15,84 @@ use ocannl_shape::projection::AxisIndex;
 
 use super::{
     Module,
-    buffers::{Scalar, buffer_dims, check_elements, element_of, scalar},
-    compute::{Accum, Compute, scalar_function},
     cpu::view,
     emit::{At, Emitter},
-    fused::Step,
-    gpu::{grid::GpuOp, tiled},
-    projections::{op_projections, plain_box},
-    schedule,
+    gpu::grid::GpuOp,
+    projections::op_projections,
+};
+use crate::{
+    buffers::{Scalar, buffer_dims, check_elements, element_of, scalar},
+    compute::{Accum, Compute, scalar_function},
+    schedule::{
+        Schedule,
+        epilogue::Step,
+        legal::{check_plan, plannable},
+        memory::plain_box,
+        tiled::tiled,
+    },
 };
 
+/// Where an op's values go: its buffer (of memory dims `dims`), through
+/// the epilogue of the consumers fused into it.
+pub(super) struct Out<'o, 'c, 'a> {
+    pub buf: Value<'c, 'a>,
+    pub dims: &'o [u64],
+    pub epilogue: &'o [Step<'c, 'a>],
+}
+
 impl<'c> Emitter<'c> {
-    /// The loop nest(s) of `op` writing into `buf` (of dims `dims`), reading
-    /// `operands`, then `epilogue` on each value (fused consumers).
-    #[allow(clippy::too_many_arguments)]
+    /// The loop nest(s) of `op` as `schedule` says, writing into `out`,
+    /// reading `operands`.
     pub(super) fn lower_op<'a>(
         &self,
         module: &mut Module<'c, 'a>,
         at: At<'c, 'a>,
         op: OperationRef<'c, 'a>,
+        schedule: &Schedule,
         operands: &[Value<'c, 'a>],
-        buf: Value<'c, 'a>,
-        dims: &[u64],
-        epilogue: &[Step<'c, 'a>],
+        out: &Out<'_, 'c, 'a>,
     ) -> Result<BlockRef<'c, 'a>, String> {
         let loc = op.location();
         let mut at = at;
-        let lowered = self.lower_op_nests(module, &mut at, op, operands, buf, dims, epilogue)?;
-        if !lowered && !epilogue.is_empty() {
+        let lowered = self.lower_op_nests(module, &mut at, op, schedule, operands, out)?;
+        if !lowered && !out.epilogue.is_empty() {
             // The nest stores partial values (a reduction's running sums):
             // the epilogue runs over the finished result, in place.
+            let (buf, dims) = (out.buf, out.dims);
             let elem = element_of(buf);
             let (inner, ivs) = self.nest(at, dims, loc);
             let map = self.identity(dims.len());
             let v = self.load(inner, buf, map, &ivs, loc);
             let axes: Vec<AxisIndex> = (0..dims.len()).map(AxisIndex::Iter).collect();
-            let v = self.epilogue(inner, epilogue, &axes, dims, &ivs, v, elem, loc)?;
+            let v = self.epilogue(inner, out.epilogue, &axes, dims, &ivs, v, elem, loc)?;
             self.store(inner, v, buf, map, &ivs, loc);
         }
         Ok(at.block)
     }
 
     /// [`Emitter::lower_op`]'s nests, by the op's family; `true` when they
-    /// applied `epilogue` to every value they stored last.
-    #[allow(clippy::too_many_arguments)]
+    /// applied the epilogue to every value they stored last.
     fn lower_op_nests<'a>(
         &self,
         module: &mut Module<'c, 'a>,
         at: &mut At<'c, 'a>,
         op: OperationRef<'c, 'a>,
+        schedule: &Schedule,
         operands: &[Value<'c, 'a>],
-        buf: Value<'c, 'a>,
-        dims: &[u64],
-        epilogue: &[Step<'c, 'a>],
+        out: &Out<'_, 'c, 'a>,
     ) -> Result<bool, String> {
         let loc = op.location();
         let name = ir::op_name(&op);
         let def = catalog::lookup(&name).ok_or_else(|| "unknown ocannl op".to_owned())?;
+        let (buf, dims) = (out.buf, out.dims);
+        if def.computes != Computes::Nest
+            && matches!(schedule, Schedule::Cpu { .. } | Schedule::Tiled { .. })
+        {
+            return Err(format!(
+                "its schedule ({}) is for loop-nest ops: this op gets 'loops' or 'grid'",
+                crate::schedule::SCHEDULE
+            ));
+        }
         match def.computes {
             Computes::Constant => self
                 .lower_constant(module, *at, op, buf, dims)
@@ -90,23 +111,24 @@ impl<'c> Emitter<'c> {
                     operands,
                     buf,
                     dims,
-                    epilogue,
+                    epilogue: out.epilogue,
                 };
-                self.lower_nest(module, *at, &nest)
+                self.lower_nest(module, *at, &nest, schedule)
             }
         }
     }
 
     /// An op computed by a loop nest over its product space: its result
-    /// initialised, then its nest planned and emitted: on the CPU a plan's
-    /// kernel ([`super::cpu`]) or one scalar nest; on the GPU a tiled kernel
-    /// or a grid ([`super::gpu`]). `true` when the nest applied the
-    /// epilogue.
+    /// initialised, then its nest emitted as `schedule` says (checked
+    /// against the projections): on the CPU a plan's kernel
+    /// ([`super::cpu`]) or one scalar nest; on the GPU a tiled kernel or a
+    /// grid ([`super::gpu`]). `true` when the nest applied the epilogue.
     fn lower_nest<'a>(
         &self,
         module: &mut Module<'c, 'a>,
         at: At<'c, 'a>,
         nest: &Nest<'_, 'c, 'a>,
+        schedule: &Schedule,
     ) -> Result<bool, String> {
         let Nest {
             op,
@@ -144,42 +166,61 @@ impl<'c> Emitter<'c> {
             loc,
             packed: [None; 2],
         };
-        self.init_result(at, &view, dims, accum_kind)?;
         let operand_dims: Vec<Vec<u64>> = operands.iter().map(|o| buffer_dims(*o)).collect();
-        let same_elements = operands.iter().all(|o| element_of(*o) == elem);
-        let bits = ir::bit_width(elem).unwrap_or(0);
-        let float = scalar(elem) == Ok(Scalar::Float);
-        if let Some(plan) = schedule::plan(&self.target, &p, dims, &operand_dims, bits)
-            .filter(|_| same_elements && float)
-        {
-            return self.lower_planned(at, &plan, &view).map(|()| true);
-        }
-        if let Some(block) = self.target.gpu_block {
-            if self.target.shared_tiles
-                && let Some(t) = tiled::tiled(&p, &operand_dims, init, &compute, accum, elem)
-            {
+        let bad = |m: String| {
+            format!(
+                "cannot obey its schedule ({}): {m}",
+                crate::schedule::SCHEDULE
+            )
+        };
+        match schedule {
+            Schedule::Cpu { plan, .. } => {
+                let same_float = operands.iter().all(|o| element_of(*o) == elem)
+                    && scalar(elem) == Ok(Scalar::Float);
+                let bits = ir::bit_width(elem).unwrap_or(0);
+                let mut plan = plan.clone();
+                plannable(&p, bits, same_float)
+                    .and_then(|()| check_plan(&mut plan, &p, dims, &operand_dims))
+                    .map_err(bad)?;
+                self.init_result(at, &view, dims, accum_kind)?;
+                self.lower_planned(at, &plan, &view).map(|()| true)
+            }
+            Schedule::Tiled { .. } => {
+                let Some(t) = tiled(&p, &operand_dims, init, &compute, accum, elem) else {
+                    return Err(bad(
+                        "'tiled' is for f32/f64 matrix products and convolutions (a sum of products of two operands, the result's contiguous iterator read by one of them only)".into(),
+                    ));
+                };
+                self.init_result(at, &view, dims, accum_kind)?;
                 // The result holds its addend, or the neutral element where
                 // not every cell is written; else the sums start at zero.
                 // The epilogue then runs in place (a grid).
                 let start_from_c = init.is_some() || !surjective;
                 self.lower_tiled(module, at, &t, operands, buf, start_from_c, loc)?;
-                return Ok(false);
+                Ok(false)
             }
-            let op = GpuOp {
-                p: &p,
-                operands,
-                init,
-                compute: &compute,
-                accum,
-                neutral: accum_kind,
-                fresh: surjective && init.is_none(),
-                epilogue,
-                buf,
-                loc,
-            };
-            return self.lower_gpu(at, &op, block).map(|()| true);
+            Schedule::Grid { block } => {
+                self.init_result(at, &view, dims, accum_kind)?;
+                let op = GpuOp {
+                    p: &p,
+                    operands,
+                    init,
+                    compute: &compute,
+                    accum,
+                    neutral: accum_kind,
+                    fresh: surjective && init.is_none(),
+                    epilogue,
+                    buf,
+                    loc,
+                };
+                self.lower_gpu(at, &op, *block).map(|()| true)
+            }
+            Schedule::Loops => {
+                self.init_result(at, &view, dims, accum_kind)?;
+                self.scalar_nest(at, &view, accum_kind)
+            }
+            Schedule::Epilogue { .. } => Err("an op fused into its producer has no nest".into()),
         }
-        self.scalar_nest(at, &view, accum_kind)
     }
 
     /// The result's cells before the nest accumulates into them (OCANNL's

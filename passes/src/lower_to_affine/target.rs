@@ -1,185 +1,41 @@
-//! The machine the lowering is for and the pass options that describe it:
-//! the CPU's vector registers and caches (which size the schedule,
-//! [`super::schedule`]), the parallel loop, and the GPU grid and tiled
-//! kernels (`target=gpu`).
+//! Where the op being emitted runs, as its schedule ([`Schedule`]) says:
+//! on the CPU (its first loop parallel or not) or as GPU grids of so many
+//! threads per block (its tiled kernel emulated on the CPU or not). The
+//! emitters read it instead of pass options: the lowering has none.
 
-use crate::pass::{OptionKind, PassOptionDef, PassOptions};
+use crate::schedule::Schedule;
 
-/// The pass options of `ocannl-lower-to-affine` that shape the schedule.
-pub(super) const OPTIONS: &[PassOptionDef] = &[
-    PassOptionDef {
-        name: c"schedule",
-        description: c"Tile, vectorise and register-block each op's nest (false: one scalar nest per op in projection order)",
-        kind: OptionKind::Bool,
-        default: c"true",
-    },
-    PassOptionDef {
-        name: c"parallel",
-        description: c"Emit the outermost parallel loop of each nest as affine.parallel (for multi-core code: ocannl-run --threads)",
-        kind: OptionKind::Bool,
-        default: c"false",
-    },
-    PassOptionDef {
-        name: c"vector-bytes",
-        description: c"Bytes per vector register (32: AVX2; 64: AVX-512; 16: SSE, NEON)",
-        kind: OptionKind::String,
-        default: c"32",
-    },
-    PassOptionDef {
-        name: c"l1-bytes",
-        description: c"L1 data cache per core in bytes (0: the host's, from sysfs)",
-        kind: OptionKind::String,
-        default: c"0",
-    },
-    PassOptionDef {
-        name: c"l2-bytes",
-        description: c"L2 cache per core in bytes (0: the host's, from sysfs)",
-        kind: OptionKind::String,
-        default: c"0",
-    },
-    PassOptionDef {
-        name: c"target",
-        description: c"cpu: scheduled nests for the host; gpu: each nest a grid of threads (nested affine.parallel: blocks, then threads; one result cell per thread, reductions in registers) for gpu-map-parallel-loops",
-        kind: OptionKind::String,
-        default: c"cpu",
-    },
-    PassOptionDef {
-        name: c"shared-tiles",
-        description: c"target=gpu: matrix products as tiled kernels with workgroup memory (true: an explicit gpu.launch; false: grids like every other op; emulate: the tiled kernel's steps as CPU loops, to check it without a GPU)",
-        kind: OptionKind::String,
-        default: c"true",
-    },
-    PassOptionDef {
-        name: c"block-size",
-        description: c"GPU threads per block (target=gpu; a multiple of 32, at most 1024)",
-        kind: OptionKind::String,
-        default: c"256",
-    },
-];
-
-/// The machine the schedule is for, and the pass options that override it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The device facts the emitters need for one op.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct Target {
-    /// Schedule at all (`false`: one scalar nest per op, in projection
-    /// order, as before).
-    pub enabled: bool,
-    /// Bytes in a vector register (32 for AVX2, 64 for AVX-512).
-    pub vector_bytes: u64,
-    /// Bytes of L1 and L2 data cache per core.
-    pub l1: u64,
-    pub l2: u64,
-    /// Emit `affine.parallel` for the outermost parallel loop of each nest.
-    pub parallel: bool,
     /// Each nest a grid of GPU threads ([`super::gpu`]), with this many
-    /// threads per block; `None`: the CPU schedule.
+    /// threads per block; `None`: CPU loops.
     pub gpu_block: Option<u64>,
-    /// Matrix products as tiled kernels in workgroup memory
-    /// ([`super::gpu::tiled`]; with `gpu_block`).
-    pub shared_tiles: bool,
-    /// The tiled kernels as CPU loops instead of `gpu.launch` (a check of
-    /// their indices without a GPU).
+    /// The tiled kernel's steps as CPU loops instead of a `gpu.launch` (a
+    /// check of their indices without a GPU).
     pub gpu_emulate: bool,
-}
-
-impl Default for Target {
-    fn default() -> Self {
-        Self {
-            enabled: true,
-            vector_bytes: 32,
-            l1: cache_size(1).unwrap_or(32 << 10),
-            l2: cache_size(2).unwrap_or(512 << 10),
-            parallel: false,
-            gpu_block: None,
-            shared_tiles: true,
-            gpu_emulate: false,
-        }
-    }
+    /// The plan's first loop is an `affine.parallel`.
+    pub parallel: bool,
 }
 
 impl Target {
-    /// The target the pass options describe (absent options: defaults).
-    pub(super) fn from_options(options: &PassOptions) -> Result<Self, String> {
-        let mut t = Self {
-            enabled: options.get_str("schedule").is_none_or(|v| v == "true"),
-            parallel: options.get_bool("parallel"),
-            ..Self::default()
-        };
-        let number = |name: &str, lo: u64, hi: u64| -> Result<Option<u64>, String> {
-            match options.get_str(name) {
-                None | Some("0") => Ok(None),
-                Some(v) => match v.parse::<u64>() {
-                    Ok(n) if (lo..=hi).contains(&n) => Ok(Some(n)),
-                    _ => Err(format!(
-                        "ocannl-lower-to-affine: option '{name}' must be a number from {lo} to {hi} (got '{v}')"
-                    )),
-                },
-            }
-        };
-        if let Some(v) = number("vector-bytes", 8, 256)? {
-            if !v.is_power_of_two() {
-                return Err(format!(
-                    "ocannl-lower-to-affine: option 'vector-bytes' must be a power of two (got {v})"
-                ));
-            }
-            t.vector_bytes = v;
-        }
-        if let Some(v) = number("l1-bytes", 1 << 10, 1 << 30)? {
-            t.l1 = v;
-        }
-        if let Some(v) = number("l2-bytes", 1 << 12, 1 << 34)? {
-            t.l2 = v;
-        }
-        match options.get_str("target") {
-            None | Some("cpu") => {}
-            Some("gpu") => {
-                let block = number("block-size", 32, 1024)?.unwrap_or(256);
-                if block % 32 != 0 {
-                    return Err(format!(
-                        "ocannl-lower-to-affine: option 'block-size' must be a multiple of 32 (got {block})"
-                    ));
-                }
-                t.gpu_block = Some(block);
-                t.enabled = false;
-                match options.get_str("shared-tiles") {
-                    None | Some("true") => {}
-                    Some("false") => t.shared_tiles = false,
-                    Some("emulate") => t.gpu_emulate = true,
-                    Some(other) => {
-                        return Err(format!(
-                            "ocannl-lower-to-affine: option 'shared-tiles' must be true, false or emulate (got '{other}')"
-                        ));
-                    }
-                }
-            }
-            Some(other) => {
-                return Err(format!(
-                    "ocannl-lower-to-affine: option 'target' must be 'cpu' or 'gpu' (got '{other}')"
-                ));
-            }
-        }
-        Ok(t)
-    }
-}
-
-/// The data (or unified) cache of `level` of CPU 0, from Linux's sysfs.
-fn cache_size(level: u32) -> Option<u64> {
-    let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
-    for entry in dir.flatten() {
-        let read = |f: &str| std::fs::read_to_string(entry.path().join(f)).ok();
-        let lvl: u32 = read("level")?.trim().parse().ok()?;
-        let ty = read("type")?;
-        if lvl == level && ty.trim() != "Instruction" {
-            let size = read("size")?;
-            let size = size.trim();
-            let (digits, scale) = match size.strip_suffix('K') {
-                Some(d) => (d, 1 << 10),
-                None => match size.strip_suffix('M') {
-                    Some(d) => (d, 1 << 20),
-                    None => (size, 1),
-                },
-            };
-            return digits.parse::<u64>().ok().map(|n| n * scale);
+    /// The facts of an op with schedule `s`.
+    pub(super) fn of(s: &Schedule) -> Self {
+        match s {
+            Schedule::Loops | Schedule::Epilogue { .. } => Self::default(),
+            Schedule::Cpu { parallel, .. } => Self {
+                parallel: *parallel,
+                ..Self::default()
+            },
+            Schedule::Grid { block } => Self {
+                gpu_block: Some(*block),
+                ..Self::default()
+            },
+            Schedule::Tiled { block, emulate } => Self {
+                gpu_block: Some(*block),
+                gpu_emulate: *emulate,
+                parallel: false,
+            },
         }
     }
-    None
 }

@@ -14,9 +14,9 @@ use ocannl_shape::projection::AxisIndex;
 
 use super::{
     Module,
-    buffers::{Scalar, buffer_type, element_of, scalar},
     emit::{At, Emitter},
 };
+use crate::buffers::{Scalar, buffer_type, element_of, scalar};
 
 /// The largest finite value of a float type.
 fn float_max(elem: Type<'_>) -> f64 {

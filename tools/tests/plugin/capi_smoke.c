@@ -43,6 +43,7 @@ int main(int argc, char **argv) {
   mlirPassManagerAddOwnedPass(pm, mlirCreateOcannlVerify());
   mlirPassManagerAddOwnedPass(pm, mlirCreateOcannlInferShapes());
   mlirPassManagerAddOwnedPass(pm, mlirCreateOcannlInferProjections());
+  mlirPassManagerAddOwnedPass(pm, mlirCreateOcannlPlanSchedule());
   mlirPassManagerAddOwnedPass(pm, mlirCreateOcannlLowerToAffine());
   int ok = mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module)));
   if (ok) {

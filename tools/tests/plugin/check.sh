@@ -94,7 +94,7 @@ func.func @f(%a: !ocannl.tensor<f32, "2">) {
 }
 EOF
 for case in malformed unsatisfiable bad-spec custom-syntax unknown-op; do
-  for pipeline in ocannl-to-llvm 'ocannl-lower-to-affine{target=tpu}'; do
+  for pipeline in ocannl-to-llvm 'ocannl-plan-schedule{target=tpu},ocannl-lower-to-affine'; do
     must_fail "$tmp/plugin.err" "mlir-opt + plugin on $case ($pipeline)" \
       stock "$tmp/$case.mlir" -p "builtin.module($pipeline)"
     must_fail "$tmp/opt.err" "ocannl-opt on $case ($pipeline)" \

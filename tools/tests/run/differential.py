@@ -1058,7 +1058,7 @@ def gen_block_diagonal(rng, case, dt="f32"):
 
 
 # --------------------------------------------------------------------------
-# Scheduled code (passes/src/lower_to_affine/schedule.rs): sizes past the
+# Scheduled code (passes/src/plan_schedule/choose.rs): sizes past the
 # register blocks, the vector width and the cache tiles, none of them
 # dividing; 1-sized axes; fused consumers.
 

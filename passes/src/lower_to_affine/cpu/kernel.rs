@@ -10,10 +10,10 @@ use super::{
     pack,
     view::{Op, Packed},
 };
-use crate::lower_to_affine::{
+use crate::lower_to_affine::emit::{At, Emitter};
+use crate::{
     buffers::element_of,
-    emit::{At, Emitter},
-    plan::{Lanes, Plan, Segment, segments},
+    schedule::plan::{Lanes, Plan, Segment, segments},
 };
 
 /// The operands to pack, their panels and the block's tile positions.

@@ -7,10 +7,8 @@
 
 use melior::ir::{Attribute, Location, Type, Value};
 
-use crate::lower_to_affine::{
-    compute::BinaryFn,
-    emit::{At, Emitter},
-};
+use crate::compute::BinaryFn;
+use crate::lower_to_affine::emit::{At, Emitter};
 
 impl<'c> Emitter<'c> {
     /// `vector.shuffle` of `a` and `b` by `mask` (lane numbers into `a`

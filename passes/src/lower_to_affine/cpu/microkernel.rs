@@ -9,12 +9,12 @@ use melior::ir::{Type, Value, ValueLike};
 use ocannl_dialect::catalog::Accumulator;
 
 use super::view::{Mode, Op};
-use crate::lower_to_affine::{
+use crate::lower_to_affine::emit::{At, Emitter, loops::Bound};
+use crate::{
     buffers::{buffer_dims, element_of},
     compute::{Accum, BinaryFn, Compute},
-    emit::{At, Emitter, loops::Bound},
-    plan::{Lanes, Plan, Segment},
-    projections::reads_along,
+    schedule::memory::reads_along,
+    schedule::plan::{Lanes, Plan, Segment},
 };
 
 impl<'c> Emitter<'c> {

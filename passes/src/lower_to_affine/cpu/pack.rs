@@ -16,11 +16,11 @@ use ocannl_dialect::ir;
 use ocannl_shape::projection::AxisIndex;
 
 use super::view::{Op, Packed};
-use crate::lower_to_affine::{
+use crate::lower_to_affine::emit::{At, Emitter};
+use crate::{
     buffers::{buffer_dims, element_of},
-    emit::{At, Emitter},
-    plan::{Lanes, Plan, Segment},
-    projections::reads_along,
+    schedule::memory::reads_along,
+    schedule::plan::{Lanes, Plan, Segment},
 };
 
 /// The one operand, not the result's initial value, that reads block

@@ -7,9 +7,9 @@
 use melior::ir::{Location, Type, Value};
 use ocannl_shape::projection::Projections;
 
-use crate::lower_to_affine::{
+use crate::{
     compute::{Accum, Compute},
-    fused::Step,
+    schedule::epilogue::Step,
 };
 
 /// What the micro-kernel needs besides the plan.

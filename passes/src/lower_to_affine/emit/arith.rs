@@ -7,7 +7,7 @@ use melior::ir::{Location, Type, Value, ValueLike, attribute::IntegerAttribute};
 use ocannl_dialect::ir;
 
 use super::{At, Emitter, int_bounds};
-use crate::lower_to_affine::{
+use crate::{
     buffers::{Scalar, scalar},
     compute::{BinaryFn, Compute, UnaryFn},
 };

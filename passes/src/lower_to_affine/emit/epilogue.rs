@@ -9,7 +9,7 @@ use melior::ir::{Location, Type, Value, ValueLike};
 use ocannl_shape::projection::AxisIndex;
 
 use super::{At, Emitter};
-use crate::lower_to_affine::{buffers::element_of, fused::Step};
+use crate::{buffers::element_of, schedule::epilogue::Step};
 
 impl<'c> Emitter<'c> {
     /// `v` (of type `ty`: an element or a vector along the result's

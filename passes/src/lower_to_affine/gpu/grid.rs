@@ -6,11 +6,11 @@
 use melior::ir::{Location, Value};
 use ocannl_shape::projection::{AxisIndex, Projections};
 
-use crate::lower_to_affine::{
+use crate::lower_to_affine::emit::{At, Emitter};
+use crate::{
     buffers::{Scalar, element_of, scalar},
     compute::{Accum, BinaryFn, Compute},
-    emit::{At, Emitter},
-    fused::Step,
+    schedule::epilogue::Step,
 };
 
 /// What one op's GPU nest computes.

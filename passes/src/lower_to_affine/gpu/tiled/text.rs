@@ -12,7 +12,7 @@ use std::{
 
 use ocannl_shape::projection::AxisIndex;
 
-use super::{B, R, T, Tiled};
+use crate::schedule::tiled::{B, R, T, Tiled};
 
 /// The generator: the kernel's types and the index constants it uses.
 struct Gen<'t> {
@@ -243,7 +243,7 @@ impl Gen<'_> {
             .rev()
             .find(|a| !matches!(a, AxisIndex::Fixed(_)))
             .is_some_and(|a| {
-                super::iterators(a)
+                crate::schedule::tiled::iterators(a)
                     .iter()
                     .any(|i| its.iter().any(|(r, _)| r == i))
             })

@@ -2,11 +2,12 @@
 //! are unrolled into the register block and tiled for the caches, in which
 //! order the loops run ([`Plan`]), and the stretches each unrolled iterator
 //! is cut into (the main blocks, then remainders: [`Segment`]).
-//! [`super::schedule`] chooses the plan; the CPU emitters obey it.
+//! `ocannl-plan-schedule` chooses the plan and writes it as the op's
+//! `ocannl.schedule` ([`super`]); the lowering's CPU emitters obey it.
 
 /// Which iterator the vector lanes run along.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Lanes {
+pub(crate) enum Lanes {
     /// A parallel iterator: the result's contiguous axis.
     Result,
     /// A reduction iterator.
@@ -15,7 +16,7 @@ pub(super) enum Lanes {
 
 /// An iterator unrolled into the register block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Unrolled {
+pub(crate) struct Unrolled {
     pub iter: usize,
     /// Copies in the block (vectors of lanes for the vector iterator).
     pub factor: u64,
@@ -28,7 +29,7 @@ pub(super) struct Unrolled {
 
 /// How to emit one op's nest.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Plan {
+pub(crate) struct Plan {
     pub lanes: Lanes,
     /// Lanes per vector.
     pub width: u64,
@@ -54,7 +55,7 @@ pub(super) struct Plan {
 /// One stretch of an unrolled iterator: `[lo, hi)` in steps of `step`,
 /// `factor` copies per step, vector lanes or scalars, maybe tiled.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Segment {
+pub(crate) struct Segment {
     pub lo: u64,
     pub hi: u64,
     pub step: u64,
@@ -66,7 +67,7 @@ pub(super) struct Segment {
 
 /// The main stretch of `u` (whole blocks), then smaller blocks, then
 /// scalars.
-pub(super) fn segments(u: &Unrolled, extent: u64, width: u64) -> Vec<Segment> {
+pub(crate) fn segments(u: &Unrolled, extent: u64, width: u64) -> Vec<Segment> {
     let unit = if u.lanes { width } else { 1 };
     let block = u.factor * unit;
     let m1 = extent / block * block;

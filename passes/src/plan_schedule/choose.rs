@@ -1,7 +1,9 @@
 //! The schedule of an op's loop nest, chosen from its projections (never
 //! from its name): which iterator is vectorised, which are unrolled into a
 //! register block, which are tiled for the caches, in which order the loops
-//! run: a [`Plan`] ([`super::plan`]), which `cpu/` emits ([`super::cpu`]).
+//! run: a [`Plan`] ([`crate::schedule::plan`]), which the lowering's `cpu/`
+//! emits. The structures it may choose are
+//! [`crate::schedule::legal`]'s; the choice and the numbers are made here.
 //!
 //! Two kinds of vectorisation (Bondhugula, "High Performance Code
 //! Generation in MLIR: An Early Case Study with GEMM", 2020, for the first;
@@ -33,10 +35,11 @@
 
 use ocannl_shape::projection::{AxisIndex, Projections};
 
-use super::{
+use super::target::Target;
+use crate::schedule::{
+    legal::{guarded, parallel, plain_panel, plannable, transposed_ok},
+    memory::{contiguous, reads_along},
     plan::{Lanes, Plan, Unrolled},
-    projections::{contiguous, reads_along},
-    target::Target,
 };
 
 /// The plan for an op with projections `p`, result dims `dims` and operand
@@ -51,48 +54,16 @@ pub(super) fn plan(
     operand_dims: &[Vec<u64>],
     bits: u32,
 ) -> Option<Plan> {
-    if !target.enabled || !(bits == 32 || bits == 64) || p.has_concat() {
+    if !target.enabled || plannable(p, bits, true).is_err() {
         return None;
     }
     let space = &p.product_space;
-    let mut seen = vec![];
-    for a in &p.result {
-        match a {
-            AxisIndex::Iter(i) if !seen.contains(i) => seen.push(*i),
-            AxisIndex::Fixed(0) => {}
-            _ => return None,
-        }
-    }
-    if space.contains(&0) {
-        return None;
-    }
     let width = target.vector_bytes * 8 / u64::from(bits);
     let reductions = p.reductions();
     let elem_bytes = u64::from(bits / 8);
     let operands = || p.operands.iter().zip(operand_dims);
-    // Whether an operand reads through `v` past its axis (padding, a
-    // convolution's reach): a vector load along `v` is guarded by its
-    // first lane only, so such an iterator never carries lanes (a guarded
-    // 8-lane load of a 7-wide row read the next row's first cell).
-    let guarded = |v: usize| {
-        operands().any(|(o, d)| {
-            o.iter().zip(d).any(|(a, &n)| {
-                a.uses(v) && {
-                    let (lo, hi) = a.range(space);
-                    lo < 0 || hi > i64::try_from(n).unwrap_or(i64::MAX) - 1
-                }
-            })
-        })
-    };
-    // The result's parallel iterators (memory order) of extent > 1.
-    let parallel: Vec<usize> = p
-        .result
-        .iter()
-        .filter_map(|a| match a {
-            AxisIndex::Iter(i) if space[*i] > 1 => Some(*i),
-            _ => None,
-        })
-        .collect();
+    let guarded = |v: usize| guarded(p, operand_dims, v);
+    let parallel = parallel(p);
     let contracted = !reductions.is_empty();
     // The largest reduction, when it is long enough to be tiled.
     let long_k = reductions
@@ -129,15 +100,7 @@ pub(super) fn plan(
             .product();
         space[v] >= 2 * width
             && rows >= MIN_TRANSPOSED_ROWS
-            && long_k.is_some_and(|k| {
-                reused(v, k)
-                    && o.iter().any(|a| a.uses(k))
-                    && o.iter().all(|a| match a {
-                        AxisIndex::Iter(i) => *i == k || *i == v || space[*i] == 1,
-                        AxisIndex::Fixed(_) => true,
-                        _ => false,
-                    })
-            })
+            && long_k.is_some_and(|k| reused(v, k) && plain_panel(o, space, v, k))
     };
     // Along the result's contiguous axis.
     if let Some(v) = contiguous(&p.result, dims).filter(|&v| space[v] >= width && !guarded(v))
@@ -287,24 +250,6 @@ const MIN_TRANSPOSED_ROWS: u64 = 512;
 
 /// The tile of the largest reduction of a [`Lanes::Result`] contraction.
 const KC: u64 = 256;
-
-/// At most one operand reads `v` off its contiguous axis, and no other
-/// operand reads both `v` and the tiled reduction `k` (the packed panel is
-/// the transposed one's).
-fn transposed_ok(p: &Projections, operand_dims: &[Vec<u64>], v: usize, k: Option<usize>) -> bool {
-    let off: Vec<usize> = (0..p.operands.len())
-        .filter(|&n| reads_along(&p.operands[n], &operand_dims[n], v).is_none())
-        .collect();
-    match (off.as_slice(), k) {
-        ([], _) => true,
-        ([t], Some(k)) => {
-            p.operands.iter().enumerate().all(|(n, o)| {
-                n == *t || !(o.iter().any(|a| a.uses(v)) && o.iter().any(|a| a.uses(k)))
-            })
-        }
-        _ => false,
-    }
-}
 
 /// The parallel iterators not in the block, outermost first.
 fn outer_loops(parallel: &[usize], unrolled: &[Unrolled]) -> Vec<usize> {

@@ -12,27 +12,27 @@ use crate::op_logic::string_attr;
 /// How an op's computed value reaches its result cell: an accumulation
 /// operator of the catalog (ODS `Ocannl_Accumulator`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct Accum(Accumulator);
+pub(crate) struct Accum(Accumulator);
 
 impl Accum {
     /// The sum (`fma`'s and `matmul`'s, and the default).
-    pub(super) fn add() -> Self {
+    pub(crate) fn add() -> Self {
         Self(Accumulator::Add)
     }
 
     /// The neutral element (fills cells a store does not cover, and pads
     /// reads outside an operand).
-    pub(super) fn neutral(self) -> f64 {
+    pub(crate) fn neutral(self) -> f64 {
         self.0.neutral()
     }
 
     /// The catalog's operator.
-    pub(super) fn accumulator(self) -> Accumulator {
+    pub(crate) fn accumulator(self) -> Accumulator {
         self.0
     }
 
     /// The binary function that combines an old and a new value.
-    pub(super) fn function(self) -> BinaryFn {
+    pub(crate) fn function(self) -> BinaryFn {
         match self.0 {
             Accumulator::Add => BinaryFn::Add,
             Accumulator::Mul => BinaryFn::Mul,
@@ -43,7 +43,7 @@ impl Accum {
 
     /// The op's operator (ODS `accum`; `attr`: the op's `accum` attribute,
     /// `None`: add).
-    pub(super) fn of(op: OperationRef<'_, '_>, def: &catalog::OpDef) -> Result<Self, String> {
+    pub(crate) fn of(op: OperationRef<'_, '_>, def: &catalog::OpDef) -> Result<Self, String> {
         match def.accum {
             OpAccum::Fixed(a) => Ok(Self(a)),
             OpAccum::Attr => {
@@ -59,7 +59,7 @@ impl Accum {
 
 /// A unary scalar function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum UnaryFn {
+pub(crate) enum UnaryFn {
     Neg,
     Relu,
     Abs,
@@ -75,7 +75,7 @@ pub(super) enum UnaryFn {
 
 impl UnaryFn {
     /// The ODS name, e.g. `relu`.
-    pub(super) fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             UnaryFn::Neg => "neg",
             UnaryFn::Relu => "relu",
@@ -94,7 +94,7 @@ impl UnaryFn {
 
 /// A binary scalar function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum BinaryFn {
+pub(crate) enum BinaryFn {
     Add,
     Sub,
     Mul,
@@ -106,7 +106,7 @@ pub(super) enum BinaryFn {
 
 /// What an op computes at each point of its product space.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Compute {
+pub(crate) enum Compute {
     /// The single operand's value.
     Identity,
     /// A unary function.
@@ -162,7 +162,7 @@ impl Compute {
 /// What `op` (catalog entry `def`, `n` operands) computes at each point:
 /// its ODS `scalarFn`, for `combine` read from the op's `combine`
 /// attribute.
-pub(super) fn scalar_function(
+pub(crate) fn scalar_function(
     op: OperationRef<'_, '_>,
     def: &catalog::OpDef,
     n: usize,

@@ -8,7 +8,7 @@ use ocannl_shape::projection::{cell_count, memory_dims};
 
 /// The kind of a supported element type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Scalar {
+pub(crate) enum Scalar {
     /// `f16`, `bf16`, `f32`, `f64`.
     Float,
     /// A signless integer of 1, 8, 16, 32 or 64 bits.
@@ -17,7 +17,7 @@ pub(super) enum Scalar {
 
 impl Scalar {
     /// Bytes per element in memory.
-    pub(super) fn bytes(self, elem: Type<'_>) -> u64 {
+    pub(crate) fn bytes(self, elem: Type<'_>) -> u64 {
         match self {
             Scalar::Float => u64::from(ir::bit_width(elem).unwrap_or(64) / 8),
             Scalar::Int(w) => u64::from(w.div_ceil(8)),
@@ -32,7 +32,7 @@ impl Scalar {
 /// aborts on some of them, and `arith`/`math` do not define every op on
 /// signed/unsigned integers or `index`.
 /// A vector type is judged by its element type.
-pub(super) fn scalar(elem: Type<'_>) -> Result<Scalar, String> {
+pub(crate) fn scalar(elem: Type<'_>) -> Result<Scalar, String> {
     let elem = if ir::shaped_dims(elem).is_some() {
         ir::shaped_element(elem).unwrap_or(elem)
     } else {
@@ -57,17 +57,17 @@ pub(super) fn scalar(elem: Type<'_>) -> Result<Scalar, String> {
 
 /// The largest buffer the lowering allocates or indexes, in bytes: sizes
 /// and addresses are computed in 64-bit signed arithmetic.
-pub(super) const MAX_BUFFER_BYTES: u64 = i64::MAX as u64;
+pub(crate) const MAX_BUFFER_BYTES: u64 = i64::MAX as u64;
 
 /// The most axes a lowered buffer may have. Inference takes any rank; the
 /// generated code does not scale with it (a reshape's delinearising map is
 /// quadratic in the rank, memref descriptors carry every size and stride),
 /// and no real tensor comes near.
-pub(super) const MAX_RANK: usize = 1024;
+pub(crate) const MAX_RANK: usize = 1024;
 
 /// The buffer of a tensor type: its memref type, dimensions (memory order
 /// batch, output, input) and size in bytes.
-pub(super) fn buffer_type<'c>(
+pub(crate) fn buffer_type<'c>(
     ty: Type<'c>,
     what: &str,
 ) -> Result<(Type<'c>, Vec<u64>, u64), String> {
@@ -101,12 +101,12 @@ pub(super) fn buffer_type<'c>(
 }
 
 /// The element type of a buffer.
-pub(super) fn element_of<'c>(buf: Value<'c, '_>) -> Type<'c> {
+pub(crate) fn element_of<'c>(buf: Value<'c, '_>) -> Type<'c> {
     ir::shaped_element(buf.r#type()).expect("buffers are memrefs")
 }
 
 /// The static sizes of a buffer.
-pub(super) fn buffer_dims(buf: Value<'_, '_>) -> Vec<u64> {
+pub(crate) fn buffer_dims(buf: Value<'_, '_>) -> Vec<u64> {
     ir::shaped_dims(buf.r#type())
         .expect("buffers are ranked memrefs")
         .into_iter()
@@ -116,7 +116,7 @@ pub(super) fn buffer_dims(buf: Value<'_, '_>) -> Vec<u64> {
 
 /// Every operand has the result's element type `elem` (but operand #0 when
 /// it is a `where` condition).
-pub(super) fn check_elements(
+pub(crate) fn check_elements(
     operands: &[Value<'_, '_>],
     elem: Type<'_>,
     condition: bool,
