@@ -82,8 +82,11 @@ if [ ! -x .ptx-venv/bin/python ] || ! .ptx-venv/bin/python -c 'import nvidia.cud
 fi
 /usr/bin/python3 tools/tests/gpu/ptx_check.py --bin-dir target/debug
 scripts/unsafe-report.sh
-# No module of any crate imports another in a circle (issue 39).
+# No module of any crate imports another in a circle, and no pass uses
+# another pass's modules (issue 39).
 python3 scripts/import-graph.py
+# The generated FileCheck blocks (`// BLESS`) match what the tools print.
+python3 scripts/bless.py --check
 # Every repository path README.md, ARCHITECTURE.md and docs/ name exists.
 scripts/doc-paths.sh
 # Quick start 1 stays true: the main job end to end (output discarded).

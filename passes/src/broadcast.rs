@@ -156,3 +156,72 @@ pub fn shape_string(shape: &[Dim]) -> String {
     s.push('\'');
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const Q: Dim = None;
+
+    fn s(d: &[u64]) -> Vec<Dim> {
+        d.iter().map(|&n| Some(n)).collect()
+    }
+
+    #[test]
+    fn broadcast_follows_mlir_and_tensorflow() {
+        assert_eq!(
+            broadcasted_shape(&s(&[3, 1]), &s(&[1, 4])),
+            Some(s(&[3, 4]))
+        );
+        assert_eq!(
+            broadcasted_shape(&s(&[4, 3, 2]), &s(&[2])),
+            Some(s(&[4, 3, 2]))
+        );
+        assert_eq!(broadcasted_shape(&s(&[2]), &s(&[3])), None);
+        // `?` against a size > 1 takes the size; against 1 or `?` stays `?`.
+        assert_eq!(broadcasted_shape(&[Q], &s(&[4])), Some(s(&[4])));
+        assert_eq!(broadcasted_shape(&[Q], &s(&[1])), Some(vec![Q]));
+        assert_eq!(broadcasted_shape(&s(&[1]), &[Q]), Some(vec![Q]));
+        assert_eq!(broadcasted_shape(&[Q], &[Q]), Some(vec![Q]));
+    }
+
+    #[test]
+    fn results_are_checked_on_their_trailing_dims() {
+        let ranked = |d: &[u64]| Some(s(d));
+        assert_eq!(
+            verify_compatible_operand_broadcast(&[None, None], &[ranked(&[7])]),
+            Ok(())
+        );
+        // Extra leading result dims are fine (the implementation, not the prose).
+        assert_eq!(
+            verify_compatible_operand_broadcast(
+                &[ranked(&[3, 2]), ranked(&[3, 2])],
+                &[ranked(&[4, 3, 2])]
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            verify_compatible_operand_broadcast(&[Some(vec![Q]), Some(vec![Q])], &[ranked(&[4])]),
+            Ok(())
+        );
+        assert_eq!(
+            verify_compatible_operand_broadcast(&[ranked(&[2]), ranked(&[3])], &[]),
+            Err(BroadcastError::Operands)
+        );
+        let err = verify_compatible_operand_broadcast(
+            &[ranked(&[3, 1]), ranked(&[4])],
+            &[ranked(&[3, 5])],
+        )
+        .expect_err("5 is not 4");
+        assert_eq!(
+            err.to_string(),
+            "result type '3x5' not broadcast compatible with broadcasted operands's shapes '3x4'"
+        );
+    }
+
+    #[test]
+    fn shapes_print_as_mlir_does() {
+        assert_eq!(shape_string(&[]), "''");
+        assert_eq!(shape_string(&[Some(4), Q, Some(2)]), "'4x?x2'");
+    }
+}

@@ -18,6 +18,8 @@
 mod choose;
 mod fusion;
 mod target;
+#[cfg(test)]
+mod tests;
 
 use std::collections::{HashMap, HashSet};
 

@@ -34,6 +34,9 @@ use ocannl_shape::{
     projection::{AffineIndex, AxisIndex, Block, Projections},
 };
 
+#[cfg(test)]
+mod tests;
+
 /// The attribute names.
 pub(crate) const PRODUCT_SPACE: &str = "ocannl.product_space";
 /// See the module docs.

@@ -31,6 +31,8 @@ pub(crate) mod epilogue;
 pub(crate) mod legal;
 pub(crate) mod memory;
 pub(crate) mod plan;
+#[cfg(test)]
+mod tests;
 pub(crate) mod tiled;
 
 use melior::{

@@ -1,0 +1,214 @@
+//! The schedule as data: the attribute's round trip through MLIR, the
+//! segments of an unrolled iterator, and hand-written plans the legality
+//! check rejects.
+
+use melior::{
+    Context,
+    ir::{Location, Module},
+};
+use ocannl_shape::projection::{AxisIndex, Projections};
+
+use super::{
+    Schedule, attach,
+    legal::check_plan,
+    plan::{Lanes, Plan, Segment, Unrolled, segments},
+};
+
+fn matmul_plan() -> Plan {
+    Plan {
+        lanes: Lanes::Result,
+        width: 8,
+        vector: 1,
+        outer: vec![],
+        unrolled: vec![
+            Unrolled {
+                iter: 1,
+                factor: 2,
+                lanes: true,
+                tile: Some(512),
+            },
+            Unrolled {
+                iter: 0,
+                factor: 6,
+                lanes: false,
+                tile: None,
+            },
+        ],
+        reductions: vec![2],
+        k_tile: Some((2, 256)),
+        block_contiguous: false,
+    }
+}
+
+#[test]
+fn schedules_round_trip_through_attributes() {
+    let ctx = Context::new();
+    let module = Module::new(Location::unknown(&ctx));
+    let op = module.as_operation();
+    assert_eq!(Schedule::of(op), Ok(None));
+    let all = [
+        Schedule::Loops,
+        Schedule::Cpu {
+            plan: matmul_plan(),
+            parallel: true,
+        },
+        Schedule::Cpu {
+            plan: Plan {
+                lanes: Lanes::Reduction,
+                k_tile: None,
+                unrolled: vec![],
+                ..matmul_plan()
+            },
+            parallel: false,
+        },
+        Schedule::Grid { block: 128 },
+        Schedule::Tiled {
+            block: 256,
+            emulate: true,
+        },
+        Schedule::Epilogue { operand: 1 },
+    ];
+    for s in all {
+        attach(&ctx, op, &s);
+        assert_eq!(Schedule::of(op), Ok(Some(s)));
+    }
+}
+
+#[test]
+fn malformed_schedules_name_the_field() {
+    let ctx = Context::new();
+    for (text, needle) in [
+        (
+            "{kind = \"loops\", width = 8}",
+            "kind 'loops' has no field 'width'",
+        ),
+        ("{kind = \"grid\"}", "no 'block'"),
+        (
+            "{kind = \"grid\", block = -32}",
+            "'block' must be a non-negative integer",
+        ),
+        ("{kind = 3}", "no string 'kind'"),
+        ("[1]", "must be a dictionary"),
+        (
+            "{kind = \"cpu\", lanes = \"both\", width = 8, vector = 1, outer = array<i64>, unroll = [], reductions = array<i64>}",
+            "'lanes' must be",
+        ),
+        (
+            "{kind = \"cpu\", lanes = \"result\", width = 8, vector = 1, outer = array<i64>, unroll = [array<i64: 1, 2>], reductions = array<i64>}",
+            "iterator, factor, tile",
+        ),
+    ] {
+        let source = format!("module attributes {{ocannl.schedule = {text}}} {{}}");
+        let module = Module::parse(&ctx, &source).expect("parses");
+        let err = Schedule::of(module.as_operation()).expect_err(text);
+        assert!(err.contains(needle), "{text}: {err}");
+    }
+}
+
+#[test]
+fn segments_cover_the_extent_once() {
+    let u = |factor, lanes, tile| Unrolled {
+        iter: 0,
+        factor,
+        lanes,
+        tile,
+    };
+    let spans = |s: &[Segment]| s.iter().map(|s| (s.lo, s.hi, s.step)).collect::<Vec<_>>();
+    // 2 vectors of 8: whole blocks of 16, one vector, then scalars.
+    assert_eq!(
+        spans(&segments(&u(2, true, None), 29, 8)),
+        [(0, 16, 16), (16, 24, 8), (24, 29, 1)]
+    );
+    // Rows: blocks of 6 then single rows.
+    assert_eq!(
+        spans(&segments(&u(6, false, Some(48)), 50, 8)),
+        [(0, 48, 6), (48, 50, 1)]
+    );
+    // Shorter than a block: scalars only.
+    assert_eq!(spans(&segments(&u(2, true, Some(512)), 5, 8)), [(0, 5, 1)]);
+    for extent in 0..70 {
+        for (f, lanes) in [(1, true), (3, true), (5, false)] {
+            let s = segments(&u(f, lanes, None), extent, 4);
+            let covered: u64 = s.iter().map(|s| s.hi - s.lo).sum();
+            assert_eq!(covered, extent);
+            assert!(s.windows(2).all(|w| w[0].hi == w[1].lo));
+        }
+    }
+}
+
+#[test]
+fn contradicting_plans_are_rejected() {
+    let i = AxisIndex::Iter;
+    let p = Projections {
+        product_space: vec![12, 32, 16],
+        operands: vec![vec![i(0), i(2)], vec![i(2), i(1)]],
+        result: vec![i(0), i(1)],
+        components: vec![vec![0], vec![1], vec![2]],
+    };
+    let (rd, od) = (vec![12, 32], vec![vec![12, 16], vec![16, 32]]);
+    let check = |plan: Plan| {
+        let mut plan = plan;
+        check_plan(&mut plan, &p, &rd, &od)
+    };
+    let ok = Plan {
+        k_tile: None,
+        ..matmul_plan()
+    };
+    assert_eq!(check(ok.clone()), Ok(()));
+    let bad = [
+        (
+            Plan {
+                width: 6,
+                ..ok.clone()
+            },
+            "power of two",
+        ),
+        (
+            Plan {
+                vector: 0,
+                ..ok.clone()
+            },
+            "contiguous iterator",
+        ),
+        (
+            Plan {
+                reductions: vec![],
+                ..ok.clone()
+            },
+            "'reductions'",
+        ),
+        (
+            Plan {
+                outer: vec![0],
+                ..ok.clone()
+            },
+            "once each",
+        ),
+        (
+            Plan {
+                k_tile: Some((0, 4)),
+                ..ok.clone()
+            },
+            "'k_tile'",
+        ),
+        (
+            Plan {
+                lanes: Lanes::Reduction,
+                vector: 2,
+                ..ok.clone()
+            },
+            "every operand",
+        ),
+    ];
+    for (plan, needle) in bad {
+        let err = check(plan.clone()).expect_err(needle);
+        assert!(err.contains(needle), "{plan:?}: {err}");
+    }
+    let mut odd_tile = ok;
+    odd_tile.unrolled[0].tile = Some(24);
+    assert!(
+        check(odd_tile)
+            .expect_err("tile")
+            .contains("multiple of its block step 16")
+    );
+}
