@@ -171,6 +171,8 @@ fn default_opset(model: &ModelProto) -> Result<i64, ImportError> {
     Ok(version)
 }
 
+/// `graph` checked: every name defined once, every input defined, outputs
+/// produced, no cycle; its nodes in topological order.
 fn check_graph(graph: GraphProto) -> Result<Graph, ImportError> {
     for t in &graph.initializer {
         check_tensor_data(t)?;
@@ -180,10 +182,37 @@ fn check_graph(graph: GraphProto) -> Result<Graph, ImportError> {
             "the graph has no outputs: there is nothing to compute",
         ));
     }
-    // Where each value comes from: `None` for graph inputs and initializers.
-    // A name is one value: two graph inputs or two initializers of one
-    // name are an error (an input and an initializer of one name are
-    // ONNX's way of giving an input a default).
+    let producer = producers(&graph)?;
+    let order = topological_order(&graph.node, &producer)?;
+    for out in graph.output.iter().filter_map(|v| v.name.as_deref()) {
+        if !producer.contains_key(out) {
+            return Err(ImportError::model(format!(
+                "graph output '{out}' is not produced by any node, input or initializer"
+            )));
+        }
+    }
+    let mut nodes: Vec<Option<NodeProto>> = graph.node.into_iter().map(Some).collect();
+    Ok(Graph {
+        name: graph.name.unwrap_or_default(),
+        nodes: order
+            .iter()
+            .map(|&i| nodes[i].take().expect("each node once"))
+            .collect(),
+        file_index: order,
+        initializers: graph.initializer,
+        inputs: graph.input,
+        outputs: graph.output,
+        value_info: graph.value_info,
+    })
+}
+
+/// Where each value of `graph` comes from: `None` for graph inputs and
+/// initializers, else the index of the node that produces it.
+///
+/// A name is one value: two graph inputs or two initializers of one name
+/// are an error (an input and an initializer of one name are ONNX's way of
+/// giving an input a default), as are two producers of one value.
+fn producers(graph: &GraphProto) -> Result<HashMap<&str, Option<usize>>, ImportError> {
     let mut producer: HashMap<&str, Option<usize>> = HashMap::new();
     for (what, names) in [
         (
@@ -241,11 +270,20 @@ fn check_graph(graph: GraphProto) -> Result<Graph, ImportError> {
             }
         }
     }
-    // Kahn's algorithm, taking ready nodes in file order.
-    let n = graph.node.len();
+    Ok(producer)
+}
+
+/// The indices of `nodes` in topological order by Kahn's algorithm, ready
+/// nodes taken in file order; an error names an undefined input or the
+/// nodes of a cycle.
+fn topological_order(
+    nodes: &[NodeProto],
+    producer: &HashMap<&str, Option<usize>>,
+) -> Result<Vec<usize>, ImportError> {
+    let n = nodes.len();
     let mut waiting = vec![0usize; n];
     let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (i, node) in graph.node.iter().enumerate() {
+    for (i, node) in nodes.iter().enumerate() {
         let mut seen = HashSet::new();
         for input in node.input.iter().filter(|s| !s.is_empty()) {
             match producer.get(input.as_str()) {
@@ -277,35 +315,16 @@ fn check_graph(graph: GraphProto) -> Result<Graph, ImportError> {
         }
     }
     if order.len() < n {
-        let cycle = find_cycle(&graph.node, &waiting, &producer);
+        let cycle = find_cycle(nodes, &waiting, producer);
         return Err(ImportError {
             message: "the graph has a cycle through these nodes".into(),
             nodes: cycle
                 .into_iter()
-                .map(|i| NodeRef::of(i, &graph.node[i]))
+                .map(|i| NodeRef::of(i, &nodes[i]))
                 .collect(),
         });
     }
-    for out in graph.output.iter().filter_map(|v| v.name.as_deref()) {
-        if !producer.contains_key(out) {
-            return Err(ImportError::model(format!(
-                "graph output '{out}' is not produced by any node, input or initializer"
-            )));
-        }
-    }
-    let mut nodes: Vec<Option<NodeProto>> = graph.node.into_iter().map(Some).collect();
-    Ok(Graph {
-        name: graph.name.unwrap_or_default(),
-        nodes: order
-            .iter()
-            .map(|&i| nodes[i].take().expect("each node once"))
-            .collect(),
-        file_index: order,
-        initializers: graph.initializer,
-        inputs: graph.input,
-        outputs: graph.output,
-        value_info: graph.value_info,
-    })
+    Ok(order)
 }
 
 /// One cycle among the nodes Kahn's algorithm could not order: walk back

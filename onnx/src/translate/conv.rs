@@ -142,6 +142,37 @@ impl Translator {
             return self
                 .err("Conv needs its weight's shape (an initializer or an input with a shape)");
         };
+        let kernel = self.conv_kernel(&a, &x, &wd)?;
+        let s = kernel.len();
+        let win = self.window(node, kernel, &x)?;
+        let group = a.int("group").unwrap_or(1);
+        let (m, cg) = (wd[0], wd[1]);
+        if group < 1 || m % group as u64 != 0 {
+            return self.err(format!(
+                "group {group} does not divide the {m} output channels"
+            ));
+        }
+        let out_spec = if bias.is_none() {
+            self.out_spec(node, 0)
+        } else {
+            "...".into()
+        };
+        let y = self.conv_product(&x, &w, &win, (m, cg, group as u64), out_spec);
+        let y = match bias {
+            None => y,
+            Some(b) => {
+                let os = labels("o", s);
+                let spec = format!("n,m,{}; m => n,m,{}", os.join(","), os.join(","));
+                self.einsum(&spec, &[&y, &b], None, Some("add"), self.out_spec(node, 0))
+            }
+        };
+        self.bind(node, 0, with_rank(y, Some(s + 2)));
+        Ok(())
+    }
+
+    /// The spatial kernel of a Conv weight of shape `wd` (`M, C/group,
+    /// k...`), checked against the input's rank and `kernel_shape`.
+    fn conv_kernel(&self, a: &Attrs<'_>, x: &Val, wd: &[u64]) -> R<Vec<u64>> {
         if wd.len() < 3 {
             return self.err(format!("Conv weight of shape {wd:?}: rank at least 3"));
         }
@@ -167,32 +198,32 @@ impl Translator {
                 "kernel_shape {k:?} against the weight's {kernel:?}"
             ));
         }
-        let win = self.window(node, kernel, &x)?;
-        let group = a.int("group").unwrap_or(1);
-        let (m, cg) = (wd[0], wd[1]);
-        if group < 1 || m % group as u64 != 0 {
-            return self.err(format!(
-                "group {group} does not divide the {m} output channels"
-            ));
-        }
-        let g = group as u64;
+        Ok(kernel)
+    }
+
+    /// The convolution of `x` by `w` over `win`, without the bias: `m`
+    /// output channels, `cg` input channels per group, `g` groups.
+    fn conv_product(
+        &mut self,
+        x: &Val,
+        w: &Val,
+        win: &Window,
+        (m, cg, g): (u64, u64, u64),
+        out_spec: String,
+    ) -> Val {
+        let s = win.kernel.len();
         let mg = m / g;
         let ins = win.input_axes();
         let ks = labels("k", s);
         let os = labels("o", s);
-        let out_spec = if bias.is_none() {
-            self.out_spec(node, 0)
-        } else {
-            "...".into()
-        };
-        let y = if g == 1 {
+        if g == 1 {
             let spec = format!(
                 "n,c,{}; m,c,{} => n,m,{}",
                 ins.join(","),
                 ks.join(","),
                 os.join(",")
             );
-            self.einsum(&spec, &[&x, &w], None, None, out_spec)
+            self.einsum(&spec, &[x, w], None, None, out_spec)
         } else if cg == 1 && mg == 1 {
             // Depthwise: one channel in, one out, per group.
             let spec = format!(
@@ -201,7 +232,7 @@ impl Translator {
                 ks.join(","),
                 os.join(",")
             );
-            self.einsum(&spec, &[&x, &w], None, None, out_spec)
+            self.einsum(&spec, &[x, w], None, None, out_spec)
         } else {
             // Groups: the channel axes split as `Cg * g + c` and `Mg * g + j`
             // (strided axes); the result has a group axis and a per-group
@@ -216,7 +247,7 @@ impl Translator {
             let ov: Vec<String> = (0..s).map(|_| self.fresh_var()).collect();
             let grouped = self.einsum(
                 &spec,
-                &[&x, &w],
+                &[x, w],
                 None,
                 None,
                 format!("{nv},{g},{mg},{}", ov.join(",")),
@@ -224,38 +255,13 @@ impl Translator {
             let spec = format!("{nv},{m},{}", ov.join(","));
             let elem = grouped.elem;
             self.emit("reshape", &[&grouped], "", elem, spec, None)
-        };
-        let y = match bias {
-            None => y,
-            Some(b) => {
-                let spec = format!("n,m,{}; m => n,m,{}", os.join(","), os.join(","));
-                self.einsum(&spec, &[&y, &b], None, Some("add"), self.out_spec(node, 0))
-            }
-        };
-        self.bind(node, 0, with_rank(y, Some(s + 2)));
-        Ok(())
+        }
     }
 
     /// ONNX MaxPool / AveragePool over the trailing `kernel_shape` axes.
     pub(super) fn pool(&mut self, node: &NodeProto, max: bool) -> R<()> {
-        let a = Attrs::of(node);
         let x = self.input(node, 0)?;
-        if node.output.len() > 1 && !node.output[1].is_empty() {
-            return self.err("MaxPool's Indices output is not supported");
-        }
-        if a.int("storage_order").unwrap_or(0) != 0 {
-            return self.err("storage_order=1 is not supported");
-        }
-        let Some(k) = a.ints("kernel_shape") else {
-            return self.err("'kernel_shape' is required");
-        };
-        if k.iter().any(|&v| v < 1) {
-            return self.err(format!("kernel_shape {k:?}"));
-        }
-        if k.len() as u64 > super::axes::MAX_AXES {
-            return self.err(format!("kernel_shape of {} axes", k.len()));
-        }
-        let kernel: Vec<u64> = k.iter().map(|&v| v as u64).collect();
+        let kernel = self.pool_kernel(node)?;
         let s = kernel.len();
         let win = self.window(node, kernel.clone(), &x)?;
         let ins = win.input_axes();
@@ -290,59 +296,97 @@ impl Translator {
                 self.out_spec(node, 0),
             )
         } else {
-            let ones = self.fill(x.elem, &kernel, 1.0);
-            let sum = self.einsum(&spec, &[&x, &ones], None, None, "...".into());
-            let padded = win.pads.iter().any(|&(l, h)| l + h > 0);
-            let include_pad = a.int("count_include_pad").unwrap_or(0) == 1;
-            if include_pad && win.ceil_extra.iter().any(|&e| e > 0) {
-                // The explicit padding counts, the rounding-up extension
-                // does not (onnxruntime; ONNX's reference agrees): count
-                // the window over ones the size of the explicitly padded
-                // input, read with only the extension as padding.
-                let Some(shape) = x.shape.clone().filter(|d| d.len() >= s) else {
-                    return self.err(
-                        "count_include_pad=1 with ceil_mode needs the input's size, which is not known here",
-                    );
-                };
-                let spatial = &shape[shape.len() - s..];
-                let Some(padded_dims) = (0..s)
-                    .map(|i| {
-                        let (lo, hi) = win.pads[i];
-                        spatial[i]
-                            .checked_add(lo)?
-                            .checked_add(hi)?
-                            .checked_sub(win.ceil_extra[i])
-                    })
-                    .collect::<Option<Vec<u64>>>()
-                else {
-                    return self.err("the padded input's sizes overflow 64 bits");
-                };
-                let ones_p = self.fill(x.elem, &padded_dims, 1.0);
-                let axes: Vec<String> = (0..s)
-                    .map(|i| {
-                        let d = win.dilations[i];
-                        format!("{}*o{i}@0,{}+{d}*k{i}", win.strides[i], win.ceil_extra[i])
-                    })
-                    .collect();
-                let cspec = format!("{}; {} => {}", axes.join(","), ks.join(","), os.join(","));
-                let count = self.einsum(&cspec, &[&ones_p, &ones], None, None, "...".into());
-                self.binary("div", &sum, &count, sum.spec.clone())?
-            } else if include_pad || !padded {
-                let Some(n) = kernel.iter().try_fold(1u64, |a, &b| a.checked_mul(b)) else {
-                    return self.err(format!("kernel_shape {kernel:?} overflows 64 bits"));
-                };
-                let c = self.scalar(x.elem, n as f64);
-                self.binary("div", &sum, &c, self.out_spec(node, 0))?
-            } else {
-                // Only the cells inside the input count: the same window
-                // over ones.
-                let ones_x = self.ones_like(&x);
-                let count = self.einsum(&spec, &[&ones_x, &ones], None, None, "...".into());
-                self.binary("div", &sum, &count, sum.spec.clone())?
-            }
+            self.average_pool(node, &x, &win, &spec)?
         };
         self.bind(node, 0, with_rank(y, x.rank));
         Ok(())
+    }
+
+    /// A pool's kernel: `kernel_shape`, checked, with what MaxPool and
+    /// AveragePool may ask for that is not supported.
+    fn pool_kernel(&self, node: &NodeProto) -> R<Vec<u64>> {
+        let a = Attrs::of(node);
+        if node.output.len() > 1 && !node.output[1].is_empty() {
+            return self.err("MaxPool's Indices output is not supported");
+        }
+        if a.int("storage_order").unwrap_or(0) != 0 {
+            return self.err("storage_order=1 is not supported");
+        }
+        let Some(k) = a.ints("kernel_shape") else {
+            return self.err("'kernel_shape' is required");
+        };
+        if k.iter().any(|&v| v < 1) {
+            return self.err(format!("kernel_shape {k:?}"));
+        }
+        if k.len() as u64 > super::axes::MAX_AXES {
+            return self.err(format!("kernel_shape of {} axes", k.len()));
+        }
+        Ok(k.iter().map(|&v| v as u64).collect())
+    }
+
+    /// AveragePool of `x` over `win`: the window's sum (the einsum `spec`
+    /// of the input and the kernel), divided by the kernel's size or by
+    /// how many cells of the window count (`count_include_pad`).
+    fn average_pool(&mut self, node: &NodeProto, x: &Val, win: &Window, spec: &str) -> R<Val> {
+        let a = Attrs::of(node);
+        let kernel = &win.kernel;
+        let ones = self.fill(x.elem, kernel, 1.0);
+        let sum = self.einsum(spec, &[x, &ones], None, None, "...".into());
+        let padded = win.pads.iter().any(|&(l, h)| l + h > 0);
+        let include_pad = a.int("count_include_pad").unwrap_or(0) == 1;
+        if include_pad && win.ceil_extra.iter().any(|&e| e > 0) {
+            let count = self.padded_count(x, win, &ones)?;
+            self.binary("div", &sum, &count, sum.spec.clone())
+        } else if include_pad || !padded {
+            let Some(n) = kernel.iter().try_fold(1u64, |a, &b| a.checked_mul(b)) else {
+                return self.err(format!("kernel_shape {kernel:?} overflows 64 bits"));
+            };
+            let c = self.scalar(x.elem, n as f64);
+            self.binary("div", &sum, &c, self.out_spec(node, 0))
+        } else {
+            // Only the cells inside the input count: the same window
+            // over ones.
+            let ones_x = self.ones_like(x);
+            let count = self.einsum(spec, &[&ones_x, &ones], None, None, "...".into());
+            self.binary("div", &sum, &count, sum.spec.clone())
+        }
+    }
+
+    /// How many cells each window of `win` counts with `count_include_pad`
+    /// and `ceil_mode`: the explicit padding counts, the rounding-up
+    /// extension does not (onnxruntime; ONNX's reference agrees). The
+    /// window counted over ones the size of the explicitly padded input,
+    /// read with only the extension as padding (`ones`: the kernel).
+    fn padded_count(&mut self, x: &Val, win: &Window, ones: &Val) -> R<Val> {
+        let s = win.kernel.len();
+        let (ks, os) = (labels("k", s), labels("o", s));
+        let Some(shape) = x.shape.clone().filter(|d| d.len() >= s) else {
+            return self.err(
+                "count_include_pad=1 with ceil_mode needs the input's size, which is not known here",
+            );
+        };
+        let spatial = &shape[shape.len() - s..];
+        let Some(padded_dims) = (0..s)
+            .map(|i| {
+                let (lo, hi) = win.pads[i];
+                spatial[i]
+                    .checked_add(lo)?
+                    .checked_add(hi)?
+                    .checked_sub(win.ceil_extra[i])
+            })
+            .collect::<Option<Vec<u64>>>()
+        else {
+            return self.err("the padded input's sizes overflow 64 bits");
+        };
+        let ones_p = self.fill(x.elem, &padded_dims, 1.0);
+        let axes: Vec<String> = (0..s)
+            .map(|i| {
+                let d = win.dilations[i];
+                format!("{}*o{i}@0,{}+{d}*k{i}", win.strides[i], win.ceil_extra[i])
+            })
+            .collect();
+        let cspec = format!("{}; {} => {}", axes.join(","), ks.join(","), os.join(","));
+        Ok(self.einsum(&cspec, &[&ones_p, ones], None, None, "...".into()))
     }
 
     /// ONNX GlobalAveragePool and GlobalMaxPool.

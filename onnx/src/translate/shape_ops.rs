@@ -288,12 +288,33 @@ impl Translator {
         if n == 0 {
             return self.err("Split needs at least one output");
         }
+        let sizes = self.split_sizes(node, &x, axis)?;
+        let lay = Layout::new(&[axis], x.rank).map_err(|m| self.error(m))?;
+        if let Some(total) = Self::axis_size(&x, axis) {
+            let sum = sizes
+                .iter()
+                .try_fold(0u64, |acc, &s| acc.checked_add(s as u64));
+            if sum != Some(total) {
+                return self.err(format!(
+                    "split sizes {sizes:?} do not add up to the axis's size {total}"
+                ));
+            }
+        }
+        self.slice_parts(node, &x, axis, &lay, &sizes)
+    }
+
+    /// The sizes of Split's parts, one per output of `node`, each at least
+    /// 1: the `split` attribute or input, else equal parts of the axis's
+    /// known size (the last one smaller when it does not divide).
+    fn split_sizes(&self, node: &NodeProto, x: &Val, axis: i64) -> R<Vec<i64>> {
+        let at = Attrs::of(node);
+        let n = node.output.len();
         let sizes: Vec<i64> = match at.ints("split").filter(|s| !s.is_empty()) {
             Some(s) => s,
             None => match self.const_ints(node, 1)? {
                 Some(s) => s,
                 None => {
-                    let Some(total) = Self::axis_size(&x, axis) else {
+                    let Some(total) = Self::axis_size(x, axis) else {
                         return self.err(
                             "Split into equal parts needs the axis size, which is not known here (not supported)",
                         );
@@ -320,33 +341,37 @@ impl Translator {
         if sizes.len() != n || sizes.iter().any(|&s| s < 1) {
             return self.err(format!("split sizes {sizes:?} for {n} outputs"));
         }
-        let lay = Layout::new(&[axis], x.rank).map_err(|m| self.error(m))?;
-        if let Some(total) = Self::axis_size(&x, axis) {
-            let sum = sizes
-                .iter()
-                .try_fold(0u64, |acc, &s| acc.checked_add(s as u64));
-            if sum != Some(total) {
-                return self.err(format!(
-                    "split sizes {sizes:?} do not add up to the axis's size {total}"
-                ));
-            }
+        Ok(sizes)
+    }
+
+    /// A result type of Split with the split axis (of `lay`) stated as
+    /// `size`: the axes before it are fresh dimension variables (or named
+    /// by a known rank), the ones after it a row variable.
+    fn split_spec(&mut self, lay: &Layout, size: i64) -> String {
+        let mut axes = Vec::new();
+        for (a, &sel) in lay.axes.iter().zip(&lay.selected) {
+            axes.push(if sel {
+                size.to_string()
+            } else if a.starts_with("..") {
+                "...".into()
+            } else {
+                self.fresh_var()
+            });
         }
-        // A result type with the split axis stated: the axes before it are
-        // fresh dimension variables (or named by a known rank), the ones
-        // after it a row variable.
-        let sized = |t: &mut Self, size: i64| -> String {
-            let mut axes = Vec::new();
-            for (a, &sel) in lay.axes.iter().zip(&lay.selected) {
-                axes.push(if sel {
-                    size.to_string()
-                } else if a.starts_with("..") {
-                    "...".into()
-                } else {
-                    t.fresh_var()
-                });
-            }
-            axes.join(",")
-        };
+        axes.join(",")
+    }
+
+    /// Binds Split's outputs: each part of `sizes` sliced off what is left
+    /// of `x` along `axis`, the last one what remains.
+    fn slice_parts(
+        &mut self,
+        node: &NodeProto,
+        x: &Val,
+        axis: i64,
+        lay: &Layout,
+        sizes: &[i64],
+    ) -> R<()> {
+        let n = sizes.len();
         let take = format!(
             "{} => {}",
             lay.map(|_| Some("x^q".into())),
@@ -364,18 +389,18 @@ impl Translator {
         let mut rest = x.clone();
         // What is left, when the axis size is known: stated on each rest
         // (discardable parts are otherwise free to close small).
-        let mut left = Self::axis_size(&x, axis).map(|t| t as i64);
+        let mut left = Self::axis_size(x, axis).map(|t| t as i64);
         for (j, &size) in sizes.iter().enumerate() {
             let elem = x.elem;
             left = left.map(|l| l - size);
             let part = if j + 1 == n {
-                let spec = sized(self, size);
+                let spec = self.split_spec(lay, size);
                 let id = format!("{} => {}", lay.all(), lay.all());
                 self.einsum(&id, &[&rest], None, None, spec)
             } else {
-                let spec = sized(self, size);
+                let spec = self.split_spec(lay, size);
                 let rest_spec = match left {
-                    Some(l) if l >= 1 => sized(self, l),
+                    Some(l) if l >= 1 => self.split_spec(lay, l),
                     Some(_) => return self.err(format!("split sizes {sizes:?} exceed the axis")),
                     None => "...".into(),
                 };
