@@ -1,5 +1,6 @@
-//! Compiles the C++ shim (`cpp/passes_shim.cpp`) that registers the Rust
-//! passes in MLIR's pass registry and runs `MlirOptMain`.
+//! Compiles the C++ shim (`cpp/*.cpp`, map in `cpp/shim.h`) that registers
+//! the Rust passes in MLIR's pass registry, defines the C++ passes and runs
+//! `MlirOptMain`.
 
 use std::env;
 
@@ -15,6 +16,15 @@ fn main() {
         .flag("-fno-exceptions")
         .flag("-Wno-unused-parameter")
         .include(format!("{prefix}/include"))
-        .file("cpp/passes_shim.cpp")
+        .files(
+            [
+                "rust_pass.cpp",
+                "math_passes.cpp",
+                "outline_nests.cpp",
+                "driver.cpp",
+                "flow.cpp",
+            ]
+            .map(|f| format!("cpp/{f}")),
+        )
         .compile("ocannl_passes_shim");
 }

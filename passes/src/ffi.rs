@@ -1,4 +1,4 @@
-//! The crate's FFI layer: the C++ shim (`cpp/passes_shim.cpp`) and every
+//! The crate's FFI layer: the C++ shim (`cpp/*.cpp`, map in `cpp/shim.h`) and every
 //! `unsafe` block of `ocannl-passes`, behind safe functions.
 //!
 //! - [`pass`]: registering Rust passes and pipelines in MLIR's registry,

@@ -2,7 +2,7 @@
 //!
 //! Passes are written in Rust against melior's IR API and registered in
 //! MLIR's *global* pass registry through a small C++ shim
-//! (`cpp/passes_shim.cpp`), so they are named in pipelines like upstream
+//! (`cpp/rust_pass.cpp`), so they are named in pipelines like upstream
 //! passes (`-p 'builtin.module(ocannl-verify,canonicalize)'`), listed by
 //! `--help`, and take MLIR pass options.
 //!

@@ -166,28 +166,11 @@ impl Schedule {
             .element_by_name("kind")
             .and_then(ir::string_value)
             .ok_or_else(|| bad("no string 'kind'".into()))?;
-        let allowed: &[&str] = match kind.as_str() {
-            "loops" => &["kind"],
-            "cpu" => &[
-                "kind",
-                "lanes",
-                "width",
-                "vector",
-                "outer",
-                "unroll",
-                "reductions",
-                "k_tile",
-                "parallel",
-            ],
-            "grid" => &["kind", "block"],
-            "tiled" => &["kind", "block", "emulate"],
-            "epilogue" => &["kind", "operand"],
-            other => {
-                return Err(bad(format!(
-                    "unknown kind '{other}' (loops, cpu, grid, tiled or epilogue)"
-                )));
-            }
-        };
+        let allowed = fields_of(&kind).ok_or_else(|| {
+            bad(format!(
+                "unknown kind '{kind}' (loops, cpu, grid, tiled or epilogue)"
+            ))
+        })?;
         for i in 0..dict.len() {
             let (name, _) = dict.element(i).map_err(|_| bad("unreadable".into()))?;
             let name = ir::str_of(name.as_string_ref()).into_owned();
@@ -198,57 +181,7 @@ impl Schedule {
         let fields = Fields { dict, bad: &bad };
         Ok(Some(match kind.as_str() {
             "loops" => Self::Loops,
-            "cpu" => {
-                let lanes = match fields.string("lanes")?.as_str() {
-                    "result" => Lanes::Result,
-                    "reduction" => Lanes::Reduction,
-                    other => {
-                        return Err(bad(format!(
-                            "'lanes' must be \"result\" or \"reduction\" (got \"{other}\")"
-                        )));
-                    }
-                };
-                let vector = fields.index("vector")?;
-                let unrolled = fields
-                    .arrays("unroll")?
-                    .into_iter()
-                    .map(|u| match u[..] {
-                        [iter, factor, tile] => Ok(Unrolled {
-                            iter: usize::try_from(iter).unwrap_or(usize::MAX),
-                            factor,
-                            lanes: lanes == Lanes::Result && iter == vector as u64,
-                            tile: (tile > 0).then_some(tile),
-                        }),
-                        _ => Err(bad(
-                            "each 'unroll' entry must be array<i64: iterator, factor, tile>".into(),
-                        )),
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
-                let k_tile = match fields.optional_ints("k_tile")? {
-                    None => None,
-                    Some(v) => match v[..] {
-                        [k, size] => Some((usize::try_from(k).unwrap_or(usize::MAX), size)),
-                        _ => {
-                            return Err(bad("'k_tile' must be array<i64: iterator, size>".into()));
-                        }
-                    },
-                };
-                let plan = Plan {
-                    lanes,
-                    width: fields.int("width")?,
-                    vector,
-                    outer: fields.indices("outer")?,
-                    unrolled,
-                    reductions: fields.indices("reductions")?,
-                    k_tile,
-                    // Derived from the projections by `legal::check`.
-                    block_contiguous: false,
-                };
-                Self::Cpu {
-                    plan,
-                    parallel: fields.flag("parallel")?,
-                }
-            }
+            "cpu" => fields.cpu()?,
             "grid" => Self::Grid {
                 block: fields.int("block")?,
             },
@@ -263,6 +196,28 @@ impl Schedule {
     }
 }
 
+/// The fields a schedule of `kind` may have; `None` for an unknown kind.
+fn fields_of(kind: &str) -> Option<&'static [&'static str]> {
+    Some(match kind {
+        "loops" => &["kind"],
+        "cpu" => &[
+            "kind",
+            "lanes",
+            "width",
+            "vector",
+            "outer",
+            "unroll",
+            "reductions",
+            "k_tile",
+            "parallel",
+        ],
+        "grid" => &["kind", "block"],
+        "tiled" => &["kind", "block", "emulate"],
+        "epilogue" => &["kind", "operand"],
+        _ => return None,
+    })
+}
+
 /// Typed reads of a schedule dictionary's fields.
 struct Fields<'d, 'c> {
     dict: DictionaryAttribute<'c>,
@@ -270,6 +225,58 @@ struct Fields<'d, 'c> {
 }
 
 impl Fields<'_, '_> {
+    /// A `cpu` schedule: its plan and parallel flag.
+    fn cpu(&self) -> Result<Schedule, String> {
+        let bad = self.bad;
+        let lanes = match self.string("lanes")?.as_str() {
+            "result" => Lanes::Result,
+            "reduction" => Lanes::Reduction,
+            other => {
+                return Err(bad(format!(
+                    "'lanes' must be \"result\" or \"reduction\" (got \"{other}\")"
+                )));
+            }
+        };
+        let vector = self.index("vector")?;
+        let unrolled = self
+            .arrays("unroll")?
+            .into_iter()
+            .map(|u| match u[..] {
+                [iter, factor, tile] => Ok(Unrolled {
+                    iter: usize::try_from(iter).unwrap_or(usize::MAX),
+                    factor,
+                    lanes: lanes == Lanes::Result && iter == vector as u64,
+                    tile: (tile > 0).then_some(tile),
+                }),
+                _ => Err(bad(
+                    "each 'unroll' entry must be array<i64: iterator, factor, tile>".into(),
+                )),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let k_tile = match self.optional_ints("k_tile")? {
+            None => None,
+            Some(v) => match v[..] {
+                [k, size] => Some((usize::try_from(k).unwrap_or(usize::MAX), size)),
+                _ => return Err(bad("'k_tile' must be array<i64: iterator, size>".into())),
+            },
+        };
+        let plan = Plan {
+            lanes,
+            width: self.int("width")?,
+            vector,
+            outer: self.indices("outer")?,
+            unrolled,
+            reductions: self.indices("reductions")?,
+            k_tile,
+            // Derived from the projections by `legal::check_plan`.
+            block_contiguous: false,
+        };
+        Ok(Schedule::Cpu {
+            plan,
+            parallel: self.flag("parallel")?,
+        })
+    }
+
     fn get(&self, name: &str) -> Result<Attribute<'_>, String> {
         self.dict
             .element_by_name(name)

@@ -1,4 +1,4 @@
-//! Declarations of the C++ shim (`cpp/passes_shim.cpp`), used only by the
+//! Declarations of the C++ shim (`cpp/*.cpp`, map in `cpp/shim.h`), used only by the
 //! safe functions of the FFI layer.
 
 use std::ffi::{c_char, c_int, c_void};

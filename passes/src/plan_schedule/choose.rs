@@ -57,189 +57,255 @@ pub(super) fn plan(
     if !target.enabled || plannable(p, bits, true).is_err() {
         return None;
     }
-    let space = &p.product_space;
-    let width = target.vector_bytes * 8 / u64::from(bits);
     let reductions = p.reductions();
-    let elem_bytes = u64::from(bits / 8);
-    let operands = || p.operands.iter().zip(operand_dims);
-    let guarded = |v: usize| guarded(p, operand_dims, v);
-    let parallel = parallel(p);
-    let contracted = !reductions.is_empty();
-    // The largest reduction, when it is long enough to be tiled.
-    let long_k = reductions
-        .iter()
-        .copied()
-        .max_by_key(|&r| space[r])
-        .filter(|&k| space[k] > KC);
-    // An operand that reads `v` off its contiguous axis (OCANNL's weight
-    // `"K->N"` is `[N, K]` in memory) is transposed into the packed panel
-    // of each tile (`cpu/pack.rs`): it must be a plain 2-D panel over `v`
-    // and the tiled reduction. The packed panel pays when rows of another operand reuse it: a
-    // parallel iterator other than `v`, read with the reduction by an
-    // operand that does not read `v` (a matmul's A; not a row reduction).
-    let reused = |v: usize, k: usize| {
-        parallel.iter().any(|&u| {
+    let space = &p.product_space;
+    let nest = Nest {
+        target,
+        p,
+        dims,
+        operand_dims,
+        width: target.vector_bytes * 8 / u64::from(bits),
+        elem_bytes: u64::from(bits / 8),
+        parallel: parallel(p),
+        // The largest reduction, when it is long enough to be tiled.
+        long_k: reductions
+            .iter()
+            .copied()
+            .max_by_key(|&r| space[r])
+            .filter(|&k| space[k] > KC),
+        reductions,
+    };
+    nest.result_lanes().or_else(|| nest.reduction_lanes())
+}
+
+/// What the planner reads of one nest.
+struct Nest<'n> {
+    target: &'n Target,
+    p: &'n Projections,
+    dims: &'n [u64],
+    operand_dims: &'n [Vec<u64>],
+    /// Lanes per vector; bytes per element.
+    width: u64,
+    elem_bytes: u64,
+    /// The result's parallel iterators of extent > 1 (memory order).
+    parallel: Vec<usize>,
+    reductions: Vec<usize>,
+    /// The largest reduction, when it is long enough to be tiled.
+    long_k: Option<usize>,
+}
+
+impl Nest<'_> {
+    fn space(&self) -> &[u64] {
+        &self.p.product_space
+    }
+
+    fn operands(&self) -> impl Iterator<Item = (&Vec<AxisIndex>, &Vec<u64>)> {
+        self.p.operands.iter().zip(self.operand_dims)
+    }
+
+    /// An operand that reads `v` off its contiguous axis (OCANNL's weight
+    /// `"K->N"` is `[N, K]` in memory) is transposed into the packed panel
+    /// of each tile (`cpu/pack.rs`): it must be a plain 2-D panel over `v`
+    /// and the tiled reduction. The packed panel pays when rows of another
+    /// operand reuse it: a parallel iterator other than `v`, read with the
+    /// reduction by an operand that does not read `v` (a matmul's A; not a
+    /// row reduction).
+    fn reused(&self, v: usize, k: usize) -> bool {
+        self.parallel.iter().any(|&u| {
             u != v
-                && p.operands.iter().any(|o| {
+                && self.p.operands.iter().any(|o| {
                     o.iter().any(|a| a.uses(u))
                         && o.iter().any(|a| a.uses(k))
                         && !o.iter().any(|a| a.uses(v))
                 })
         })
-    };
-    let transposed = |v: usize, o: &[AxisIndex]| {
-        // At least one whole block of columns to pack (a narrower result
-        // would gather every vector: the dot-product form is better), and
-        // enough rows to pay for the transposing copy (a cell at a time:
-        // at 256 rows, the MLP's first layer, the dot-product form was as
-        // fast; at 1024 the packed form was 15–25% faster).
-        let rows: u64 = parallel
+    }
+
+    /// Whether operand indices `o`, which read `v` off their contiguous
+    /// axis, are worth packing transposed: at least one whole block of
+    /// columns to pack (a narrower result would gather every vector: the
+    /// dot-product form is better), and enough rows to pay for the
+    /// transposing copy (a cell at a time: at 256 rows, the MLP's first
+    /// layer, the dot-product form was as fast; at 1024 the packed form was
+    /// 15–25% faster).
+    fn transposed(&self, v: usize, o: &[AxisIndex]) -> bool {
+        let space = self.space();
+        let rows: u64 = self
+            .parallel
             .iter()
             .filter(|&&u| u != v)
             .map(|&u| space[u])
             .product();
-        space[v] >= 2 * width
+        space[v] >= 2 * self.width
             && rows >= MIN_TRANSPOSED_ROWS
-            && long_k.is_some_and(|k| reused(v, k) && plain_panel(o, space, v, k))
-    };
-    // Along the result's contiguous axis.
-    if let Some(v) = contiguous(&p.result, dims).filter(|&v| space[v] >= width && !guarded(v))
-        && operands().all(|(o, d)| reads_along(o, d, v).is_some() || transposed(v, o))
-        && transposed_ok(p, operand_dims, v, long_k)
-    {
-        let mut unrolled = vec![];
-        let mut k_tile = None;
-        if contracted {
-            // The largest reduction is tiled so that a `k_tile × tile(v)`
-            // panel of the operand read along `v` stays in L2.
-            let k = *reductions.iter().max_by_key(|&&r| space[r])?;
-            let kc = KC.min(space[k]);
-            if space[k] > kc {
-                k_tile = Some((k, kc));
-            }
-            let cols = 2;
-            // BLIS's blocking: the packed `k_tile × nc` panel in L3 (twice
-            // L2), the rows' packed `mc × k_tile` block in L2, the
-            // micro-panel `k_tile × nr` one block column reads in L1.
-            let nc = round_down(target.l2 * 2 / (kc * elem_bytes), cols * width);
-            unrolled.push(Unrolled {
-                iter: v,
-                factor: cols,
-                lanes: true,
-                // Tiled whenever the reduction is: the tile is packed.
-                tile: (space[v] > nc || k_tile.is_some()).then_some(nc),
-            });
-            // Rows: the parallel iterator the vector-loaded operands do not
-            // read (their loads serve every row), nearest the contiguous
-            // axis.
-            let loaded: Vec<&Vec<AxisIndex>> = operands()
-                .filter(|(o, d)| reads_along(o, d, v) != Some(false))
-                .map(|(o, _)| o)
-                .collect();
-            let row = parallel
-                .iter()
-                .rev()
-                .copied()
-                .filter(|&i| i != v)
-                .max_by_key(|&i| !loaded.iter().any(|o| o.iter().any(|a| a.uses(i))));
-            if let Some(u) = row {
-                let rows = 6;
-                let mc = round_down(target.l2 / 8 / (kc * elem_bytes), rows);
-                unrolled.push(Unrolled {
-                    iter: u,
-                    factor: rows,
-                    lanes: false,
-                    tile: (space[u] > mc || k_tile.is_some()).then_some(mc),
-                });
-            }
-        } else {
-            unrolled.push(Unrolled {
+            && self
+                .long_k
+                .is_some_and(|k| self.reused(v, k) && plain_panel(o, space, v, k))
+    }
+
+    /// The plan with lanes along the result's contiguous axis, if every
+    /// operand reads it on its own contiguous axis, not at all, or as a
+    /// panel worth packing transposed.
+    fn result_lanes(&self) -> Option<Plan> {
+        let (p, space) = (self.p, self.space());
+        let v = contiguous(&p.result, self.dims)
+            .filter(|&v| space[v] >= self.width && !guarded(p, self.operand_dims, v))?;
+        if !self
+            .operands()
+            .all(|(o, d)| reads_along(o, d, v).is_some() || self.transposed(v, o))
+            || !transposed_ok(p, self.operand_dims, v, self.long_k)
+        {
+            return None;
+        }
+        let (unrolled, k_tile) = if self.reductions.is_empty() {
+            let lanes = Unrolled {
                 iter: v,
                 factor: 1,
                 lanes: true,
                 tile: None,
-            });
-        }
-        let outer = outer_loops(&parallel, &unrolled);
-        return Some(Plan {
+            };
+            (vec![lanes], None)
+        } else {
+            self.contraction_block(v)
+        };
+        Some(Plan {
             lanes: Lanes::Result,
-            width,
+            width: self.width,
             vector: v,
-            outer,
+            outer: outer_loops(&self.parallel, &unrolled),
             unrolled,
-            reductions,
+            reductions: self.reductions.clone(),
             k_tile,
             block_contiguous: true,
-        });
-    }
-    // Along a reduction: the innermost one every reader reads contiguously.
-    let r = reductions.iter().rev().copied().find(|&r| {
-        space[r] >= width
-            && !guarded(r)
-            && operands().all(|(o, d)| reads_along(o, d, r).is_some())
-            && operands().any(|(o, d)| reads_along(o, d, r) == Some(true))
-    })?;
-    let mut order: Vec<usize> = reductions.iter().copied().filter(|&i| i != r).collect();
-    order.push(r);
-    // The block: the result's last two parallel iterators, the contiguous
-    // one's point loop outside (its operand panel stays in L1 while the
-    // other sweeps a tile kept in L2).
-    // A long vector reduction is tiled (its partial sums are added to the
-    // result once per tile), so that the rows of both operands the block
-    // reads stay in L1.
-    let kc = KC_LANES * width;
-    let k_tile = (space[r] > 2 * kc).then_some((r, kc));
-    let reduced_bytes: u64 = reductions
-        .iter()
-        .map(|&i| {
-            if k_tile.is_some() && i == r {
-                kc
-            } else {
-                space[i]
-            }
         })
-        .fold(elem_bytes, u64::saturating_mul);
-    // BLIS's loop order: the inner block iterator's tile (its operand's
-    // rows in L2) inside the reduction tile; the outer one's rows stream
-    // through L1 (its whole panel stays in L3).
-    let panel = round_down(target.l2 / 2 / reduced_bytes.max(1), 12);
-    let mut unrolled = vec![];
-    let mut block = parallel.iter().rev().copied();
-    if let Some(outer_point) = block.next() {
-        let inner_point = block.next();
-        // 3 × 4 accumulators, 3 + 1 loaded vectors: the 16 registers of AVX2
-        // (4 × 3 holds 4 + 1 and spills).
-        let cols = 4;
-        unrolled.push(Unrolled {
-            iter: outer_point,
+    }
+
+    /// A contraction's register block with lanes along `v`: 2 vectors of
+    /// columns × 6 rows, and its cache tiles (BLIS's blocking).
+    fn contraction_block(&self, v: usize) -> (Vec<Unrolled>, Option<(usize, u64)>) {
+        let space = self.space();
+        let elem_bytes = self.elem_bytes;
+        // The largest reduction is tiled so that a `k_tile × tile(v)`
+        // panel of the operand read along `v` stays in L2.
+        let k = *self
+            .reductions
+            .iter()
+            .max_by_key(|&&r| space[r])
+            .expect("a contraction has a reduction");
+        let kc = KC.min(space[k]);
+        let k_tile = (space[k] > kc).then_some((k, kc));
+        let cols = 2;
+        // BLIS's blocking: the packed `k_tile × nc` panel in L3 (twice
+        // L2), the rows' packed `mc × k_tile` block in L2, the
+        // micro-panel `k_tile × nr` one block column reads in L1.
+        let nc = round_down(self.target.l2 * 2 / (kc * elem_bytes), cols * self.width);
+        let mut unrolled = vec![Unrolled {
+            iter: v,
             factor: cols,
-            lanes: false,
-            tile: None,
-        });
-        if let Some(u) = inner_point {
-            let rows = 3;
+            lanes: true,
+            // Tiled whenever the reduction is: the tile is packed.
+            tile: (space[v] > nc || k_tile.is_some()).then_some(nc),
+        }];
+        // Rows: the parallel iterator the vector-loaded operands do not
+        // read (their loads serve every row), nearest the contiguous axis.
+        let loaded: Vec<&Vec<AxisIndex>> = self
+            .operands()
+            .filter(|(o, d)| reads_along(o, d, v) != Some(false))
+            .map(|(o, _)| o)
+            .collect();
+        let row = self
+            .parallel
+            .iter()
+            .rev()
+            .copied()
+            .filter(|&i| i != v)
+            .max_by_key(|&i| !loaded.iter().any(|o| o.iter().any(|a| a.uses(i))));
+        if let Some(u) = row {
+            let rows = 6;
+            let mc = round_down(self.target.l2 / 8 / (kc * elem_bytes), rows);
             unrolled.push(Unrolled {
                 iter: u,
                 factor: rows,
                 lanes: false,
-                tile: (space[u] > panel).then_some(panel),
+                tile: (space[u] > mc || k_tile.is_some()).then_some(mc),
             });
         }
+        (unrolled, k_tile)
     }
-    let outer = outer_loops(&parallel, &unrolled);
-    let block_contiguous = unrolled
-        .first()
-        .is_some_and(|u| contiguous(&p.result, dims) == Some(u.iter));
-    Some(Plan {
-        lanes: Lanes::Reduction,
-        width,
-        vector: r,
-        outer,
-        unrolled,
-        reductions: order,
-        k_tile,
-        block_contiguous,
-    })
+
+    /// The plan with lanes along the innermost reduction every reader
+    /// reads contiguously (or not at all), and a block of the result's
+    /// last two parallel iterators.
+    fn reduction_lanes(&self) -> Option<Plan> {
+        let (p, space, width) = (self.p, self.space(), self.width);
+        let reductions = &self.reductions;
+        let r = reductions.iter().rev().copied().find(|&r| {
+            space[r] >= width
+                && !guarded(p, self.operand_dims, r)
+                && self.operands().all(|(o, d)| reads_along(o, d, r).is_some())
+                && self
+                    .operands()
+                    .any(|(o, d)| reads_along(o, d, r) == Some(true))
+        })?;
+        let mut order: Vec<usize> = reductions.iter().copied().filter(|&i| i != r).collect();
+        order.push(r);
+        // The block: the result's last two parallel iterators, the contiguous
+        // one's point loop outside (its operand panel stays in L1 while the
+        // other sweeps a tile kept in L2).
+        // A long vector reduction is tiled (its partial sums are added to the
+        // result once per tile), so that the rows of both operands the block
+        // reads stay in L1.
+        let kc = KC_LANES * width;
+        let k_tile = (space[r] > 2 * kc).then_some((r, kc));
+        let reduced_bytes: u64 = reductions
+            .iter()
+            .map(|&i| {
+                if k_tile.is_some() && i == r {
+                    kc
+                } else {
+                    space[i]
+                }
+            })
+            .fold(self.elem_bytes, u64::saturating_mul);
+        // BLIS's loop order: the inner block iterator's tile (its operand's
+        // rows in L2) inside the reduction tile; the outer one's rows stream
+        // through L1 (its whole panel stays in L3).
+        let panel = round_down(self.target.l2 / 2 / reduced_bytes.max(1), 12);
+        let mut unrolled = vec![];
+        let mut block = self.parallel.iter().rev().copied();
+        if let Some(outer_point) = block.next() {
+            // 3 × 4 accumulators, 3 + 1 loaded vectors: the 16 registers of
+            // AVX2 (4 × 3 holds 4 + 1 and spills).
+            unrolled.push(Unrolled {
+                iter: outer_point,
+                factor: 4,
+                lanes: false,
+                tile: None,
+            });
+            if let Some(u) = block.next() {
+                unrolled.push(Unrolled {
+                    iter: u,
+                    factor: 3,
+                    lanes: false,
+                    tile: (space[u] > panel).then_some(panel),
+                });
+            }
+        }
+        let outer = outer_loops(&self.parallel, &unrolled);
+        let block_contiguous = unrolled
+            .first()
+            .is_some_and(|u| contiguous(&p.result, self.dims) == Some(u.iter));
+        Some(Plan {
+            lanes: Lanes::Reduction,
+            width,
+            vector: r,
+            outer,
+            unrolled,
+            reductions: order,
+            k_tile,
+            block_contiguous,
+        })
+    }
 }
 
 /// Vectors per tile of a reduction along which the lanes run.

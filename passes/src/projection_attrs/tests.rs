@@ -43,7 +43,10 @@ fn maps_round_trip() {
     assert!(err.contains("contradicts the types"), "{err}");
     // Ranks that do not match.
     let err = read_projections(op, &[vec![4, 14, 1], vec![3, 1]], &[4, 5, 1]).expect_err("rank");
-    assert!(err.contains("has 2 results but the tensor has 3 axes"), "{err}");
+    assert!(
+        err.contains("has 2 results but the tensor has 3 axes"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -88,8 +91,14 @@ fn blocks_round_trip() {
     assert_eq!(back, blocks);
     // The second block would write past a result of 6 columns.
     let err = read_blocks(op, &[vec![2, 3], vec![2, 4]], &[2, 6]).expect_err("too small");
-    assert!(err.contains("block #1: the result's axis 1 has size 6"), "{err}");
+    assert!(
+        err.contains("block #1: the result's axis 1 has size 6"),
+        "{err}"
+    );
     // An operand the op does not have.
     let err = read_blocks(op, &[vec![2, 3]], &[2, 7]).expect_err("one operand");
-    assert!(err.contains("'operand' must be an integer naming one of the 1 operands"), "{err}");
+    assert!(
+        err.contains("'operand' must be an integer naming one of the 1 operands"),
+        "{err}"
+    );
 }

@@ -129,9 +129,7 @@ pub(crate) fn check_plan(
     dims: &[u64],
     operand_dims: &[Vec<u64>],
 ) -> Result<(), String> {
-    let space = &p.product_space;
-    let n = space.len();
-    let name = |i: usize| format!("d{i}");
+    let n = p.product_space.len();
     if !plan.width.is_power_of_two() || plan.width > MAX_WIDTH {
         return Err(format!(
             "'width' must be a power of two up to {MAX_WIDTH} (got {})",
@@ -148,7 +146,22 @@ pub(crate) fn check_plan(
             name(v)
         ));
     }
-    let parallel = parallel(p);
+    check_loops(plan, p)?;
+    check_block(plan)?;
+    match plan.lanes {
+        Lanes::Result => check_result_lanes(plan, p, dims, operand_dims),
+        Lanes::Reduction => check_reduction_lanes(plan, p, dims, operand_dims),
+    }
+}
+
+/// An iterator as the affine maps name it.
+fn name(i: usize) -> String {
+    format!("d{i}")
+}
+
+/// The reductions, the outer loops and the block's iterators: each
+/// iterator of the nest where it belongs, once.
+fn check_loops(plan: &Plan, p: &Projections) -> Result<(), String> {
     let mut reductions = p.reductions();
     let mut listed = plan.reductions.clone();
     listed.sort_unstable();
@@ -164,13 +177,27 @@ pub(crate) fn check_plan(
     let mut sorted = loops.clone();
     sorted.sort_unstable();
     sorted.dedup();
-    let mut wanted = parallel.clone();
+    let mut wanted = parallel(p);
     wanted.sort_unstable();
     if sorted.len() != loops.len() || sorted != wanted {
         return Err(format!(
             "'outer' and 'unroll' must name the result's iterators of extent > 1 {wanted:?} once each (got {loops:?})"
         ));
     }
+    if let Some((k, size)) = plan.k_tile
+        && (!reductions.contains(&k) || size == 0)
+    {
+        return Err(format!(
+            "'k_tile' must tile a reduction by at least 1 (got {} by {size})",
+            name(k)
+        ));
+    }
+    Ok(())
+}
+
+/// The register block: at most two iterators, factors and accumulators in
+/// bounds, tiles of whole blocks.
+fn check_block(plan: &Plan) -> Result<(), String> {
     if plan.unrolled.len() > 2 {
         return Err("'unroll' holds at most two iterators".into());
     }
@@ -199,68 +226,80 @@ pub(crate) fn check_plan(
             "the register block holds {accumulators} accumulators, more than {MAX_BLOCK}"
         ));
     }
-    if let Some((k, size)) = plan.k_tile
-        && (!reductions.contains(&k) || size == 0)
-    {
+    Ok(())
+}
+
+/// Lanes along the result's contiguous iterator, the block's first, read
+/// by every operand along its own contiguous axis, not at all, or (one of
+/// them) packed transposed within a reduction tile.
+fn check_result_lanes(
+    plan: &mut Plan,
+    p: &Projections,
+    dims: &[u64],
+    operand_dims: &[Vec<u64>],
+) -> Result<(), String> {
+    let v = plan.vector;
+    if contiguous(&p.result, dims) != Some(v) {
         return Err(format!(
-            "'k_tile' must tile a reduction by at least 1 (got {} by {size})",
-            name(k)
+            "lanes = \"result\" run along the result's contiguous iterator, which {} is not",
+            name(v)
         ));
     }
-    let reads = |v: usize| {
+    if plan.unrolled.first().map(|u| u.iter) != Some(v) {
+        return Err(format!(
+            "with lanes = \"result\", 'unroll' starts with the vector iterator {}",
+            name(v)
+        ));
+    }
+    if !transposed_ok(p, operand_dims, v, plan.k_tile.map(|t| t.0)) {
+        return Err(format!(
+            "the operands cannot be read along {}: more than one reads it off its contiguous axis, or one does without a 'k_tile' to pack it in",
+            name(v)
+        ));
+    }
+    plan.block_contiguous = true;
+    Ok(())
+}
+
+/// Lanes along the innermost reduction, which every operand reads along
+/// its contiguous axis or not at all (one of them reading it); a reduction
+/// tile only along it, of whole vectors.
+fn check_reduction_lanes(
+    plan: &mut Plan,
+    p: &Projections,
+    dims: &[u64],
+    operand_dims: &[Vec<u64>],
+) -> Result<(), String> {
+    let v = plan.vector;
+    if !p.reductions().contains(&v) || plan.reductions.last() != Some(&v) {
+        return Err(format!(
+            "lanes = \"reduction\" run along the innermost reduction, which {} is not",
+            name(v)
+        ));
+    }
+    let reads = || {
         p.operands
             .iter()
             .zip(operand_dims)
-            .map(move |(o, d)| reads_along(o, d, v))
+            .map(|(o, d)| reads_along(o, d, v))
     };
-    match plan.lanes {
-        Lanes::Result => {
-            if contiguous(&p.result, dims) != Some(v) {
-                return Err(format!(
-                    "lanes = \"result\" run along the result's contiguous iterator, which {} is not",
-                    name(v)
-                ));
-            }
-            if plan.unrolled.first().map(|u| u.iter) != Some(v) {
-                return Err(format!(
-                    "with lanes = \"result\", 'unroll' starts with the vector iterator {}",
-                    name(v)
-                ));
-            }
-            if !transposed_ok(p, operand_dims, v, plan.k_tile.map(|t| t.0)) {
-                return Err(format!(
-                    "the operands cannot be read along {}: more than one reads it off its contiguous axis, or one does without a 'k_tile' to pack it in",
-                    name(v)
-                ));
-            }
-            plan.block_contiguous = true;
-        }
-        Lanes::Reduction => {
-            if !reductions.contains(&v) || plan.reductions.last() != Some(&v) {
-                return Err(format!(
-                    "lanes = \"reduction\" run along the innermost reduction, which {} is not",
-                    name(v)
-                ));
-            }
-            if !reads(v).all(|r| r.is_some()) || !reads(v).any(|r| r == Some(true)) {
-                return Err(format!(
-                    "the lanes cannot run along {}: every operand must read it on its contiguous axis or not at all, and one must read it",
-                    name(v)
-                ));
-            }
-            if let Some((k, size)) = plan.k_tile
-                && (k != v || size % plan.width != 0)
-            {
-                return Err(format!(
-                    "with lanes = \"reduction\", 'k_tile' tiles the vector iterator {} by a multiple of the width",
-                    name(v)
-                ));
-            }
-            plan.block_contiguous = plan
-                .unrolled
-                .first()
-                .is_some_and(|u| contiguous(&p.result, dims) == Some(u.iter));
-        }
+    if !reads().all(|r| r.is_some()) || !reads().any(|r| r == Some(true)) {
+        return Err(format!(
+            "the lanes cannot run along {}: every operand must read it on its contiguous axis or not at all, and one must read it",
+            name(v)
+        ));
     }
+    if let Some((k, size)) = plan.k_tile
+        && (k != v || size % plan.width != 0)
+    {
+        return Err(format!(
+            "with lanes = \"reduction\", 'k_tile' tiles the vector iterator {} by a multiple of the width",
+            name(v)
+        ));
+    }
+    plan.block_contiguous = plan
+        .unrolled
+        .first()
+        .is_some_and(|u| contiguous(&p.result, dims) == Some(u.iter));
     Ok(())
 }
