@@ -1,0 +1,183 @@
+//! Attribute values the C API reads and melior does not (or reads with
+//! `StringRef::as_str`, which panics on empty strings): strings, symbol
+//! references, integers, floats, elements, affine maps and integer sets.
+
+use melior::{
+    Context, StringRef,
+    ir::{AffineExpr, AffineMap, Attribute, AttributeLike, Type, TypeLike},
+};
+
+use super::{str_of, types::ranked_tensor_type};
+
+/// The value of a string attribute (`None` for any other attribute).
+pub fn string_value(attr: Attribute<'_>) -> Option<String> {
+    // SAFETY: kind check before the getter; the string is copied.
+    unsafe {
+        let raw = attr.to_raw();
+        mlir_sys::mlirAttributeIsAString(raw).then(|| {
+            str_of(StringRef::from_raw(mlir_sys::mlirStringAttrGetValue(raw))).into_owned()
+        })
+    }
+}
+
+/// The name a flat symbol reference attribute (`@f`) refers to (`None` for
+/// any other attribute).
+pub fn symbol_ref_value(attr: Attribute<'_>) -> Option<String> {
+    // SAFETY: kind check before the getter; the string is copied.
+    unsafe {
+        let raw = attr.to_raw();
+        mlir_sys::mlirAttributeIsAFlatSymbolRef(raw).then(|| {
+            str_of(StringRef::from_raw(
+                mlir_sys::mlirFlatSymbolRefAttrGetValue(raw),
+            ))
+            .into_owned()
+        })
+    }
+}
+
+/// The value of an integer attribute whose type has at most 64 bits
+/// (sign-extended; `None` for wider integers and any other attribute).
+pub fn integer_value(attr: Attribute<'_>) -> Option<i64> {
+    // SAFETY: kind and width checks before the getter (wider values would
+    // be truncated by `mlirIntegerAttrGetValueInt`).
+    unsafe {
+        let raw = attr.to_raw();
+        if !mlir_sys::mlirAttributeIsAInteger(raw) {
+            return None;
+        }
+        let ty = mlir_sys::mlirAttributeGetType(raw);
+        if mlir_sys::mlirTypeIsAIndex(ty) {
+            return Some(mlir_sys::mlirIntegerAttrGetValueInt(raw));
+        }
+        if !mlir_sys::mlirTypeIsAInteger(ty) || mlir_sys::mlirIntegerTypeGetWidth(ty) > 64 {
+            return None;
+        }
+        if mlir_sys::mlirIntegerTypeIsUnsigned(ty) {
+            return i64::try_from(mlir_sys::mlirIntegerAttrGetValueUInt(raw)).ok();
+        }
+        Some(mlir_sys::mlirIntegerAttrGetValueSInt(raw))
+    }
+}
+
+/// The value of a float attribute (`None` for any other attribute).
+pub fn float_value(attr: Attribute<'_>) -> Option<f64> {
+    // SAFETY: kind check before the getter.
+    unsafe {
+        let raw = attr.to_raw();
+        mlir_sys::mlirAttributeIsAFloat(raw).then(|| mlir_sys::mlirFloatAttrGetValueDouble(raw))
+    }
+}
+
+/// What a dense elements attribute (`dense<...> : tensor<...>`) holds.
+#[derive(Debug, Clone, Copy)]
+pub struct Elements<'c> {
+    /// The attribute itself.
+    pub attr: Attribute<'c>,
+    /// The number of elements.
+    pub count: u64,
+    /// The element type.
+    pub elem: Type<'c>,
+    /// The one value of a splat.
+    pub splat: Option<Attribute<'c>>,
+}
+
+/// The elements of `attr` when it is an elements attribute; `dense` ones
+/// (the only kind with readable values) also report a splat value.
+pub fn elements(attr: Attribute<'_>) -> Option<Elements<'_>> {
+    // SAFETY: kind checks before every getter.
+    unsafe {
+        let raw = attr.to_raw();
+        if !mlir_sys::mlirAttributeIsAElements(raw) {
+            return None;
+        }
+        let count = u64::try_from(mlir_sys::mlirElementsAttrGetNumElements(raw)).ok()?;
+        let ty = mlir_sys::mlirAttributeGetType(raw);
+        if !mlir_sys::mlirTypeIsAShaped(ty) {
+            return None;
+        }
+        let elem = Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(ty));
+        // An empty dense attribute is a "splat" without a value to read.
+        let splat = (count > 0
+            && mlir_sys::mlirAttributeIsADenseElements(raw)
+            && mlir_sys::mlirDenseElementsAttrIsSplat(raw))
+        .then(|| Attribute::from_raw(mlir_sys::mlirDenseElementsAttrGetSplatValue(raw)));
+        Some(Elements {
+            attr,
+            count,
+            elem,
+            splat,
+        })
+    }
+}
+
+/// Whether `attr` is a dense elements attribute (values known cell by cell).
+pub fn is_dense_elements(attr: Attribute<'_>) -> bool {
+    // SAFETY: a plain kind query.
+    unsafe { mlir_sys::mlirAttributeIsADenseElements(attr.to_raw()) }
+}
+
+/// The dense elements `attr` with the same data and the ranked tensor type
+/// `shape` x `elem`; `None` when `attr` is not dense, its element type is
+/// not `elem`, or the element counts differ.
+pub fn reshape_dense<'c>(
+    attr: Attribute<'c>,
+    shape: &[i64],
+    elem: Type<'c>,
+) -> Option<Attribute<'c>> {
+    let info = elements(attr)?;
+    let cells = shape
+        .iter()
+        .try_fold(1u64, |acc, &d| acc.checked_mul(u64::try_from(d).ok()?))?;
+    if !is_dense_elements(attr) || info.elem != elem || info.count != cells {
+        return None;
+    }
+    let ty = ranked_tensor_type(shape, elem)?;
+    // SAFETY: a dense elements attribute and a static tensor type with the
+    // same element type and count (checked above).
+    let raw = unsafe { mlir_sys::mlirDenseElementsAttrReshapeGet(attr.to_raw(), ty.to_raw()) };
+    // SAFETY: null-checked before wrapping.
+    (!raw.ptr.is_null()).then(|| unsafe { Attribute::from_raw(raw) })
+}
+
+/// `affine_map<...>` as an attribute.
+pub fn affine_map_attr(map: AffineMap<'_>) -> Attribute<'_> {
+    // SAFETY: a live affine map; the attribute is uniqued in its context.
+    unsafe { Attribute::from_raw(mlir_sys::mlirAffineMapAttrGet(map.to_raw())) }
+}
+
+/// The map of an affine map attribute (`None` for any other attribute).
+pub fn affine_map_value(attr: Attribute<'_>) -> Option<AffineMap<'_>> {
+    // SAFETY: kind check before the getter.
+    unsafe {
+        mlir_sys::mlirAttributeIsAAffineMap(attr.to_raw())
+            .then(|| AffineMap::from_raw(mlir_sys::mlirAffineMapAttrGetValue(attr.to_raw())))
+    }
+}
+
+/// The integer set `(d0, ..., d{dims-1}) : (c0 >= 0, c1 >= 0, ...)` as an
+/// attribute (the condition of an `affine.if`); `None` for an empty set of
+/// constraints or constraints of another context.
+pub fn integer_set_attr<'c>(
+    context: &'c Context,
+    dims: usize,
+    non_negative: &[AffineExpr<'c>],
+) -> Option<Attribute<'c>> {
+    if non_negative.is_empty() || non_negative.iter().any(|e| e.context() != *context) {
+        return None;
+    }
+    let exprs: Vec<mlir_sys::MlirAffineExpr> = non_negative.iter().map(|e| e.to_raw()).collect();
+    let eq = vec![false; exprs.len()];
+    // SAFETY: a live context; both arrays hold `exprs.len()` elements and
+    // outlive the call, which copies them.
+    unsafe {
+        let set = mlir_sys::mlirIntegerSetGet(
+            context.to_raw(),
+            dims as isize,
+            0,
+            exprs.len() as isize,
+            exprs.as_ptr(),
+            eq.as_ptr(),
+        );
+        Some(Attribute::from_raw(mlir_sys::mlirIntegerSetAttrGet(set)))
+    }
+}
