@@ -1,55 +1,16 @@
 //! The op catalog, generated from ODS (`dialect/td/OcannlOps.td`) by the
-//! build script: for every op, its OCANNL shape logic, operands and
-//! attributes, and what it computes ([`ScalarFn`], [`Accumulator`]: one
-//! variant per function ODS names, so a pass that matches them
-//! exhaustively fails to build until it handles a new one). Passes consult
-//! the catalog, never op names.
+//! build script: for every op, its OCANNL shape logic ([`ShapeLogic`]),
+//! operands and attributes, and what it computes ([`ScalarFn`],
+//! [`Accumulator`]: one variant per function ODS names, so a pass that
+//! matches them exhaustively fails to build until it handles a new one).
+//! Passes consult the catalog, never op names.
 
-/// OCANNL's shape logic of an op (reference: ocannl-shape-inference.md,
-/// "Inference strategy": `compose_type`, `transpose_type`, `ternary_type`,
-/// `terminal_type`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ShapeLogic {
-    /// `Pointwise_un`: the operand broadcasts to the result.
-    PointwiseUn,
-    /// `Pointwise_bin`: both operands broadcast to the result.
-    PointwiseBin,
-    /// `Pointwise_tern`: all three operands broadcast to the result.
-    PointwiseTern,
-    /// `Compose`: outputs of operand 2 feed inputs of operand 1.
-    Compose,
-    /// `Compose_accumulate`: `Compose` of operands 1 and 2, plus operand 3
-    /// broadcast to the result.
-    ComposeAccumulate,
-    /// `Transpose`: input and output rows swap.
-    Transpose,
-    /// `Permute`/`Einsum`/`Einsum_tern`, by the number of operands.
-    Einsum,
-    /// `Block`: concatenation with `a^b` axes.
-    Block,
-    /// `Batch_slice`: the leftmost batch axis is removed.
-    BatchSlice,
-    /// A terminal: the result's shape comes from the op itself.
-    Terminal,
-}
-
-impl ShapeLogic {
-    /// OCANNL's name of the logic, e.g. `Pointwise_bin`.
-    pub fn ocannl_name(self) -> &'static str {
-        match self {
-            ShapeLogic::PointwiseUn => "Pointwise_un",
-            ShapeLogic::PointwiseBin => "Pointwise_bin",
-            ShapeLogic::PointwiseTern => "Pointwise_tern",
-            ShapeLogic::Compose => "Compose",
-            ShapeLogic::ComposeAccumulate => "Compose_accumulate",
-            ShapeLogic::Transpose => "Transpose",
-            ShapeLogic::Einsum => "Einsum",
-            ShapeLogic::Block => "Block",
-            ShapeLogic::BatchSlice => "Batch_slice",
-            ShapeLogic::Terminal => "Terminal",
-        }
-    }
-}
+/// OCANNL's shape logic of an op: the data-free kind of the shape crate's
+/// one logic type ([`ocannl_shape::logic`]), shared with the problem
+/// builder and the checker. The generated catalog names each op's logic as
+/// ODS does (`Pointwise_bin`), resolved by
+/// [`ShapeLogic::from_ocannl_name`] when this crate compiles.
+pub use ocannl_shape::logic::ShapeLogic;
 
 /// How `ocannl-verify` checks an attribute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,8 +1,9 @@
-//! The shape logic of an ocannl op as the engine sees it: the catalog's
-//! logic plus the attribute values it needs (einsum and block specs, the
-//! `batch_slice` index, a constant's spec and element count), shared by
-//! every pass that reads ops (verify, infer-shapes, check-shapes,
-//! projections, lowering).
+//! The shape logic of an ocannl op as the engine sees it: the shape
+//! crate's one logic type ([`ocannl_shape::logic::Logic`]) built from the
+//! catalog's kind and the attribute values it needs (einsum and block
+//! specs, the `batch_slice` index, a constant's spec, element count and
+//! data shape), shared by every pass that reads ops (verify, infer-shapes,
+//! check-shapes, projections, lowering).
 
 use std::{
     collections::{HashMap, hash_map::Entry},
@@ -18,6 +19,8 @@ use ocannl_dialect::{
     ir,
 };
 use ocannl_shape::{
+    check::CheckLogic,
+    logic::Logic,
     problem::{OpLogic, Problem},
     spec::{
         EinsumSpec, ShapeSpec, SpecError, parse_block_spec, parse_einsum_spec, parse_shape_spec,
@@ -52,17 +55,9 @@ impl SpecCache {
 }
 
 /// The shape logic of an ocannl op with the attribute values it needs,
-/// owned (an einsum spec is borrowed by [`OpLogic`]).
-pub(crate) struct OwnedLogic {
-    logic: ShapeLogic,
-    reshape: bool,
-    einsum: Option<Rc<EinsumSpec>>,
-    index: u64,
-    spec: Option<ShapeSpec>,
-    elems: Option<u64>,
-    /// The shape of a dense `value` of rank 2 or more (OCANNL's `Exact`).
-    exact: Option<Vec<u64>>,
-}
+/// owned: the shape crate's one [`Logic`] type, read from the op once and
+/// lent to the problem builder, projection inference and the checker.
+pub(crate) struct OwnedLogic(Logic<ShapeSpec, Rc<EinsumSpec>, Vec<u64>>);
 
 impl OwnedLogic {
     /// Reads the logic of `op` (catalog entry `def`) and its attributes.
@@ -76,123 +71,84 @@ impl OwnedLogic {
         def: &catalog::OpDef,
         cache: &mut SpecCache,
     ) -> Result<Self, String> {
-        let mut owned = OwnedLogic {
-            logic: def.logic,
-            reshape: def.computes == catalog::Computes::Reshape,
-            einsum: None,
-            index: 0,
-            spec: None,
-            elems: None,
-            exact: None,
-        };
-        match def.logic {
+        let logic = match def.logic {
+            ShapeLogic::PointwiseUn => Logic::PointwiseUn,
+            ShapeLogic::PointwiseBin => Logic::PointwiseBin,
+            ShapeLogic::PointwiseTern => Logic::PointwiseTern,
+            ShapeLogic::Compose => Logic::Compose,
+            ShapeLogic::ComposeAccumulate => Logic::ComposeAccumulate,
+            ShapeLogic::Transpose => Logic::Transpose,
             ShapeLogic::Einsum => match string_attr(&op, "spec").map(|s| cache.get(false, s)) {
-                Some(Ok(spec)) => owned.einsum = Some(spec),
+                Some(Ok(spec)) => Logic::Einsum(spec),
                 Some(Err(e)) => return Err(format!("invalid einsum spec: {e}")),
+                None => return Err("requires attribute 'spec'".into()),
+            },
+            ShapeLogic::Block => match string_attr(&op, "spec").map(|s| cache.get(true, s)) {
+                Some(Ok(spec)) => Logic::Block(spec),
+                Some(Err(e)) => return Err(format!("invalid block spec: {e}")),
                 None => return Err("requires attribute 'spec'".into()),
             },
             ShapeLogic::BatchSlice => {
                 let index = op.attribute("index").ok().and_then(ir::integer_value);
-                owned.index = match index {
+                let index = match index {
                     Some(i) => u64::try_from(i).map_err(|_| {
                         format!("attribute 'index' must be a non-negative integer, got {i}")
                     })?,
                     None => return Err("requires a 64-bit integer attribute 'index'".into()),
                 };
+                Logic::BatchSlice { index }
             }
-            ShapeLogic::Terminal if !owned.reshape => {
-                owned.spec = match string_attr(&op, "spec").map(|s| parse_shape_spec(&s)) {
-                    Some(Ok(spec)) => Some(spec),
-                    Some(Err(e)) => return Err(format!("invalid shape spec: {e}")),
-                    None => None,
-                };
-                let value = op.attribute("value").ok().and_then(ir::elements);
-                owned.elems = value.map(|v| v.count);
-                // Data of rank 2 or more has a shape of its own: the result's
-                // axes in memory order (a flat one fixes only the count).
-                owned.exact = value
-                    .and_then(|v| ir::shaped_dims(v.attr.r#type()))
-                    .filter(|dims| dims.len() >= 2)
-                    .map(|dims| dims.iter().map(|d| d.unwrap_or(0).max(0) as u64).collect());
-            }
-            ShapeLogic::Block => match string_attr(&op, "spec").map(|s| cache.get(true, s)) {
-                Some(Ok(spec)) => owned.einsum = Some(spec),
-                Some(Err(e)) => return Err(format!("invalid block spec: {e}")),
-                None => return Err("requires attribute 'spec'".into()),
-            },
-            _ => {}
-        }
-        Ok(owned)
+            // ODS: a reshape is a terminal whose shape comes from its operand.
+            ShapeLogic::Terminal if def.computes == catalog::Computes::Reshape => Logic::Reshape,
+            ShapeLogic::Terminal => terminal(op)?,
+        };
+        Ok(OwnedLogic(logic))
     }
 
     /// The logic for projection inference (terminal attribute shapes play no
     /// part there).
-    pub(crate) fn as_projection_logic(&self) -> OpLogic<'_> {
-        match self.logic {
-            ShapeLogic::PointwiseUn => OpLogic::PointwiseUn,
-            ShapeLogic::PointwiseBin => OpLogic::PointwiseBin,
-            ShapeLogic::PointwiseTern => OpLogic::PointwiseTern,
-            ShapeLogic::Compose => OpLogic::Compose,
-            ShapeLogic::ComposeAccumulate => OpLogic::ComposeAccumulate,
-            ShapeLogic::Transpose => OpLogic::Transpose,
-            ShapeLogic::Einsum => {
-                OpLogic::Einsum(self.einsum.as_deref().expect("set by `of` for einsum"))
-            }
-            ShapeLogic::BatchSlice => OpLogic::BatchSlice { index: self.index },
-            ShapeLogic::Terminal if self.reshape => OpLogic::Reshape,
-            ShapeLogic::Block => {
-                OpLogic::Block(self.einsum.as_deref().expect("set by `of` for block"))
-            }
-            ShapeLogic::Terminal => OpLogic::Terminal {
-                spec: None,
-                elems: self.elems,
-                exact: self.exact.as_deref(),
-            },
-        }
+    pub(crate) fn as_projection_logic(&self) -> Logic<&ShapeSpec, &EinsumSpec, &[u64]> {
+        self.0.as_ref().map(|s| s, |e| &**e, |d| d.as_slice())
     }
 
     /// The independent checker's view of the logic.
-    pub(crate) fn to_check_logic(&self) -> ocannl_shape::check::CheckLogic {
-        use ocannl_shape::check::CheckLogic;
-        match self.logic {
-            ShapeLogic::PointwiseUn => CheckLogic::PointwiseUn,
-            ShapeLogic::PointwiseBin => CheckLogic::PointwiseBin,
-            ShapeLogic::PointwiseTern => CheckLogic::PointwiseTern,
-            ShapeLogic::Compose => CheckLogic::Compose,
-            ShapeLogic::ComposeAccumulate => CheckLogic::ComposeAccumulate,
-            ShapeLogic::Transpose => CheckLogic::Transpose,
-            ShapeLogic::Einsum => CheckLogic::Einsum(
-                self.einsum
-                    .as_deref()
-                    .cloned()
-                    .expect("set by `of` for einsum"),
-            ),
-            ShapeLogic::BatchSlice => CheckLogic::BatchSlice { index: self.index },
-            ShapeLogic::Terminal if self.reshape => CheckLogic::Reshape,
-            ShapeLogic::Block => CheckLogic::Block(
-                self.einsum
-                    .as_deref()
-                    .cloned()
-                    .expect("set by `of` for block"),
-            ),
-            ShapeLogic::Terminal => CheckLogic::Terminal {
-                spec: self.spec.clone(),
-                elems: self.elems,
-                exact: self.exact.clone(),
-            },
-        }
+    pub(crate) fn to_check_logic(&self) -> CheckLogic {
+        self.0
+            .as_ref()
+            .map(ShapeSpec::clone, |e| EinsumSpec::clone(e), Vec::clone)
     }
 
-    /// The engine's view: the projection logic plus the `spec` attribute's
-    /// shape (registered in `problem`) for terminals.
+    /// The engine's view: the `spec` attribute's shape of a terminal
+    /// registered in `problem`.
     pub(crate) fn as_logic<'a>(&'a self, problem: &mut Problem) -> OpLogic<'a> {
-        match self.as_projection_logic() {
-            OpLogic::Terminal { elems, exact, .. } => OpLogic::Terminal {
-                spec: self.spec.as_ref().map(|s| problem.shape_from_spec(s, true)),
-                elems,
-                exact,
-            },
-            logic => logic,
-        }
+        self.0.as_ref().map(
+            |s| problem.shape_from_spec(s, true),
+            |e| &**e,
+            |d| d.as_slice(),
+        )
     }
+}
+
+/// A terminal's `spec` attribute and the element count and shape of its
+/// `value`.
+fn terminal(
+    op: OperationRef<'_, '_>,
+) -> Result<Logic<ShapeSpec, Rc<EinsumSpec>, Vec<u64>>, String> {
+    let spec = match string_attr(&op, "spec").map(|s| parse_shape_spec(&s)) {
+        Some(Ok(spec)) => Some(spec),
+        Some(Err(e)) => return Err(format!("invalid shape spec: {e}")),
+        None => None,
+    };
+    let value = op.attribute("value").ok().and_then(ir::elements);
+    // Data of rank 2 or more has a shape of its own: the result's axes in
+    // memory order (a flat one fixes only the count).
+    let exact = value
+        .and_then(|v| ir::shaped_dims(v.attr.r#type()))
+        .filter(|dims| dims.len() >= 2)
+        .map(|dims| dims.iter().map(|d| d.unwrap_or(0).max(0) as u64).collect());
+    Ok(Logic::Terminal {
+        spec,
+        elems: value.map(|v| v.count),
+        exact,
+    })
 }

@@ -2,9 +2,10 @@
 //! one op's operands and result, does the op's shape logic hold?
 //!
 //! It restates OCANNL's semantics directly on sizes, without variables and
-//! without sharing code with [`crate::solver`] or [`crate::problem`], so that
-//! tests can confirm a solution instead of trusting the solver that produced
-//! it. Reference: `ocannl-shape-inference.md`, sections "Representing shapes
+//! without sharing code with [`crate::solver`] or [`crate::problem`] (only
+//! the vocabulary of [`crate::logic`]: which logics there are and what data
+//! they carry), so that tests can confirm a solution instead of trusting the
+//! solver that produced it. Reference: `ocannl-shape-inference.md`, sections "Representing shapes
 //! and constraints" (rows, labels), "Inference strategy" (the meaning of
 //! `cur >= subr` on ground dims and rows) and "Deriving the constraints"
 //! (`Shape.get_inequalities`).
@@ -21,7 +22,9 @@
 //! * **Equality** `r1 = r2` (rows): the same number of axes, pairwise in
 //!   agreement.
 //!
-//! Per [`CheckLogic`] (mirroring `Shape.get_inequalities`):
+//! Per logic ([`CheckLogic`]: the shared vocabulary [`Logic`] with owned
+//! data; only the names are shared, the meaning below is the checker's own),
+//! mirroring `Shape.get_inequalities`:
 //!
 //! | logic | constraints |
 //! |---|---|
@@ -75,66 +78,31 @@ mod einsum;
 mod error;
 
 use crate::MAX_SIZE;
+use crate::logic::Logic;
 use crate::spec::{EinsumSpec, RowKind, RowVar, ShapeAxis, ShapeSpec};
 use einsum::check_einsum;
 pub use error::{Axis, AxisAt, CheckError, EinsumConflict, RowRef, Tensor};
 use error::{kind_name, overflow};
 
-/// The shape logic of one op, as the checker needs it: an owned mirror of
-/// [`crate::problem::OpLogic`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CheckLogic {
-    /// One operand broadcasts to the result.
-    PointwiseUn,
-    /// Two operands broadcast to the result.
-    PointwiseBin,
-    /// Three operands broadcast to the result.
-    PointwiseTern,
-    /// The outputs of operand 1 feed the inputs of operand 0.
-    Compose,
-    /// `Compose` of operands 0 and 1, plus operand 2 broadcast to the result.
-    ComposeAccumulate,
-    /// Input and output rows swap.
-    Transpose,
-    /// Rows equal the spec's slots (OCANNL's Permute/Einsum).
-    Einsum(EinsumSpec),
-    /// OCANNL's Block: `Einsum` with concatenated axes `a^b`, whose size is
-    /// the sum of their parts (discardable parts may be 0).
-    Block(EinsumSpec),
-    /// The leftmost batch axis of the operand is indexed at `index`.
-    BatchSlice {
-        /// The position taken.
-        index: u64,
-    },
-    /// A terminal (no operands).
-    Terminal {
-        /// A concrete shape the result must equal.
-        spec: Option<ShapeSpec>,
-        /// The number of elements the result must have.
-        elems: Option<u64>,
-        /// The axes the result must have in memory order (batch, output,
-        /// input), when the data has a shape (`Exact`).
-        exact: Option<Vec<u64>>,
-    },
-    /// As many elements as the operand.
-    Reshape,
-}
+/// The shape logic of one op as the checker takes it: the shared
+/// [`Logic`] (the vocabulary the solver's problem builder uses too) with its
+/// data owned. What each logic means is restated here, not shared.
+pub type CheckLogic = Logic<ShapeSpec, EinsumSpec, Vec<u64>>;
 
-impl CheckLogic {
-    fn name(&self) -> &'static str {
-        match self {
-            CheckLogic::PointwiseUn => "pointwise unary",
-            CheckLogic::PointwiseBin => "pointwise binary",
-            CheckLogic::PointwiseTern => "pointwise ternary",
-            CheckLogic::Compose => "compose",
-            CheckLogic::ComposeAccumulate => "compose-accumulate",
-            CheckLogic::Transpose => "transpose",
-            CheckLogic::Einsum(_) => "einsum",
-            CheckLogic::Block(_) => "block",
-            CheckLogic::BatchSlice { .. } => "batch slice",
-            CheckLogic::Terminal { .. } => "terminal",
-            CheckLogic::Reshape => "reshape",
-        }
+/// The logic's name in errors.
+fn logic_name(logic: &CheckLogic) -> &'static str {
+    match logic {
+        Logic::PointwiseUn => "pointwise unary",
+        Logic::PointwiseBin => "pointwise binary",
+        Logic::PointwiseTern => "pointwise ternary",
+        Logic::Compose => "compose",
+        Logic::ComposeAccumulate => "compose-accumulate",
+        Logic::Transpose => "transpose",
+        Logic::Einsum(_) => "einsum",
+        Logic::Block(_) => "block",
+        Logic::BatchSlice { .. } => "batch slice",
+        Logic::Terminal { .. } => "terminal",
+        Logic::Reshape => "reshape",
     }
 }
 
@@ -240,26 +208,13 @@ pub fn check_op(
     operands: &[&ShapeSpec],
     result: &ShapeSpec,
 ) -> Result<(), CheckError> {
-    let arity = |expected: usize| {
-        if operands.len() == expected {
-            Ok(())
-        } else {
-            Err(CheckError::Arity {
-                logic: logic.name(),
-                expected,
-                got: operands.len(),
-            })
-        }
-    };
-    match logic {
-        CheckLogic::PointwiseUn
-        | CheckLogic::Transpose
-        | CheckLogic::BatchSlice { .. }
-        | CheckLogic::Reshape => arity(1)?,
-        CheckLogic::PointwiseBin | CheckLogic::Compose => arity(2)?,
-        CheckLogic::PointwiseTern | CheckLogic::ComposeAccumulate => arity(3)?,
-        CheckLogic::Terminal { .. } => arity(0)?,
-        CheckLogic::Einsum(spec) | CheckLogic::Block(spec) => arity(spec.rhs.len())?,
+    let expected = logic.arity(|spec| spec.rhs.len());
+    if operands.len() != expected {
+        return Err(CheckError::Arity {
+            logic: logic_name(logic),
+            expected,
+            got: operands.len(),
+        });
     }
     let res = Concrete::of(result, Tensor::Result)?;
     let ops = operands
@@ -267,18 +222,35 @@ pub fn check_op(
         .enumerate()
         .map(|(i, spec)| Concrete::of(spec, Tensor::Operand(i)))
         .collect::<Result<Vec<_>, _>>()?;
-    let r = |kind| side(&res, Tensor::Result, kind);
-    let o = |i: usize, kind| side(&ops[i], Tensor::Operand(i), kind);
-    use RowKind::{Batch, Input, Output};
     match logic {
-        CheckLogic::PointwiseUn | CheckLogic::PointwiseBin | CheckLogic::PointwiseTern => {
-            for i in 0..ops.len() {
-                for kind in RowKind::ALL {
-                    broadcasts(r(kind), o(i, kind))?;
-                }
-            }
+        Logic::PointwiseUn
+        | Logic::PointwiseBin
+        | Logic::PointwiseTern
+        | Logic::Compose
+        | Logic::ComposeAccumulate
+        | Logic::Transpose => check_broadcasts(logic, &ops, &res),
+        Logic::Einsum(spec) => check_einsum(spec, &ops, &res, false),
+        Logic::Block(spec) => check_einsum(spec, &ops, &res, true),
+        Logic::BatchSlice { index } => check_batch_slice(*index, &ops[0], &res),
+        Logic::Terminal { spec, elems, exact } => {
+            check_terminal(spec.as_ref(), *elems, exact.as_deref(), &res)
         }
-        CheckLogic::Compose | CheckLogic::ComposeAccumulate => {
+        Logic::Reshape => check_reshape(&ops[0], &res),
+    }
+}
+
+/// Pointwise, compose and transpose logics: their broadcasts (the table of
+/// the [module docs](self)).
+fn check_broadcasts(
+    logic: &CheckLogic,
+    ops: &[Concrete],
+    res: &Concrete,
+) -> Result<(), CheckError> {
+    use RowKind::{Batch, Input, Output};
+    let r = |kind| side(res, Tensor::Result, kind);
+    let o = |i: usize, kind| side(&ops[i], Tensor::Operand(i), kind);
+    match logic {
+        Logic::Compose | Logic::ComposeAccumulate => {
             broadcasts(o(0, Input), o(1, Output))?;
             broadcasts(r(Batch), o(0, Batch))?;
             broadcasts(r(Batch), o(1, Batch))?;
@@ -290,86 +262,113 @@ pub fn check_op(
                 }
             }
         }
-        CheckLogic::Transpose => {
+        Logic::Transpose => {
             broadcasts(r(Batch), o(0, Batch))?;
             broadcasts(r(Input), o(0, Output))?;
             broadcasts(r(Output), o(0, Input))?;
         }
-        CheckLogic::Einsum(spec) => check_einsum(spec, &ops, &res, false)?,
-        CheckLogic::Block(spec) => check_einsum(spec, &ops, &res, true)?,
-        CheckLogic::BatchSlice { index } => {
-            let (operand_batch, result_batch) = (ops[0].row(Batch), res.row(Batch));
-            let Some((sliced, rest)) = operand_batch
-                .split_first()
-                .filter(|(_, rest)| rest.len() == result_batch.len())
-            else {
-                return Err(CheckError::SliceRank {
-                    operand_len: operand_batch.len(),
-                    result_len: result_batch.len(),
-                });
-            };
-            if sliced.size <= *index {
-                return Err(CheckError::SliceIndex {
-                    index: *index,
-                    size: sliced.size,
-                });
-            }
-            let rest = Side {
-                row: RowRef::new(Tensor::Operand(0), Batch),
-                axes: rest,
-            };
-            equal(rest, r(Batch))?;
-            equal(o(0, Input), r(Input))?;
-            equal(o(0, Output), r(Output))?;
-        }
-        CheckLogic::Terminal { spec, elems, exact } => {
-            if let Some(too_large) = exact.iter().flatten().find(|&&d| d > MAX_SIZE) {
-                return Err(overflow(format!(
-                    "the data has an axis of size {too_large}"
-                )));
-            }
-            if let Some(expected) = elems.filter(|&n| n > MAX_SIZE) {
-                return Err(overflow(format!(
-                    "the terminal's element count is {expected}"
-                )));
-            }
-            if let Some(expected) = exact {
-                let got: Vec<u64> = [Batch, Output, Input]
-                    .iter()
-                    .flat_map(|k| res.row(*k).iter().map(|a| a.size))
-                    .collect();
-                if &got != expected {
-                    return Err(CheckError::Exact {
-                        expected: expected.clone(),
-                        got,
-                    });
-                }
-            }
-            if let Some(spec) = spec {
-                let attr = Concrete::of(spec, Tensor::Attribute)?;
+        _ => {
+            for i in 0..ops.len() {
                 for kind in RowKind::ALL {
-                    equal(r(kind), side(&attr, Tensor::Attribute, kind))?;
-                }
-            }
-            if let Some(expected) = *elems {
-                let got = res.elems("the result")?;
-                if got != expected {
-                    return Err(CheckError::Elements {
-                        expected,
-                        got: got.into(),
-                    });
+                    broadcasts(r(kind), o(i, kind))?;
                 }
             }
         }
-        CheckLogic::Reshape => {
-            let (operand, result) = (ops[0].elems("operand #0")?, res.elems("the result")?);
-            if operand != result {
-                return Err(CheckError::Reshape {
-                    operand: operand.into(),
-                    result: result.into(),
-                });
-            }
+    }
+    Ok(())
+}
+
+/// `a.batch = [s] ++ result.batch` with `s > index`; input and output rows
+/// equal.
+fn check_batch_slice(index: u64, a: &Concrete, res: &Concrete) -> Result<(), CheckError> {
+    use RowKind::{Batch, Input, Output};
+    let r = |kind| side(res, Tensor::Result, kind);
+    let o = |kind| side(a, Tensor::Operand(0), kind);
+    let (operand_batch, result_batch) = (a.row(Batch), res.row(Batch));
+    let Some((sliced, rest)) = operand_batch
+        .split_first()
+        .filter(|(_, rest)| rest.len() == result_batch.len())
+    else {
+        return Err(CheckError::SliceRank {
+            operand_len: operand_batch.len(),
+            result_len: result_batch.len(),
+        });
+    };
+    if sliced.size <= index {
+        return Err(CheckError::SliceIndex {
+            index,
+            size: sliced.size,
+        });
+    }
+    let rest = Side {
+        row: RowRef::new(Tensor::Operand(0), Batch),
+        axes: rest,
+    };
+    equal(rest, r(Batch))?;
+    equal(o(Input), r(Input))?;
+    equal(o(Output), r(Output))
+}
+
+/// `result = spec`; the product of all sizes is `elems`; the axes in memory
+/// order are `exact`.
+fn check_terminal(
+    spec: Option<&ShapeSpec>,
+    elems: Option<u64>,
+    exact: Option<&[u64]>,
+    res: &Concrete,
+) -> Result<(), CheckError> {
+    use RowKind::{Batch, Input, Output};
+    if let Some(too_large) = exact.into_iter().flatten().find(|&&d| d > MAX_SIZE) {
+        return Err(overflow(format!(
+            "the data has an axis of size {too_large}"
+        )));
+    }
+    if let Some(expected) = elems.filter(|&n| n > MAX_SIZE) {
+        return Err(overflow(format!(
+            "the terminal's element count is {expected}"
+        )));
+    }
+    if let Some(expected) = exact {
+        let got: Vec<u64> = [Batch, Output, Input]
+            .iter()
+            .flat_map(|k| res.row(*k).iter().map(|a| a.size))
+            .collect();
+        if got != expected {
+            return Err(CheckError::Exact {
+                expected: expected.to_vec(),
+                got,
+            });
         }
+    }
+    if let Some(spec) = spec {
+        let attr = Concrete::of(spec, Tensor::Attribute)?;
+        for kind in RowKind::ALL {
+            equal(
+                side(res, Tensor::Result, kind),
+                side(&attr, Tensor::Attribute, kind),
+            )?;
+        }
+    }
+    if let Some(expected) = elems {
+        let got = res.elems("the result")?;
+        if got != expected {
+            return Err(CheckError::Elements {
+                expected,
+                got: got.into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The products of all sizes of the result and the operand `a` are equal.
+fn check_reshape(a: &Concrete, res: &Concrete) -> Result<(), CheckError> {
+    let (operand, result) = (a.elems("operand #0")?, res.elems("the result")?);
+    if operand != result {
+        return Err(CheckError::Reshape {
+            operand: operand.into(),
+            result: result.into(),
+        });
     }
     Ok(())
 }

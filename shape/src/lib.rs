@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 
 pub mod check;
+pub mod logic;
 pub mod problem;
 pub mod projection;
 pub mod solver;

@@ -23,9 +23,10 @@ use std::collections::HashMap;
 
 use crate::{
     MAX_SIZE,
-    problem::{OpLogic, broadcast_pairs},
+    logic::Logic,
+    problem::broadcast_pairs,
     solver::Role,
-    spec::{Row, RowKind, ShapeAxis, ShapeSpec},
+    spec::{EinsumSpec, Row, RowKind, ShapeAxis, ShapeSpec},
 };
 pub use blocks::any_overlap;
 use einsum::{PendingAffine, affine_out_of_range, concat_parts, einsum_slot};
@@ -247,8 +248,8 @@ fn bounded(n: u64, what: &str) -> Result<u64, ProjectionError> {
 /// Shapes that are not concrete or do not fit the logic, conflicting fixed
 /// indices, and logics without projections of their own (reshape) or with
 /// axes not supported yet (strided, convolution, concatenated).
-pub fn infer_projections(
-    logic: OpLogic<'_>,
+pub fn infer_projections<S, D>(
+    logic: Logic<S, &EinsumSpec, D>,
     operands: &[&ShapeSpec],
     result: &ShapeSpec,
 ) -> Result<Projections, ProjectionError> {
@@ -268,7 +269,7 @@ pub fn infer_projections(
     // Concatenated axes: node -> the projection nodes of their parts.
     let mut concat_nodes: HashMap<usize, Vec<usize>> = HashMap::new();
     match logic {
-        OpLogic::Einsum(spec) | OpLogic::Block(spec) => {
+        Logic::Einsum(spec) | Logic::Block(spec) => {
             let mut labels: HashMap<&str, usize> = HashMap::new();
             let mut rows: HashMap<String, Vec<usize>> = HashMap::new();
             let mut affine = Vec::new();
@@ -289,7 +290,7 @@ pub fn infer_projections(
                 )?;
             }
             if !concats.is_empty() {
-                if matches!(logic, OpLogic::Einsum(_)) {
+                if matches!(logic, Logic::Einsum(_)) {
                     return Err(ProjectionError::Unsupported(
                         "concatenated axes are only allowed in block specs".into(),
                     ));
@@ -335,7 +336,7 @@ pub fn infer_projections(
                 });
             }
         }
-        OpLogic::BatchSlice { index } => {
+        Logic::BatchSlice { index } => {
             let (op, res) = (&ids.node[0], &ids.node[1]);
             let (ob, rb) = (op[0].clone(), res[0].clone());
             let pairs: Vec<(usize, usize)> = [1, 2]
@@ -360,14 +361,14 @@ pub fn infer_projections(
                 ids.union(*a, *b, "batch_slice")?;
             }
         }
-        OpLogic::Terminal { .. } => {}
-        OpLogic::Reshape => {
+        Logic::Terminal { .. } => {}
+        Logic::Reshape => {
             return Err(ProjectionError::Unsupported(
                 "reshape has no projections: it copies in memory order".into(),
             ));
         }
         _ => {
-            for (cr, ck, sr, sk) in broadcast_pairs(logic, n) {
+            for (cr, ck, sr, sk) in broadcast_pairs(logic.kind(), n) {
                 ids.broadcast((tensor(cr), ck), (tensor(sr), sk))?;
             }
         }

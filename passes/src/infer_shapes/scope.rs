@@ -17,7 +17,7 @@ use ocannl_dialect::{
     types::shape_spec,
 };
 use ocannl_shape::{
-    problem::{OpLogic, Problem, ShapeId},
+    problem::{Problem, ShapeId},
     solver::{Closing, OpId, Role, ShapeError},
     spec::{ShapeSpec, SpecError},
 };
@@ -160,9 +160,7 @@ impl<'c, 'a> Scope<'c, 'a> {
     /// `a` and `b` are the same shape (control flow passes one as the other
     /// at `at`).
     fn equal(&mut self, a: ShapeId, b: ShapeId, at: OpId) {
-        self.problem
-            .add_op(at, OpLogic::Equal, &[a], b)
-            .expect("Equal takes one operand");
+        self.problem.add_equal(at, a, b);
     }
 
     /// Registers `func`'s signature, arguments and op results (step 2).

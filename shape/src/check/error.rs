@@ -14,7 +14,7 @@ pub enum Tensor {
     Result,
     /// Operand `i` (0-based).
     Operand(usize),
-    /// The `spec` of a [`CheckLogic::Terminal`](super::CheckLogic::Terminal).
+    /// The `spec` of a terminal ([`Logic::Terminal`](crate::logic::Logic::Terminal)).
     Attribute,
 }
 

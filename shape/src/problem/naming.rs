@@ -133,8 +133,7 @@ mod tests {
         p.set_scope(1);
         let b = p.shape_from_spec(&spec("b, e"), false);
         let c = p.shape_from_spec(&spec("..."), false);
-        p.add_op(OpId(0), OpLogic::Equal, &[a], b)
-            .expect("a valid op");
+        p.add_equal(OpId(0), a, b);
         p.add_op(OpId(1), OpLogic::PointwiseUn, &[b], c)
             .expect("a valid op");
         p.solve(Closing::None).expect("solvable");

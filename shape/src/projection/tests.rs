@@ -3,6 +3,7 @@
 //! indices in memory order (`iN` an iterator, a number a fixed position).
 
 use super::*;
+use crate::problem::OpLogic;
 use crate::spec::{EinsumAxis, IntOrIdent, parse_einsum_spec, parse_shape_spec};
 
 fn axes(v: &[AxisIndex]) -> String {
