@@ -41,6 +41,7 @@
 
 mod arith;
 mod close;
+mod close_ambiguous;
 mod close_counts;
 mod compress;
 mod count_guesses;
