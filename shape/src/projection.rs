@@ -14,10 +14,16 @@
 //! "The dialect"). Iterators are numbered by first appearance in the result,
 //! then in the operands, so iterators absent from the result (reductions)
 //! come last.
+//!
+//! [`infer_projections`] in two steps: the equations (here for broadcasts
+//! and batch slices, `einsum.rs` for einsum and block slots), then the
+//! numbering of the classes (`numbering.rs`); `blocks.rs` splits a
+//! concatenation's product space into blocks.
 
 mod blocks;
 mod einsum;
 mod index;
+mod numbering;
 
 use std::collections::HashMap;
 
@@ -29,7 +35,7 @@ use crate::{
     spec::{EinsumSpec, Row, RowKind, ShapeAxis, ShapeSpec},
 };
 pub use blocks::any_overlap;
-use einsum::{PendingAffine, affine_out_of_range, concat_parts, einsum_slot};
+use einsum::{PendingAffine, einsum_equations};
 pub use index::{AffineIndex, AxisIndex, Block, Projections};
 
 /// Why projections cannot be derived.
@@ -241,7 +247,9 @@ fn bounded(n: u64, what: &str) -> Result<u64, ProjectionError> {
     }
 }
 
-/// The projections of an op with shape logic `logic` on solved shapes.
+/// The projections of an op with shape logic `logic` on solved shapes. A
+/// terminal's shape and data play no part (its result is iterated), so any
+/// instantiation of [`Logic`] with a borrowed einsum spec will do.
 ///
 /// # Errors
 ///
@@ -260,271 +268,78 @@ pub fn infer_projections<S, D>(
     }
     shapes.push(sizes(result, "result")?);
     let mut ids = Ids::new(&shapes);
-    // Affine axes, indexed after the classes get iterators.
-    let mut pending_affine: Vec<PendingAffine> = Vec::new();
-    let tensor = |role: Role| match role {
-        Role::Operand(i) => i as usize,
-        _ => n,
-    };
-    // Concatenated axes: node -> the projection nodes of their parts.
-    let mut concat_nodes: HashMap<usize, Vec<usize>> = HashMap::new();
+    let equations = equations(&mut ids, logic, n)?;
+    numbering::number(ids, n, equations)
+}
+
+/// What the equations leave to the numbering of iterators.
+#[derive(Default)]
+struct Equations {
+    /// Affine axes, indexed after the classes get iterators.
+    affine: Vec<PendingAffine>,
+    /// Concatenated axes: node -> the projection nodes of their parts.
+    concat_nodes: HashMap<usize, Vec<usize>>,
+}
+
+/// The projection equations of the op's constraints (`n` operands),
+/// regenerated on its solved shapes.
+fn equations<S, D>(
+    ids: &mut Ids,
+    logic: Logic<S, &EinsumSpec, D>,
+    n: usize,
+) -> Result<Equations, ProjectionError> {
     match logic {
-        Logic::Einsum(spec) | Logic::Block(spec) => {
-            let mut labels: HashMap<&str, usize> = HashMap::new();
-            let mut rows: HashMap<String, Vec<usize>> = HashMap::new();
-            let mut affine = Vec::new();
-            let mut concats = Vec::new();
-            for (t, slot) in spec
-                .rhs
-                .iter()
-                .chain(std::iter::once(&spec.lhs))
-                .enumerate()
-            {
-                einsum_slot(
-                    &mut ids,
-                    t,
-                    slot,
-                    &mut labels,
-                    &mut rows,
-                    (&mut affine, &mut concats),
-                )?;
-            }
-            if !concats.is_empty() {
-                if matches!(logic, Logic::Einsum(_)) {
-                    return Err(ProjectionError::Unsupported(
-                        "concatenated axes are only allowed in block specs".into(),
-                    ));
-                }
-                concat_nodes = concat_parts(&mut ids, &mut labels, &concats, spec)?;
-            }
-            if affine.iter().any(|a| a.node_tensor == n) {
-                return Err(ProjectionError::Unsupported(
-                    "strided or convolution axes in the result have no projections".into(),
-                ));
-            }
-            for a in affine {
-                let class = |ids: &mut Ids, label: &str| {
-                    labels.get(label).map(|&node| ids.find(node)).ok_or_else(|| {
-                        ProjectionError::Unsupported(format!(
-                            "the label '{label}' of a strided or convolution axis indexes no axis"
-                        ))
-                    })
-                };
-                let over = class(&mut ids, a.over)?;
-                let kernel = match a.kernel {
-                    Some((k, dilation)) => Some((class(&mut ids, k)?, dilation)),
-                    None => None,
-                };
-                // A padded convolution centres the dilated kernel: the left
-                // padding is half its extent (reference: padding is keyed by
-                // the projection and is the dilated kernel's extent); explicit
-                // padding states it. Sizes, dilations, paddings and offsets
-                // are at most `MAX_SIZE`: exact in i128.
-                let pad = match (a.padding, kernel) {
-                    (crate::spec::Padding::Pad, Some((k, dilation))) => {
-                        i128::from(ids.size[k].saturating_sub(1)) * i128::from(dilation) / 2
-                    }
-                    (crate::spec::Padding::Explicit { lo, .. }, Some(_)) => i128::from(lo),
-                    _ => 0,
-                };
-                pending_affine.push(PendingAffine {
-                    node: a.node,
-                    over,
-                    stride: a.stride,
-                    kernel,
-                    offset: i128::from(a.offset) - pad,
-                });
-            }
-        }
+        Logic::Einsum(spec) => einsum_equations(ids, spec, false, n),
+        Logic::Block(spec) => einsum_equations(ids, spec, true, n),
         Logic::BatchSlice { index } => {
-            let (op, res) = (&ids.node[0], &ids.node[1]);
-            let (ob, rb) = (op[0].clone(), res[0].clone());
-            let pairs: Vec<(usize, usize)> = [1, 2]
-                .iter()
-                .flat_map(|&k| op[k].iter().copied().zip(res[k].iter().copied()))
-                .collect();
-            if ob.len() != rb.len() + 1
-                || op[1].len() != res[1].len()
-                || op[2].len() != res[2].len()
-            {
-                return Err(ProjectionError::Mismatch(
-                    "batch_slice: the operand must be the result plus one leading batch axis"
-                        .into(),
-                ));
-            }
-            ids.fix(ob[0], bounded(index, "the batch slice index")?)?;
-            for (a, b) in ob[1..]
-                .iter()
-                .zip(&rb)
-                .chain(pairs.iter().map(|(a, b)| (a, b)))
-            {
-                ids.union(*a, *b, "batch_slice")?;
-            }
+            batch_slice_equations(ids, index)?;
+            Ok(Equations::default())
         }
-        Logic::Terminal { .. } => {}
-        Logic::Reshape => {
-            return Err(ProjectionError::Unsupported(
-                "reshape has no projections: it copies in memory order".into(),
-            ));
-        }
-        _ => {
+        Logic::Terminal { .. } => Ok(Equations::default()),
+        Logic::Reshape => Err(ProjectionError::Unsupported(
+            "reshape has no projections: it copies in memory order".into(),
+        )),
+        Logic::PointwiseUn
+        | Logic::PointwiseBin
+        | Logic::PointwiseTern
+        | Logic::Compose
+        | Logic::ComposeAccumulate
+        | Logic::Transpose => {
+            let tensor = |role: Role| match role {
+                Role::Operand(i) => i as usize,
+                _ => n,
+            };
             for (cr, ck, sr, sk) in broadcast_pairs(logic.kind(), n) {
                 ids.broadcast((tensor(cr), ck), (tensor(sr), sk))?;
             }
+            Ok(Equations::default())
         }
     }
-    // Classes: fixed, size 1 (indexed at 0), or an iterator numbered by first
-    // appearance (result first). Parts of concatenations always get an
-    // iterator, whatever their size (the reference: "dim-1 projections that
-    // participate in Concat axes are not converted to Fixed_idx 0").
-    let members: Vec<usize> = concat_nodes
-        .values()
-        .flatten()
-        .map(|&x| ids.find(x))
+}
+
+/// The operand is the result plus one leading batch axis, fixed at
+/// `index`.
+fn batch_slice_equations(ids: &mut Ids, index: u64) -> Result<(), ProjectionError> {
+    let (op, res) = (&ids.node[0], &ids.node[1]);
+    let (ob, rb) = (op[0].clone(), res[0].clone());
+    let pairs: Vec<(usize, usize)> = [1, 2]
+        .iter()
+        .flat_map(|&k| op[k].iter().copied().zip(res[k].iter().copied()))
         .collect();
-    let mut iter_of: HashMap<usize, usize> = HashMap::new();
-    let mut product_space = vec![];
-    // The iterator of class `r`, numbered on first use.
-    let mut iter_of_class = |ids: &Ids, r: usize| -> usize {
-        let next = product_space.len();
-        let it = *iter_of.entry(r).or_insert(next);
-        if it == next {
-            product_space.push(ids.size[r]);
-        }
-        it
-    };
-    let mut index = |ids: &mut Ids, node: usize| -> AxisIndex {
-        if let Some(parts) = concat_nodes.get(&node) {
-            let its = parts
-                .iter()
-                .map(|&x| {
-                    let r = ids.find(x);
-                    iter_of_class(ids, r)
-                })
-                .collect();
-            return AxisIndex::Concat(its);
-        }
-        let r = ids.find(node);
-        if let Some(at) = ids.fixed[r] {
-            return AxisIndex::Fixed(at);
-        }
-        if ids.size[r] == 1 && !members.contains(&r) {
-            return AxisIndex::Fixed(0);
-        }
-        AxisIndex::Iter(iter_of_class(ids, r))
-    };
-    let memory_order = |ids: &Ids, t: usize| -> Vec<usize> {
-        KINDS_MEMORY
-            .iter()
-            .flat_map(|k| ids.node[t][kind_index(*k)].clone())
-            .collect()
-    };
-    // Affine nodes index through their iterators; the iterators of their
-    // labels are numbered when the labels' own axes are (result first), so
-    // resolve them after the plain axes.
-    let affine_nodes: HashMap<usize, PendingAffine> =
-        pending_affine.into_iter().map(|a| (a.node, a)).collect();
-    let result_nodes = memory_order(&ids, n);
-    let result_index: Vec<AxisIndex> = result_nodes
-        .into_iter()
-        .map(|x| index(&mut ids, x))
-        .collect();
-    let mut operand_index: Vec<Vec<AxisIndex>> = Vec::with_capacity(n);
-    for t in 0..n {
-        let nodes = memory_order(&ids, t);
-        let mut indices = Vec::with_capacity(nodes.len());
-        for x in nodes {
-            if affine_nodes.contains_key(&x) {
-                // Placeholder, replaced below once every label is numbered.
-                indices.push(AxisIndex::Fixed(0));
-            } else {
-                indices.push(index(&mut ids, x));
-            }
-        }
-        operand_index.push(indices);
+    if ob.len() != rb.len() + 1 || op[1].len() != res[1].len() || op[2].len() != res[2].len() {
+        return Err(ProjectionError::Mismatch(
+            "batch_slice: the operand must be the result plus one leading batch axis".into(),
+        ));
     }
-    for (t, indices) in operand_index.iter_mut().enumerate() {
-        let nodes = memory_order(&ids, t);
-        for (pos, x) in nodes.into_iter().enumerate() {
-            let Some(&PendingAffine {
-                over,
-                stride,
-                kernel,
-                offset,
-                ..
-            }) = affine_nodes.get(&x)
-            else {
-                continue;
-            };
-            // Fixed positions and coefficients are at most `MAX_SIZE`, and
-            // `offset` is within ±2^126: the sum is exact in i128.
-            let mut constant = offset;
-            let mut term = |ids: &mut Ids, class: usize, coeff: u64| match index(ids, class) {
-                AxisIndex::Iter(i) => Some((i, coeff)),
-                AxisIndex::Fixed(f) => {
-                    constant += i128::from(f) * i128::from(coeff);
-                    None
-                }
-                AxisIndex::Affine(_) | AxisIndex::Concat(_) => None,
-            };
-            let over = term(&mut ids, over, stride);
-            let kernel = kernel.and_then(|(k, dilation)| term(&mut ids, k, dilation));
-            let offset =
-                i64::try_from(constant).map_err(|_| affine_out_of_range(t, pos, constant))?;
-            indices[pos] = AxisIndex::Affine(AffineIndex {
-                over,
-                kernel,
-                offset,
-            });
-        }
+    ids.fix(ob[0], bounded(index, "the batch slice index")?)?;
+    for (a, b) in ob[1..]
+        .iter()
+        .zip(&rb)
+        .chain(pairs.iter().map(|(a, b)| (a, b)))
+    {
+        ids.union(*a, *b, "batch_slice")?;
     }
-    // Every index range must fit `i64` (MLIR's index arithmetic): plain,
-    // fixed and concatenated indices do (sizes and fixed positions are at
-    // most `MAX_SIZE`, concatenated axes are sums checked against theirs);
-    // strided and convolution indices are checked here.
-    for (t, indices) in operand_index.iter().enumerate() {
-        for (pos, a) in indices.iter().enumerate() {
-            if let AxisIndex::Affine(x) = a
-                && x.checked_range(&product_space).is_none()
-            {
-                let (_, hi) = x.wide_range(&product_space);
-                return Err(affine_out_of_range(t, pos, hi));
-            }
-        }
-    }
-    // Components: the parts of each concatenation are one.
-    let mut comp: Vec<usize> = (0..product_space.len()).collect();
-    fn root(comp: &mut [usize], mut x: usize) -> usize {
-        while comp[x] != x {
-            comp[x] = comp[comp[x]];
-            x = comp[x];
-        }
-        x
-    }
-    for a in result_index.iter().chain(operand_index.iter().flatten()) {
-        if let AxisIndex::Concat(parts) = a {
-            for w in parts.windows(2) {
-                let (x, y) = (root(&mut comp, w[0]), root(&mut comp, w[1]));
-                comp[x.max(y)] = x.min(y);
-            }
-        }
-    }
-    let mut components: Vec<Vec<usize>> = vec![];
-    let mut slot: HashMap<usize, usize> = HashMap::new();
-    for i in 0..product_space.len() {
-        let r = root(&mut comp, i);
-        let k = *slot.entry(r).or_insert_with(|| {
-            components.push(vec![]);
-            components.len() - 1
-        });
-        components[k].push(i);
-    }
-    Ok(Projections {
-        product_space,
-        operands: operand_index,
-        result: result_index,
-        components,
-    })
+    Ok(())
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::{Ids, ProjectionError, bounded, kind_index};
+use super::{Equations, Ids, ProjectionError, bounded, kind_index};
 use crate::spec::{EinsumAxis, EinsumSpec, IntOrIdent, Padding, RowKind, RowVar, SlotSpec};
 
 /// The error for a strided or convolution index of operand `t` (axis `pos`
@@ -262,4 +262,93 @@ pub(super) fn einsum_slot<'s>(
         }
     }
     Ok(())
+}
+
+/// The projection equations of an einsum or `block` spec over `n` operands:
+/// every slot against its tensor, then the concatenations' parts and the
+/// affine axes left for the numbering.
+pub(super) fn einsum_equations(
+    ids: &mut Ids,
+    spec: &EinsumSpec,
+    block: bool,
+    n: usize,
+) -> Result<Equations, ProjectionError> {
+    let mut labels: HashMap<&str, usize> = HashMap::new();
+    let mut rows: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut affine = Vec::new();
+    let mut concats = Vec::new();
+    for (t, slot) in spec
+        .rhs
+        .iter()
+        .chain(std::iter::once(&spec.lhs))
+        .enumerate()
+    {
+        einsum_slot(
+            ids,
+            t,
+            slot,
+            &mut labels,
+            &mut rows,
+            (&mut affine, &mut concats),
+        )?;
+    }
+    let mut equations = Equations::default();
+    if !concats.is_empty() {
+        if !block {
+            return Err(ProjectionError::Unsupported(
+                "concatenated axes are only allowed in block specs".into(),
+            ));
+        }
+        equations.concat_nodes = concat_parts(ids, &mut labels, &concats, spec)?;
+    }
+    if affine.iter().any(|a| a.node_tensor == n) {
+        return Err(ProjectionError::Unsupported(
+            "strided or convolution axes in the result have no projections".into(),
+        ));
+    }
+    for a in affine {
+        equations.affine.push(pending_affine(ids, &labels, &a)?);
+    }
+    Ok(equations)
+}
+
+/// An affine axis with the classes of its labels and its padding applied.
+fn pending_affine(
+    ids: &mut Ids,
+    labels: &HashMap<&str, usize>,
+    a: &AffineAxis<'_>,
+) -> Result<PendingAffine, ProjectionError> {
+    let class = |ids: &mut Ids, label: &str| {
+        labels
+            .get(label)
+            .map(|&node| ids.find(node))
+            .ok_or_else(|| {
+                ProjectionError::Unsupported(format!(
+                    "the label '{label}' of a strided or convolution axis indexes no axis"
+                ))
+            })
+    };
+    let over = class(ids, a.over)?;
+    let kernel = match a.kernel {
+        Some((k, dilation)) => Some((class(ids, k)?, dilation)),
+        None => None,
+    };
+    // A padded convolution centres the dilated kernel: the left padding is
+    // half its extent (reference: padding is keyed by the projection and is
+    // the dilated kernel's extent); explicit padding states it. Sizes,
+    // dilations, paddings and offsets are at most `MAX_SIZE`: exact in i128.
+    let pad = match (a.padding, kernel) {
+        (Padding::Pad, Some((k, dilation))) => {
+            i128::from(ids.size[k].saturating_sub(1)) * i128::from(dilation) / 2
+        }
+        (Padding::Explicit { lo, .. }, Some(_)) => i128::from(lo),
+        _ => 0,
+    };
+    Ok(PendingAffine {
+        node: a.node,
+        over,
+        stride: a.stride,
+        kernel,
+        offset: i128::from(a.offset) - pad,
+    })
 }
