@@ -6,7 +6,8 @@
 use melior::{
     Context,
     ir::{
-        Attribute, BlockLike, Identifier, Module, RegionLike, Type, TypeLike, Value, ValueLike,
+        Attribute, BlockLike, BlockRef, Identifier, Module, RegionLike, Type, TypeLike, Value,
+        ValueLike,
         attribute::{AttributeLike, TypeAttribute},
         operation::{OperationBuilder, OperationLike, OperationRef},
     },
@@ -268,77 +269,15 @@ impl PackedFn<'_> {
 /// loads in one block were quadratic in instruction selection (clustering
 /// neighbouring loads) and scheduling.
 pub(crate) fn take_arguments_as_array(context: &Context, func: OperationRef<'_, '_>) -> bool {
-    let Some(ptr) = Type::parse(context, "!llvm.ptr") else {
-        return false;
-    };
-    let Some(function_type) = func
-        .attribute("function_type")
-        .ok()
-        .and_then(|a| TypeAttribute::try_from(a).ok())
-        .map(|t| t.value())
-    else {
-        return false;
-    };
-    let Some(body) = func.region(0).ok().and_then(|r| r.first_block()) else {
+    let Some((ptr, body, top)) = bare_pointer_body(context, func) else {
         return false;
     };
     let n = body.argument_count();
-    // (The C API has no kind check of LLVM function types: the printed
-    // type is checked instead.)
-    let printed = function_type.to_string();
-    let returns_nothing = printed.starts_with("!llvm.func<void (") && !printed.ends_with("...)>");
-    // SAFETY: `function_type` is a live LLVM function type (checked above);
-    // inputs are read below its count.
-    let fits = returns_nothing
-        && unsafe {
-            let raw = function_type.to_raw();
-            mlir_sys::mlirLLVMFunctionTypeGetNumInputs(raw) == n as isize
-                && (0..n).all(|i| {
-                    mlir_sys::mlirTypeEqual(
-                        mlir_sys::mlirLLVMFunctionTypeGetInput(raw, i as isize),
-                        ptr.to_raw(),
-                    )
-                })
-        };
-    let Some(top) = body.first_operation() else {
-        return false;
-    };
-    if !fits || func.attribute("arg_attrs").is_ok() || u32::try_from(n).is_err() {
-        return false;
-    }
     let location = func.location();
     let elem_type: Attribute<'_> = TypeAttribute::new(ptr).into();
     let alignment = Attribute::parse(context, "8 : i64").expect("an integer attribute");
-    // Where each op of the function is: its top-level op's block and
-    // position there (by raw pointer).
-    let mut places: HashMap<*const c_void, (usize, usize, OperationRef<'_, '_>)> = HashMap::new();
-    let mut blocks = Vec::new();
-    let mut next_block = Some(body);
-    while let Some(block) = next_block {
-        let mut next_op = block.first_operation();
-        let mut k = 0;
-        while let Some(op) = next_op {
-            places.insert(op.to_raw().ptr, (blocks.len(), k, op));
-            k += 1;
-            next_op = op.next_in_block();
-        }
-        blocks.push(block);
-        next_block = block.next_in_region();
-    }
+    let (places, blocks) = op_places(body);
     let func_raw = func.to_raw();
-    // The top-level op of the function that holds `op`.
-    let top_level = |mut op: mlir_sys::MlirOperation| {
-        // SAFETY: live ops of the function; parents are read up to it.
-        unsafe {
-            loop {
-                let parent = mlir_sys::mlirOperationGetParentOperation(op);
-                if parent.ptr.is_null() || mlir_sys::mlirOperationEqual(parent, func_raw) {
-                    return op;
-                }
-                op = parent;
-            }
-        }
-    };
     let array = body.add_argument(ptr, location);
     for i in 0..n {
         let old: Value<'_, '_> = body.argument(i).expect("counted").into();
@@ -346,28 +285,9 @@ pub(crate) fn take_arguments_as_array(context: &Context, func: OperationRef<'_, 
         // block (so that the loads spread between the calls that use them
         // instead of piling up in one block, where instruction scheduling
         // compares every pair), else at the top of the entry block.
-        let mut first: Option<(usize, usize, OperationRef<'_, '_>)> = None;
-        let mut one_block = true;
-        // SAFETY: a live value; its use list is read, not changed.
-        unsafe {
-            let mut operand = mlir_sys::mlirValueGetFirstUse(old.to_raw());
-            while !mlir_sys::mlirOpOperandIsNull(operand) {
-                let owner = top_level(mlir_sys::mlirOpOperandGetOwner(operand));
-                match (places.get(&owner.ptr.cast_const()), first) {
-                    (Some(&(b, k, op)), None) => first = Some((b, k, op)),
-                    (Some(&(b, k, op)), Some((fb, fk, _))) if b == fb => {
-                        if k < fk {
-                            first = Some((b, k, op));
-                        }
-                    }
-                    _ => one_block = false,
-                }
-                operand = mlir_sys::mlirOpOperandGetNextUse(operand);
-            }
-        }
-        let (block, before) = match first {
-            Some((b, _, op)) if one_block => (blocks[b], op),
-            _ => (body, top),
+        let (block, before) = match first_use(old, func_raw, &places) {
+            Some((b, op)) => (blocks[b], op),
+            None => (body, top),
         };
         let index = Attribute::parse(context, &format!("array<i32: {i}>"))
             .expect("an i32 array attribute (n < 2^32)");
@@ -409,6 +329,116 @@ pub(crate) fn take_arguments_as_array(context: &Context, func: OperationRef<'_, 
     let new_type = Type::parse(context, "!llvm.func<void (ptr)>").expect("an LLVM function type");
     ocannl_dialect::ir::set_attribute(func, "function_type", TypeAttribute::new(new_type).into());
     true
+}
+
+/// The `!llvm.ptr` type, the entry block and its first op of `func` when
+/// it is what [`take_arguments_as_array`] rewrites: an `llvm.func` without
+/// argument attributes that takes fewer than 2^32 `!llvm.ptr`s and returns
+/// nothing; `None` otherwise.
+fn bare_pointer_body<'c, 'a>(
+    context: &'c Context,
+    func: OperationRef<'c, 'a>,
+) -> Option<(Type<'c>, BlockRef<'c, 'a>, OperationRef<'c, 'a>)> {
+    let ptr = Type::parse(context, "!llvm.ptr")?;
+    let function_type = func
+        .attribute("function_type")
+        .ok()
+        .and_then(|a| TypeAttribute::try_from(a).ok())
+        .map(|t| t.value())?;
+    let body = func.region(0).ok().and_then(|r| r.first_block())?;
+    let n = body.argument_count();
+    // (The C API has no kind check of LLVM function types: the printed
+    // type is checked instead.)
+    let printed = function_type.to_string();
+    let returns_nothing = printed.starts_with("!llvm.func<void (") && !printed.ends_with("...)>");
+    // SAFETY: `function_type` is a live LLVM function type (checked above);
+    // inputs are read below its count.
+    let fits = returns_nothing
+        && unsafe {
+            let raw = function_type.to_raw();
+            mlir_sys::mlirLLVMFunctionTypeGetNumInputs(raw) == n as isize
+                && (0..n).all(|i| {
+                    mlir_sys::mlirTypeEqual(
+                        mlir_sys::mlirLLVMFunctionTypeGetInput(raw, i as isize),
+                        ptr.to_raw(),
+                    )
+                })
+        };
+    let top = body.first_operation()?;
+    if !fits || func.attribute("arg_attrs").is_ok() || u32::try_from(n).is_err() {
+        return None;
+    }
+    Some((ptr, body, top))
+}
+
+/// Where each top-level op of a function is (`body`, its entry block, and
+/// the blocks after it), by raw pointer: its block's index in the blocks
+/// returned and its position there.
+type Places<'c, 'a> = HashMap<*const c_void, (usize, usize, OperationRef<'c, 'a>)>;
+
+/// The [`Places`] of the ops of the blocks from `body` on, and those
+/// blocks.
+fn op_places<'c, 'a>(body: BlockRef<'c, 'a>) -> (Places<'c, 'a>, Vec<BlockRef<'c, 'a>>) {
+    let mut places: Places<'c, 'a> = HashMap::new();
+    let mut blocks = Vec::new();
+    let mut next_block = Some(body);
+    while let Some(block) = next_block {
+        let mut next_op = block.first_operation();
+        let mut k = 0;
+        while let Some(op) = next_op {
+            places.insert(op.to_raw().ptr, (blocks.len(), k, op));
+            k += 1;
+            next_op = op.next_in_block();
+        }
+        blocks.push(block);
+        next_block = block.next_in_region();
+    }
+    (places, blocks)
+}
+
+/// The first top-level op of function `func` (in `places`) that uses
+/// `value`, with its block's index, when every use is in that one block.
+fn first_use<'c, 'a>(
+    value: Value<'_, '_>,
+    func: mlir_sys::MlirOperation,
+    places: &Places<'c, 'a>,
+) -> Option<(usize, OperationRef<'c, 'a>)> {
+    // The top-level op of the function that holds `op`.
+    let top_level = |mut op: mlir_sys::MlirOperation| {
+        // SAFETY: live ops of the function; parents are read up to it.
+        unsafe {
+            loop {
+                let parent = mlir_sys::mlirOperationGetParentOperation(op);
+                if parent.ptr.is_null() || mlir_sys::mlirOperationEqual(parent, func) {
+                    return op;
+                }
+                op = parent;
+            }
+        }
+    };
+    let mut first: Option<(usize, usize, OperationRef<'c, 'a>)> = None;
+    let mut one_block = true;
+    // SAFETY: a live value; its use list is read, not changed.
+    unsafe {
+        let mut operand = mlir_sys::mlirValueGetFirstUse(value.to_raw());
+        while !mlir_sys::mlirOpOperandIsNull(operand) {
+            let owner = top_level(mlir_sys::mlirOpOperandGetOwner(operand));
+            match (places.get(&owner.ptr.cast_const()), first) {
+                (Some(&(b, k, op)), None) => first = Some((b, k, op)),
+                (Some(&(b, k, op)), Some((fb, fk, _))) if b == fb => {
+                    if k < fk {
+                        first = Some((b, k, op));
+                    }
+                }
+                _ => one_block = false,
+            }
+            operand = mlir_sys::mlirOpOperandGetNextUse(operand);
+        }
+    }
+    match first {
+        Some((b, _, op)) if one_block => Some((b, op)),
+        _ => None,
+    }
 }
 
 /// A copy of `module`.

@@ -13,7 +13,7 @@ mod run;
 pub use run::{Runner, Timing, run};
 
 use melior::ir::{
-    BlockLike, Module, RegionLike, Value, ValueLike,
+    BlockLike, BlockRef, Module, RegionLike, Value, ValueLike,
     attribute::{ArrayAttribute, DenseI32ArrayAttribute},
     operation::{OperationLike, OperationRef},
 };
@@ -158,7 +158,48 @@ struct Reader<'r, 'c, 'a> {
     globals: &'r HashMap<String, OperationRef<'c, 'a>>,
 }
 
-impl Reader<'_, '_, '_> {
+/// What the values of one call of a host function stand for, by value
+/// ([`key`]).
+#[derive(Default)]
+struct Frame {
+    /// The buffer a memref value is.
+    bufs: HashMap<usize, Buf>,
+    /// The integer constants.
+    consts: HashMap<usize, i64>,
+    /// The allocation a `memref.alloc` made.
+    alloc_ids: HashMap<usize, usize>,
+}
+
+impl Frame {
+    /// The buffer `v` is, read by op `name`.
+    fn buf(&self, v: Value<'_, '_>, name: &str) -> Result<Buf, Error> {
+        self.bufs
+            .get(&key(v))
+            .copied()
+            .ok_or_else(|| Error::new(format!("'{name}' reads a buffer the runner does not know")))
+    }
+
+    /// The constant `v` is, a size of op `name`.
+    fn constant(&self, v: Value<'_, '_>, name: &str) -> Result<i64, Error> {
+        self.consts
+            .get(&key(v))
+            .copied()
+            .ok_or_else(|| Error::new(format!("a size of '{name}' is not a constant")))
+    }
+}
+
+/// Where reading a host function goes after an op.
+enum Flow<'c, 'a> {
+    /// The next op of the block.
+    Next,
+    /// The block a branch goes to (`None`: none, the function does not
+    /// return).
+    Branch(Option<BlockRef<'c, 'a>>),
+    /// The function returns.
+    Return,
+}
+
+impl<'c, 'a> Reader<'_, 'c, 'a> {
     /// Appends the steps of function `name` called with buffers `args`
     /// (calls inlined, `depth` deep).
     fn function(
@@ -168,6 +209,45 @@ impl Reader<'_, '_, '_> {
         args: &[Buf],
         depth: usize,
     ) -> Result<(), Error> {
+        let block = self.entry_block(name, args.len(), depth)?;
+        let mut frame = Frame::default();
+        for (i, b) in args.iter().enumerate() {
+            let arg = block
+                .argument(i)
+                .map_err(|_| Error::new("a missing argument"))?;
+            frame.bufs.insert(key(arg.into()), *b);
+        }
+        let mut current = Some(block);
+        let mut seen_blocks = 0usize;
+        while let Some(block) = current.take() {
+            seen_blocks += 1;
+            if seen_blocks > 1_000_000 {
+                return Err(Error::new("the host function's branches loop"));
+            }
+            let mut next = block.first_operation();
+            while let Some(op) = next {
+                next = op.next_in_block();
+                match self.step(plan, &mut frame, &op, depth)? {
+                    Flow::Next => {}
+                    Flow::Branch(to) => {
+                        current = to;
+                        break;
+                    }
+                    Flow::Return => return Ok(()),
+                }
+            }
+        }
+        Err(Error::new(format!("'@{name}' does not return")))
+    }
+
+    /// The entry block of function `name`, checked to take `args` buffers
+    /// and to be called at most 64 deep.
+    fn entry_block(
+        &self,
+        name: &str,
+        args: usize,
+        depth: usize,
+    ) -> Result<BlockRef<'c, 'a>, Error> {
         if depth > 64 {
             return Err(Error::new(format!(
                 "calls nest more than 64 deep at '@{name}'"
@@ -182,132 +262,127 @@ impl Reader<'_, '_, '_> {
             .ok()
             .and_then(|r| r.first_block())
             .ok_or_else(|| Error::new(format!("'@{name}' has no body")))?;
-        if block.argument_count() != args.len() {
+        if block.argument_count() != args {
             return Err(Error::new(format!(
                 "'@{name}' takes {} buffers but is given {}",
                 block.argument_count(),
-                args.len()
+                args
             )));
         }
-        let mut bufs: HashMap<usize, Buf> = HashMap::new();
-        for (i, b) in args.iter().enumerate() {
-            let arg = block
-                .argument(i)
-                .map_err(|_| Error::new("a missing argument"))?;
-            bufs.insert(key(arg.into()), *b);
-        }
-        let mut consts: HashMap<usize, i64> = HashMap::new();
-        let mut alloc_ids: HashMap<usize, usize> = HashMap::new();
-        let mut current = Some(block);
-        let mut seen_blocks = 0usize;
-        while let Some(block) = current.take() {
-            seen_blocks += 1;
-            if seen_blocks > 1_000_000 {
-                return Err(Error::new("the host function's branches loop"));
-            }
-            let mut next = block.first_operation();
-            while let Some(op) = next {
-                next = op.next_in_block();
-                let name = ir::op_name(&op);
-                let unsupported = || {
-                    Error::new(format!(
-                        "the CUDA runner does not execute '{name}' in the host function '@{name}'"
-                    ))
-                };
-                let buf = |v: Value<'_, '_>| {
-                    bufs.get(&key(v)).copied().ok_or_else(|| {
-                        Error::new(format!("'{name}' reads a buffer the runner does not know"))
-                    })
-                };
-                let constant = |v: Value<'_, '_>| {
-                    consts
-                        .get(&key(v))
-                        .copied()
-                        .ok_or_else(|| Error::new(format!("a size of '{name}' is not a constant")))
-                };
-                match name.as_str() {
-                    "arith.constant" => {
-                        if let (Ok(r), Ok(a)) = (op.result(0), op.attribute("value"))
-                            && let Some(v) = ir::integer_value(a)
-                        {
-                            consts.insert(key(r.into()), v);
-                        }
-                    }
-                    "memref.alloc" => {
-                        let r: Value<'_, '_> = op.result(0).map_err(|_| unsupported())?.into();
-                        let id = plan
-                            .steps
-                            .iter()
-                            .filter(|s| matches!(s, Step::Alloc { .. }))
-                            .count();
-                        plan.steps.push(Step::Alloc {
-                            id,
-                            bytes: memref_bytes(r.r#type())?,
-                        });
-                        alloc_ids.insert(key(r), id);
-                        bufs.insert(key(r), Buf::Alloc { id, offset: 0 });
-                    }
-                    "memref.view" => {
-                        let src = buf(op.operand(0).map_err(|_| unsupported())?)?;
-                        let shift = constant(op.operand(1).map_err(|_| unsupported())?)?;
-                        let Buf::Alloc { id, offset } = src else {
-                            return Err(unsupported());
-                        };
-                        let r: Value<'_, '_> = op.result(0).map_err(|_| unsupported())?.into();
-                        let offset = offset
-                            .checked_add(u64::try_from(shift).map_err(|_| unsupported())?)
-                            .ok_or_else(unsupported)?;
-                        bufs.insert(key(r), Buf::Alloc { id, offset });
-                    }
-                    "memref.get_global" => {
-                        let global = op
-                            .attribute("name")
-                            .ok()
-                            .and_then(ir::symbol_ref_value)
-                            .and_then(|g| self.globals.get(&g).copied())
-                            .ok_or_else(unsupported)?;
-                        let r: Value<'_, '_> = op.result(0).map_err(|_| unsupported())?.into();
-                        plan.constants.push(global_bytes(&global, r)?);
-                        bufs.insert(key(r), Buf::Const(plan.constants.len() - 1));
-                    }
-                    "memref.copy" => {
-                        let src = op.operand(0).map_err(|_| unsupported())?;
-                        let dst = op.operand(1).map_err(|_| unsupported())?;
-                        plan.steps.push(Step::Copy {
-                            src: buf(src)?,
-                            dst: buf(dst)?,
-                            bytes: memref_bytes(dst.r#type())?,
-                        });
-                    }
-                    "memref.dealloc" => {
-                        let v = op.operand(0).map_err(|_| unsupported())?;
-                        if let Some(&id) = alloc_ids.get(&key(v)) {
-                            plan.steps.push(Step::Free { id });
-                        }
-                    }
-                    "gpu.launch_func" => {
-                        plan.steps.push(launch(&op, &buf, &constant, unsupported)?)
-                    }
-                    "cf.br" => {
-                        current = op.successor(0).ok();
-                        break;
-                    }
-                    "func.call" => {
-                        let callee = op
-                            .attribute("callee")
-                            .ok()
-                            .and_then(ir::symbol_ref_value)
-                            .ok_or_else(unsupported)?;
-                        let operands = op.operands().map(&buf).collect::<Result<Vec<_>, _>>()?;
-                        self.function(plan, &callee, &operands, depth + 1)?;
-                    }
-                    "func.return" => return Ok(()),
-                    _ => return Err(unsupported()),
+        Ok(block)
+    }
+
+    /// Reads one op of a host function into `plan` (or into `frame`, for
+    /// the values it defines).
+    fn step(
+        &self,
+        plan: &mut Plan,
+        frame: &mut Frame,
+        op: &OperationRef<'c, 'a>,
+        depth: usize,
+    ) -> Result<Flow<'c, 'a>, Error> {
+        let name = ir::op_name(op);
+        let unsupported = || {
+            Error::new(format!(
+                "the CUDA runner does not execute '{name}' in the host function '@{name}'"
+            ))
+        };
+        match name.as_str() {
+            "arith.constant" => {
+                if let (Ok(r), Ok(a)) = (op.result(0), op.attribute("value"))
+                    && let Some(v) = ir::integer_value(a)
+                {
+                    frame.consts.insert(key(r.into()), v);
                 }
             }
+            "memref.alloc" => {
+                let r: Value<'_, '_> = op.result(0).map_err(|_| unsupported())?.into();
+                let id = plan
+                    .steps
+                    .iter()
+                    .filter(|s| matches!(s, Step::Alloc { .. }))
+                    .count();
+                plan.steps.push(Step::Alloc {
+                    id,
+                    bytes: memref_bytes(r.r#type())?,
+                });
+                frame.alloc_ids.insert(key(r), id);
+                frame.bufs.insert(key(r), Buf::Alloc { id, offset: 0 });
+            }
+            "memref.view" => view(frame, op, &name, unsupported)?,
+            "memref.get_global" => {
+                let global = op
+                    .attribute("name")
+                    .ok()
+                    .and_then(ir::symbol_ref_value)
+                    .and_then(|g| self.globals.get(&g).copied())
+                    .ok_or_else(unsupported)?;
+                let r: Value<'_, '_> = op.result(0).map_err(|_| unsupported())?.into();
+                plan.constants.push(global_bytes(&global, r)?);
+                frame
+                    .bufs
+                    .insert(key(r), Buf::Const(plan.constants.len() - 1));
+            }
+            "memref.copy" => {
+                let src = op.operand(0).map_err(|_| unsupported())?;
+                let dst = op.operand(1).map_err(|_| unsupported())?;
+                plan.steps.push(Step::Copy {
+                    src: frame.buf(src, &name)?,
+                    dst: frame.buf(dst, &name)?,
+                    bytes: memref_bytes(dst.r#type())?,
+                });
+            }
+            "memref.dealloc" => {
+                let v = op.operand(0).map_err(|_| unsupported())?;
+                if let Some(&id) = frame.alloc_ids.get(&key(v)) {
+                    plan.steps.push(Step::Free { id });
+                }
+            }
+            "gpu.launch_func" => plan.steps.push(launch(
+                op,
+                &|v| frame.buf(v, &name),
+                &|v| frame.constant(v, &name),
+                unsupported,
+            )?),
+            "cf.br" => return Ok(Flow::Branch(op.successor(0).ok())),
+            "func.call" => {
+                let callee = op
+                    .attribute("callee")
+                    .ok()
+                    .and_then(ir::symbol_ref_value)
+                    .ok_or_else(unsupported)?;
+                let operands = op
+                    .operands()
+                    .map(|v| frame.buf(v, &name))
+                    .collect::<Result<Vec<_>, _>>()?;
+                self.function(plan, &callee, &operands, depth + 1)?;
+            }
+            "func.return" => return Ok(Flow::Return),
+            _ => return Err(unsupported()),
         }
-        Err(Error::new(format!("'@{name}' does not return")))
+        Ok(Flow::Next)
     }
+}
+
+/// A `memref.view` (`op`, named `name`): the view of an allocation at a
+/// constant byte shift, recorded in `frame`.
+fn view(
+    frame: &mut Frame,
+    op: &OperationRef<'_, '_>,
+    name: &str,
+    unsupported: impl Fn() -> Error,
+) -> Result<(), Error> {
+    let src = frame.buf(op.operand(0).map_err(|_| unsupported())?, name)?;
+    let shift = frame.constant(op.operand(1).map_err(|_| unsupported())?, name)?;
+    let Buf::Alloc { id, offset } = src else {
+        return Err(unsupported());
+    };
+    let r: Value<'_, '_> = op.result(0).map_err(|_| unsupported())?.into();
+    let offset = offset
+        .checked_add(u64::try_from(shift).map_err(|_| unsupported())?)
+        .ok_or_else(unsupported)?;
+    frame.bufs.insert(key(r), Buf::Alloc { id, offset });
+    Ok(())
 }
 
 /// A `gpu.launch_func` as a [`Step::Launch`].
