@@ -16,6 +16,7 @@ use std::{
     io::{self, Write},
     path::PathBuf,
     process::ExitCode,
+    time::{Duration, Instant},
 };
 
 use clap::{Parser, ValueEnum};
@@ -23,7 +24,14 @@ use ocannl_runtime::{
     Emit, Error, InputShape, Lowering, Program,
     array::{Array, SplitMix64},
 };
-use ocannl_tools::cli::{Input, MAX_INPUT_BYTES, check_readable, check_writable};
+use ocannl_tools::{
+    cli::{Input, MAX_INPUT_BYTES, check_readable, check_writable},
+    run::{
+        report::{print_bench, print_results, write_kernels},
+        threads::{check_threads, recheck_threads},
+    },
+    say,
+};
 
 /// The most OpenMP threads `--threads` asks for (libomp's own limit is
 /// higher, but each thread reserves a stack: a typo like `--threads
@@ -145,112 +153,29 @@ fn main() -> ExitCode {
     }
 }
 
-/// `writeln!` to standard output, a write error (a closed pipe, a full
-/// disk) becoming a user error instead of `println!`'s panic.
-macro_rules! say {
-    ($out:expr, $($arg:tt)*) => {
-        writeln!($out, $($arg)*)
-            .map_err(|e| Error::new(format!("cannot write to standard output: {e}")))?
-    };
-}
-
 fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
-    let gpu_emit = matches!(cli.emit, Some(EmitKind::Ptx | EmitKind::Cubin));
     let threads = check_flags(cli)?;
     // What a CUDA run needs, before compiling: the answers do not depend
     // on the program. The device stays open (its context retained) until
     // the run opens it again.
-    let _device = if cli.target == Target::Cuda && cli.emit.is_none() {
-        if !ocannl_runtime::cuda::driver_present() {
-            return Err(Error::new(
-                "--target cuda: no CUDA driver: libcuda.so was not found (install the NVIDIA driver, or run on the CPU; --emit ptx|cubin works without one)",
-            ));
-        }
-        let device = cli.device.unwrap_or(0);
-        Some(
-            ocannl_runtime::cuda::Gpu::open(device).map_err(|e| match cli.device {
-                Some(k) => Error::new(format!("--device {k}: {e}")),
-                None => e,
-            })?,
-        )
-    } else {
-        None
-    };
-    // The files: all there (a pipe may block until written) before any is
-    // read, then read with a bound.
-    check_readable(&cli.file).map_err(Error::new)?;
-    for path in &cli.inputs {
-        check_readable(path).map_err(|e| Error::new(format!("--inputs: {e}")))?;
-    }
-    let file = Input::open(&cli.file, Some(MAX_INPUT_BYTES)).map_err(Error::new)?;
-    let inputs = cli
-        .inputs
-        .iter()
-        .map(|p| Input::open(p, None).map_err(|e| Error::new(format!("--inputs: {e}"))))
-        .collect::<Result<Vec<_>, _>>()?;
+    let _device = open_device(cli)?;
+    let (file, inputs) = open_files(cli)?;
     // Read the data first: its dimensions settle what inference leaves open
     // in the arguments.
-    let data: Vec<Array> = inputs
-        .iter()
-        .map(|i| Array::read_npy(i.path()).map_err(|e| Error::new(i.rename(e.to_string()))))
-        .collect::<Result<_, _>>()?;
-    let shapes: Vec<InputShape> = cli
-        .inputs
-        .iter()
-        .zip(&data)
-        .map(|(p, a)| InputShape {
-            name: format!("'{}'", p.display()),
-            dims: a.shape.clone(),
-        })
-        .collect();
+    let (data, shapes) = read_data(cli, &inputs)?;
     let context = ocannl_runtime::context()?;
-    let started = std::time::Instant::now();
-    let lowering = if gpu_emit || cli.target == Target::Cuda {
-        let format = if cli.emit == Some(EmitKind::Cubin) {
-            "bin"
-        } else {
-            "isa"
-        };
-        let toolkit = cli.cuda_toolkit.as_ref().map(|p| p.display().to_string());
-        let chip = cli.chip.as_deref().unwrap_or("sm_80");
-        let mut options = vec![("chip", chip), ("format", format)];
-        if let Some(t) = &toolkit {
-            options.push(("toolkit", t.as_str()));
-        }
-        let passes = ocannl_passes::pipelines::inferred_to_nvvm(&options)
-            .map_err(|e| Error::new(format!("--chip/--cuda-toolkit: {e}")))?;
-        Lowering::Cuda { passes }
-    } else {
-        match cli.target {
-            Target::GridOnCpu => Lowering::GridOnCpu,
-            _ => Lowering::Cpu,
-        }
-    };
+    let started = Instant::now();
     let program = Program::compile_lowered(
         &context,
         file.path(),
         cli.entry.as_deref(),
         (!cli.inputs.is_empty()).then_some(shapes.as_slice()),
         threads,
-        lowering,
+        lowering(cli)?,
     )
     .map_err(|e| Error::new(file.rename(e.to_string())))?;
     if let (Some(kind), Some(file)) = (cli.emit, &cli.output) {
-        let what = match kind {
-            EmitKind::Llvm => Emit::Llvm,
-            EmitKind::Asm => Emit::Asm,
-            EmitKind::Obj => Emit::Obj,
-            EmitKind::Ptx | EmitKind::Cubin => {
-                let plan = program.gpu_plan()?;
-                for written in write_kernels(&plan, file)? {
-                    say!(out, "wrote {}", written.display());
-                }
-                return Ok(());
-            }
-        };
-        program.emit(what, file)?;
-        say!(out, "wrote {}", file.display());
-        return Ok(());
+        return emit(out, &program, kind, file);
     }
     let signature = program.signature().clone();
     if !cli.outputs.is_empty() && cli.outputs.len() != signature.outputs.len() {
@@ -277,36 +202,119 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
     }
     let jit = program.jit()?;
     let compile_time = started.elapsed();
-    if threads > 1 {
-        // Counted again with what compiling and the data took.
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        if let Some(room) = ocannl_tools::cli::omp_thread_room(RUN_RESERVE, cores)
-            && threads > room.threads
-        {
-            return Err(too_many_threads(threads, &room));
-        }
-        if let Some((room, limit)) = ocannl_tools::cli::task_room(RUN_TASK_RESERVE)
-            && threads > room
-        {
-            return Err(too_many_tasks(threads, room, limit));
-        }
-    }
+    recheck_threads(threads)?;
     let outputs = jit.run(&mut inputs)?;
     print_results(out, &outputs, &signature.outputs, &cli.outputs)?;
     if let Some(n) = cli.bench {
-        let mut times = jit.bench(&mut inputs, n)?;
-        times.sort();
-        let median = times[times.len() / 2];
-        say!(
-            out,
-            "bench: {n} runs of '@{}', median {:.3} ms (min {:.3} ms, max {:.3} ms), {threads} thread(s); compiled in {:.1} ms",
-            program.entry(),
-            median.as_secs_f64() * 1e3,
-            times[0].as_secs_f64() * 1e3,
-            times[times.len() - 1].as_secs_f64() * 1e3,
-            compile_time.as_secs_f64() * 1e3
-        );
+        let times = jit.bench(&mut inputs, n)?;
+        print_bench(out, program.entry(), times, threads, compile_time)?;
     }
+    Ok(())
+}
+
+/// The CUDA device of a run on `--target cuda` (`None` otherwise), opened
+/// before anything is compiled.
+fn open_device(cli: &Cli) -> Result<Option<ocannl_runtime::cuda::Gpu>, Error> {
+    if cli.target != Target::Cuda || cli.emit.is_some() {
+        return Ok(None);
+    }
+    if !ocannl_runtime::cuda::driver_present() {
+        return Err(Error::new(
+            "--target cuda: no CUDA driver: libcuda.so was not found (install the NVIDIA driver, or run on the CPU; --emit ptx|cubin works without one)",
+        ));
+    }
+    let device = cli.device.unwrap_or(0);
+    Ok(Some(ocannl_runtime::cuda::Gpu::open(device).map_err(
+        |e| match cli.device {
+            Some(k) => Error::new(format!("--device {k}: {e}")),
+            None => e,
+        },
+    )?))
+}
+
+/// The program file and the `--inputs` files: all there (a pipe may block
+/// until written) before any is read, then opened to be read with a bound.
+fn open_files(cli: &Cli) -> Result<(Input, Vec<Input>), Error> {
+    check_readable(&cli.file).map_err(Error::new)?;
+    for path in &cli.inputs {
+        check_readable(path).map_err(|e| Error::new(format!("--inputs: {e}")))?;
+    }
+    let file = Input::open(&cli.file, Some(MAX_INPUT_BYTES)).map_err(Error::new)?;
+    let inputs = cli
+        .inputs
+        .iter()
+        .map(|p| Input::open(p, None).map_err(|e| Error::new(format!("--inputs: {e}"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((file, inputs))
+}
+
+/// The arrays of the `--inputs` files (opened as `inputs`), and their
+/// shapes named by the paths the user gave.
+fn read_data(cli: &Cli, inputs: &[Input]) -> Result<(Vec<Array>, Vec<InputShape>), Error> {
+    let data: Vec<Array> = inputs
+        .iter()
+        .map(|i| Array::read_npy(i.path()).map_err(|e| Error::new(i.rename(e.to_string()))))
+        .collect::<Result<_, _>>()?;
+    let shapes: Vec<InputShape> = cli
+        .inputs
+        .iter()
+        .zip(&data)
+        .map(|(p, a)| InputShape {
+            name: format!("'{}'", p.display()),
+            dims: a.shape.clone(),
+        })
+        .collect();
+    Ok((data, shapes))
+}
+
+/// How the program is lowered: for the host CPU, as grids on the CPU, or
+/// for CUDA (`--target cuda`, `--emit ptx|cubin`) with the chip, format
+/// and toolkit the flags give.
+fn lowering(cli: &Cli) -> Result<Lowering, Error> {
+    let gpu_emit = matches!(cli.emit, Some(EmitKind::Ptx | EmitKind::Cubin));
+    if !(gpu_emit || cli.target == Target::Cuda) {
+        return Ok(match cli.target {
+            Target::GridOnCpu => Lowering::GridOnCpu,
+            _ => Lowering::Cpu,
+        });
+    }
+    let format = if cli.emit == Some(EmitKind::Cubin) {
+        "bin"
+    } else {
+        "isa"
+    };
+    let toolkit = cli.cuda_toolkit.as_ref().map(|p| p.display().to_string());
+    let chip = cli.chip.as_deref().unwrap_or("sm_80");
+    let mut options = vec![("chip", chip), ("format", format)];
+    if let Some(t) = &toolkit {
+        options.push(("toolkit", t.as_str()));
+    }
+    let passes = ocannl_passes::pipelines::inferred_to_nvvm(&options)
+        .map_err(|e| Error::new(format!("--chip/--cuda-toolkit: {e}")))?;
+    Ok(Lowering::Cuda { passes })
+}
+
+/// `--emit KIND -o FILE`: writes the generated code instead of running.
+fn emit(
+    out: &mut impl Write,
+    program: &Program<'_>,
+    kind: EmitKind,
+    file: &std::path::Path,
+) -> Result<(), Error> {
+    let what = match kind {
+        EmitKind::Llvm => Emit::Llvm,
+        EmitKind::Asm => Emit::Asm,
+        EmitKind::Obj => Emit::Obj,
+        EmitKind::Ptx | EmitKind::Cubin => {
+            let plan = program.gpu_plan()?;
+            for written in write_kernels(&plan, file)? {
+                say!(out, "wrote {}", written.display());
+            }
+            return Ok(());
+        }
+    };
+    program.emit(what, file)?;
+    say!(out, "wrote {}", file.display());
     Ok(())
 }
 
@@ -314,9 +322,30 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
 /// compiled: counts out of range, flags that would have no effect with the
 /// others, and paths that cannot be written. Returns the thread count.
 fn check_flags(cli: &Cli) -> Result<usize, Error> {
+    let gpu_emit = matches!(cli.emit, Some(EmitKind::Ptx | EmitKind::Cubin));
+    check_combinations(cli, gpu_emit)?;
+    match cli.bench {
+        Some(0) => return Err(Error::new("--bench needs at least 1 run")),
+        Some(n) if n > MAX_BENCH => {
+            return Err(Error::new(format!(
+                "--bench takes at most {MAX_BENCH} runs (got {n})"
+            )));
+        }
+        _ => {}
+    }
+    if cli.entry.as_deref() == Some("") {
+        return Err(Error::new("--entry needs a function name"));
+    }
+    let threads = thread_count(cli, gpu_emit)?;
+    check_outputs(cli, gpu_emit)?;
+    Ok(threads)
+}
+
+/// The flags that would have no effect with the others (`gpu_emit`:
+/// `--emit ptx|cubin`), and `--cuda-toolkit` a directory.
+fn check_combinations(cli: &Cli, gpu_emit: bool) -> Result<(), Error> {
     let fail = |m: String| Err(Error::new(m));
     let cuda = cli.target == Target::Cuda;
-    let gpu_emit = matches!(cli.emit, Some(EmitKind::Ptx | EmitKind::Cubin));
     if cli.output.is_some() && cli.emit.is_none() {
         return fail("-o names the file --emit writes: give --emit too".into());
     }
@@ -363,27 +392,24 @@ fn check_flags(cli: &Cli) -> Result<usize, Error> {
             "--seed picks the random inputs used without --inputs: give one or the other".into(),
         );
     }
-    match cli.bench {
-        Some(0) => return fail("--bench needs at least 1 run".into()),
-        Some(n) if n > MAX_BENCH => {
-            return fail(format!("--bench takes at most {MAX_BENCH} runs (got {n})"));
-        }
-        _ => {}
-    }
-    if cli.entry.as_deref() == Some("") {
-        return fail("--entry needs a function name".into());
-    }
+    Ok(())
+}
+
+/// The OpenMP threads of the CPU's loops: `--threads` in range (and only
+/// for them), else every core; checked against the process's limits
+/// ([`check_threads`]) when they will run.
+fn thread_count(cli: &Cli, gpu_emit: bool) -> Result<usize, Error> {
     if cli.threads.is_some() && (cli.target != Target::Cpu || gpu_emit) {
-        return fail(
-            "--threads sets the OpenMP threads of the CPU's loops: not with --target cuda|grid-on-cpu or --emit ptx|cubin".into(),
-        );
+        return Err(Error::new(
+            "--threads sets the OpenMP threads of the CPU's loops: not with --target cuda|grid-on-cpu or --emit ptx|cubin",
+        ));
     }
     let threads = match cli.threads {
-        Some(0) => return fail("--threads needs at least 1 thread".into()),
+        Some(0) => return Err(Error::new("--threads needs at least 1 thread")),
         Some(n) if n > MAX_THREADS => {
-            return fail(format!(
+            return Err(Error::new(format!(
                 "--threads takes at most {MAX_THREADS} threads (got {n})"
-            ));
+            )));
         }
         Some(n) => n,
         None => std::thread::available_parallelism()
@@ -391,17 +417,22 @@ fn check_flags(cli: &Cli) -> Result<usize, Error> {
             .min(MAX_THREADS),
     };
     // Only a run starts threads (--emit writes code for them).
-    let threads = if cli.emit.is_none() && cli.target == Target::Cpu {
-        check_threads(threads, cli.threads.is_some())?
+    if cli.emit.is_none() && cli.target == Target::Cpu {
+        check_threads(threads, cli.threads.is_some())
     } else {
-        threads
-    };
+        Ok(threads)
+    }
+}
+
+/// The `--outputs` files and the file of `-o`: distinct and writable
+/// (`gpu_emit`: `-o` may be a directory for PTX or cubin).
+fn check_outputs(cli: &Cli, gpu_emit: bool) -> Result<(), Error> {
     for (i, path) in cli.outputs.iter().enumerate() {
         if cli.outputs[..i].contains(path) {
-            return fail(format!(
+            return Err(Error::new(format!(
                 "--outputs names '{}' twice: one result would overwrite another",
                 path.display()
-            ));
+            )));
         }
         check_writable(path).map_err(|e| Error::new(format!("--outputs: {e}")))?;
     }
@@ -411,99 +442,7 @@ fn check_flags(cli: &Cli) -> Result<usize, Error> {
             check_writable(path).map_err(|e| Error::new(format!("-o: {e}")))?;
         }
     }
-    Ok(threads)
-}
-
-/// Address space kept for what comes after the flags are checked (the
-/// MLIR context, compiling, the JIT's code, the data) when the threads are
-/// counted against a limited address space before any of it.
-const COMPILE_RESERVE: u64 = 512 << 20;
-
-/// Address space kept for the run itself (the results, the OpenMP
-/// runtime) when the threads are counted again just before it starts.
-const RUN_RESERVE: u64 = 256 << 20;
-
-/// `threads` OpenMP threads, checked against a limited address space
-/// (`ulimit -v`, `prlimit --as`): libomp aborts the process when it cannot
-/// make a thread, so too many asked for (`explicit`) is an error naming
-/// the most that fit; the default (every core) is lowered to that instead.
-/// glibc's malloc arenas are capped at the core count first, since each
-/// thread would otherwise reserve 64 MiB for one.
-fn check_threads(threads: usize, explicit: bool) -> Result<usize, Error> {
-    if threads <= 1 {
-        return Ok(threads);
-    }
-    let stack = ocannl_tools::cli::omp_stack_bytes();
-    let memory = ocannl_tools::cli::memory_and_swap();
-    if memory > 0 && stack > memory {
-        return Err(Error::new(format!(
-            "--threads {threads}: each OpenMP thread would reserve a stack of {} (OMP_STACKSIZE or KMP_STACKSIZE), more than the machine's memory ({}): set a smaller one, or use --threads 1",
-            ocannl_tools::cli::gib(stack),
-            ocannl_tools::cli::gib(memory)
-        )));
-    }
-    // The user's threads (`ulimit -u`): MLIR's and libomp's own helpers
-    // count too.
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let mut threads = threads;
-    if let Some((room, limit)) = ocannl_tools::cli::task_room(task_reserve(cores))
-        && threads > room
-    {
-        if explicit {
-            return Err(too_many_tasks(threads, room, limit));
-        }
-        threads = room.max(1);
-    }
-    if threads <= 1 || ocannl_tools::cli::omp_thread_room(0, 0).is_none() {
-        return Ok(threads);
-    }
-    ocannl_tools::cli::limit_malloc_arenas(cores);
-    let Some(room) = ocannl_tools::cli::omp_thread_room(COMPILE_RESERVE, cores) else {
-        return Ok(threads);
-    };
-    if threads <= room.threads {
-        Ok(threads)
-    } else if explicit {
-        Err(too_many_threads(threads, &room))
-    } else {
-        Ok(room.threads.max(1))
-    }
-}
-
-/// Threads and processes of the user kept for others when counting again
-/// just before the run (MLIR's threads exist then and are counted).
-const RUN_TASK_RESERVE: u64 = 8;
-
-/// Threads and processes of the user kept for others when counting
-/// against `ulimit -u`: MLIR's thread pool (one per core), libomp's hidden
-/// helpers, and a few more.
-fn task_reserve(cores: usize) -> u64 {
-    2 * cores as u64 + 16
-}
-
-/// The error for `threads` threads beyond the user's `limit` on threads
-/// and processes, which leaves `room`.
-fn too_many_tasks(threads: usize, room: usize, limit: u64) -> Error {
-    Error::new(format!(
-        "--threads {threads}: this user may run {limit} threads and processes in all (ulimit -u), which leaves room for {} more thread(s) here: ask for fewer",
-        room.max(1)
-    ))
-}
-
-/// The error for `threads` threads that do not fit in `room`.
-fn too_many_threads(threads: usize, room: &ocannl_tools::cli::ThreadRoom) -> Error {
-    use ocannl_tools::cli::gib;
-    Error::new(format!(
-        "--threads {threads}: each OpenMP thread reserves a {} stack (OMP_STACKSIZE, else ulimit -s), and the address-space limit of {} (ulimit -v) with {} in use leaves room for {} thread(s): ask for fewer, or set a smaller OMP_STACKSIZE",
-        if room.stack >= 1 << 20 {
-            format!("{:.1} MiB", room.stack as f64 / f64::from(1u32 << 20))
-        } else {
-            format!("{} KiB", room.stack >> 10)
-        },
-        gib(room.limit),
-        gib(room.in_use),
-        room.threads.max(1)
-    ))
+    Ok(())
 }
 
 /// `--target cuda`: runs on the device, prints and writes the results as
@@ -514,7 +453,7 @@ fn run_cuda(
     out: &mut impl Write,
     program: &Program<'_>,
     inputs: &[Array],
-    compile_time: std::time::Duration,
+    compile_time: Duration,
 ) -> Result<(), Error> {
     let times = cli.bench.unwrap_or(0);
     let device = cli.device.unwrap_or(0);
@@ -537,96 +476,4 @@ fn run_cuda(
         );
     }
     Ok(())
-}
-
-/// Prints each result's spec and summary, and writes it where `paths`
-/// says.
-fn print_results(
-    out: &mut impl Write,
-    outputs: &[Array],
-    sigs: &[ocannl_runtime::TensorSig],
-    paths: &[PathBuf],
-) -> Result<(), Error> {
-    for (i, (result, sig)) in outputs.iter().zip(sigs).enumerate() {
-        say!(out, "result #{i}: {sig}");
-        say!(out, "  {}", summary(result));
-        if let Some(path) = paths.get(i) {
-            result.write_npy(path)?;
-            say!(out, "  written to {}", path.display());
-        }
-    }
-    Ok(())
-}
-
-/// `min .. max, mean, first cells`.
-fn summary(a: &Array) -> String {
-    // One pass, nothing allocated per cell: a result may take most of the
-    // memory the process has (a copy as f64 of a 5 GiB f32 result aborted
-    // on a failed 10 GiB allocation).
-    let (mut min, mut max, mut sum, mut n) = (f64::INFINITY, f64::NEG_INFINITY, 0.0, 0u64);
-    let mut first: Vec<String> = Vec::new();
-    for x in a.iter_f64() {
-        min = min.min(x);
-        max = max.max(x);
-        sum += x;
-        n += 1;
-        if first.len() < 6 {
-            first.push(format!("{x:.6}"));
-        }
-    }
-    if n == 0 {
-        return "no cells".into();
-    }
-    let mean = sum / n as f64;
-    let more = if n > 6 { ", ..." } else { "" };
-    format!(
-        "min {min:.6} max {max:.6} mean {mean:.6} cells [{}{more}]",
-        first.join(", ")
-    )
-}
-
-/// Writes each kernel module of `plan` (PTX text or a cubin): to `path`
-/// when there is one, else into the directory `path` as `<module>.ptx` or
-/// `<module>.cubin`. Returns the files written.
-fn write_kernels(
-    plan: &ocannl_runtime::gpu::Plan,
-    path: &std::path::Path,
-) -> Result<Vec<PathBuf>, Error> {
-    use ocannl_runtime::gpu::Image;
-    let write = |file: &std::path::Path, image: &Image| {
-        let bytes: &[u8] = match image {
-            Image::Ptx(text) => text.as_bytes(),
-            Image::Binary(b) => b,
-        };
-        std::fs::write(file, bytes)
-            .map_err(|e| Error::new(format!("cannot write '{}': {e}", file.display())))
-    };
-    match plan.modules.as_slice() {
-        [] => Err(Error::new("the function has no kernels to write")),
-        [(_, image)] => {
-            write(path, image)?;
-            Ok(vec![path.to_owned()])
-        }
-        modules => {
-            std::fs::create_dir_all(path).map_err(|e| {
-                Error::new(format!(
-                    "{} kernel modules go into a directory, and '{}' cannot be one: {e}",
-                    modules.len(),
-                    path.display()
-                ))
-            })?;
-            modules
-                .iter()
-                .map(|(name, image)| {
-                    let ext = if matches!(image, Image::Ptx(_)) {
-                        "ptx"
-                    } else {
-                        "cubin"
-                    };
-                    let file = path.join(format!("{name}.{ext}"));
-                    write(&file, image).map(|()| file)
-                })
-                .collect()
-        }
-    }
 }
