@@ -241,33 +241,8 @@ impl EinsumMatch {
         row: RowRef,
         axes: &[Axis],
     ) -> Result<(), CheckError> {
-        let known = slot.len_known();
-        let var_len = match &slot.var {
-            None if axes.len() != known => None,
-            Some(_) if axes.len() < known => None,
-            _ => Some(axes.len() - known),
-        };
-        let Some(var_len) = var_len else {
-            return Err(CheckError::EinsumRank {
-                row,
-                len: axes.len(),
-                known,
-                open: slot.var.is_some(),
-            });
-        };
         let key = slot.var.as_ref().map(|var| RowKey::of(var, row.kind));
-        if let Some(key) = &key {
-            let (first, first_len) = *self.row_lens.entry(key.clone()).or_insert((row, var_len));
-            if first_len != var_len {
-                return Err(CheckError::EinsumRowVarLength {
-                    var: key.text(),
-                    first,
-                    first_len,
-                    row,
-                    len: var_len,
-                });
-            }
-        }
+        let var_len = self.row_var_len(slot, key.as_ref(), row, axes.len())?;
         // The slot's items, left to right: `beg`, the row variable's axes,
         // `end` (a slot without a row variable has all axes in `end`).
         let slot_items = slot
@@ -283,52 +258,10 @@ impl EinsumMatch {
                 axis: axes.len() - i,
             };
             let class = match item {
-                Some(EinsumAxis::Label(label)) => Class::Label(label.clone()),
-                Some(EinsumAxis::Fresh) => continue,
-                Some(EinsumAxis::Fixed(index)) => {
-                    if axis.size <= *index {
-                        return Err(CheckError::EinsumFixedIndex {
-                            index: *index,
-                            at,
-                            size: axis.size,
-                        });
-                    }
-                    continue;
-                }
-                Some(EinsumAxis::Affine {
-                    stride, over, conv, ..
-                }) => {
-                    // `check_einsum` rejects symbolic strides, and strides and
-                    // dilations above `MAX_SIZE`, before matching.
-                    let int = |v: &IntOrIdent| match v {
-                        IntOrIdent::Int(n) => *n,
-                        IntOrIdent::Ident(_) => 1,
-                    };
-                    self.affine.push(AffineUse {
-                        size: axis.size,
-                        at,
-                        stride: int(stride),
-                        over: over.clone(),
-                        valid_kernel: conv
-                            .as_ref()
-                            .filter(|c| c.padding != Padding::Pad)
-                            .map(|c| (c.kernel.clone(), int(&c.dilation))),
-                        pads: match conv.as_ref().map(|c| c.padding) {
-                            Some(Padding::Explicit { lo, hi }) => Some((lo, hi)),
-                            _ => None,
-                        },
-                    });
-                    continue;
-                }
-                Some(EinsumAxis::Concat(parts)) => {
-                    // `check_einsum` rejects these outside block specs.
-                    self.concat.push(ConcatUse {
-                        size: axis.size,
-                        at,
-                        parts: parts.clone(),
-                    });
-                    continue;
-                }
+                Some(item) => match self.slot_axis(item, at, axis)? {
+                    Some(class) => class,
+                    None => continue,
+                },
                 None => {
                     let key = key
                         .clone()
@@ -340,6 +273,103 @@ impl EinsumMatch {
             self.bind(class, at, axis)?;
         }
         Ok(())
+    }
+
+    /// The number of axes the row variable `key` of `slot` stands for in a
+    /// concrete row of `len` axes: what the slot's known axes leave, the
+    /// same in every row the variable is in.
+    fn row_var_len(
+        &mut self,
+        slot: &Row<EinsumAxis>,
+        key: Option<&RowKey>,
+        row: RowRef,
+        len: usize,
+    ) -> Result<usize, CheckError> {
+        let known = slot.len_known();
+        let var_len = match &slot.var {
+            None if len != known => None,
+            Some(_) if len < known => None,
+            _ => Some(len - known),
+        };
+        let Some(var_len) = var_len else {
+            return Err(CheckError::EinsumRank {
+                row,
+                len,
+                known,
+                open: slot.var.is_some(),
+            });
+        };
+        if let Some(key) = key {
+            let (first, first_len) = *self.row_lens.entry(key.clone()).or_insert((row, var_len));
+            if first_len != var_len {
+                return Err(CheckError::EinsumRowVarLength {
+                    var: key.text(),
+                    first,
+                    first_len,
+                    row,
+                    len: var_len,
+                });
+            }
+        }
+        Ok(var_len)
+    }
+
+    /// One written axis of a slot against a concrete axis: the class a
+    /// label binds, or `None` for an axis checked here (a fixed index) or
+    /// later (strided, convolution and concatenated axes), or unchecked
+    /// (`_`).
+    fn slot_axis(
+        &mut self,
+        item: &EinsumAxis,
+        at: AxisAt,
+        axis: &Axis,
+    ) -> Result<Option<Class>, CheckError> {
+        match item {
+            EinsumAxis::Label(label) => return Ok(Some(Class::Label(label.clone()))),
+            EinsumAxis::Fresh => {}
+            EinsumAxis::Fixed(index) => {
+                if axis.size <= *index {
+                    return Err(CheckError::EinsumFixedIndex {
+                        index: *index,
+                        at,
+                        size: axis.size,
+                    });
+                }
+            }
+            EinsumAxis::Affine {
+                stride, over, conv, ..
+            } => {
+                // `check_einsum` rejects symbolic strides, and strides and
+                // dilations above `MAX_SIZE`, before matching.
+                let int = |v: &IntOrIdent| match v {
+                    IntOrIdent::Int(n) => *n,
+                    IntOrIdent::Ident(_) => 1,
+                };
+                self.affine.push(AffineUse {
+                    size: axis.size,
+                    at,
+                    stride: int(stride),
+                    over: over.clone(),
+                    valid_kernel: conv
+                        .as_ref()
+                        .filter(|c| c.padding != Padding::Pad)
+                        .map(|c| (c.kernel.clone(), int(&c.dilation))),
+                    pads: match conv.as_ref().map(|c| c.padding) {
+                        Some(Padding::Explicit { lo, hi }) => Some((lo, hi)),
+                        _ => None,
+                    },
+                });
+            }
+            EinsumAxis::Concat(parts) => {
+                // `check_einsum` rejects these outside block specs.
+                self.concat.push(ConcatUse {
+                    size: axis.size,
+                    at,
+                    parts: parts.clone(),
+                });
+            }
+        }
+        Ok(None)
     }
 
     fn bind(&mut self, class: Class, at: AxisAt, axis: &Axis) -> Result<(), CheckError> {

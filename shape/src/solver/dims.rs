@@ -128,117 +128,176 @@ impl Solver {
             .chain(kernel.map(|(k, _)| k))
             .collect();
         let label = self.shared_label(&involved, origin)?;
-        let fail = |s: &Self, msg: String| {
-            s.dim_error(ShapeErrorKind::IncompatibleStride, msg, origin, &involved)
-        };
         let what = match kernel {
             None => format!("stride {stride}"),
             Some((_, dil)) => format!("stride {stride}, dilation {dil} (valid convolution)"),
         };
-        let overflow = |s: &Self, msg: String| s.dim_overflow(msg, origin, &involved);
-        // Sizes, strides and dilations are at most `MAX_SIZE` (checked when
-        // the constraint is first simplified): the products and sums below
-        // are exact in `u128`, and a size past the bound is an overflow.
-        let wide = u128::from;
-        // The extent of the dilated kernel: `(k - 1) * dilation + 1`.
-        let span = |kd: u64, dil: u64| wide(kd.saturating_sub(1)) * wide(dil) + 1;
+        let cx = AffineAt {
+            involved,
+            label,
+            origin,
+            stride,
+            what,
+        };
         match (i, o, k) {
             // input = stride * output.
-            (_, Some(o), None) => {
-                let need = wide(stride) * wide(o);
-                let Some(need) = fit(need) else {
-                    return Err(overflow(
-                        self,
-                        format!("the strided axis needs size {stride} * {o} = {need}"),
-                    ));
-                };
-                self.affine_bind(input, need, label, origin)
-            }
-            (Some(i), None, None) => {
-                if i % stride != 0 {
-                    return Err(fail(
-                        self,
-                        format!(
-                            "an axis of size {i} cannot be iterated with {what}: {i} is not a multiple of {stride}"
-                        ),
-                    ));
-                }
-                self.affine_bind(output, i / stride, label, origin)
-            }
+            (_, Some(o), None) => self.strided_input(&cx, input, o),
+            (Some(i), None, None) => self.strided_output(&cx, output, i),
             // input = stride * (output - 1) + span.
-            (_, Some(o), Some((Some(kd), dil))) => {
-                if o == 0 {
-                    return Err(fail(
-                        self,
-                        format!("a valid convolution has no output of size 0 ({what})"),
-                    ));
-                }
-                let need = wide(stride) * wide(o - 1) + span(kd, dil);
-                let Some(need) = fit(need) else {
-                    return Err(overflow(
-                        self,
-                        format!(
-                            "the convolution input needs size {stride} * ({o} - 1) + ({kd} - 1) * {dil} + 1 = {need}"
-                        ),
-                    ));
-                };
-                self.affine_bind(input, need, label, origin)
-            }
+            (_, Some(o), Some((Some(kd), dil))) => self.convolved_input(&cx, input, o, (kd, dil)),
             (Some(i), None, Some((Some(kd), dil))) => {
-                let Some(span) = fit(span(kd, dil)) else {
-                    return Err(overflow(
-                        self,
-                        format!(
-                            "the dilated kernel spans ({kd} - 1) * {dil} + 1 = {}",
-                            span(kd, dil)
-                        ),
-                    ));
-                };
-                if i < span || (i - span) % stride != 0 {
-                    return Err(fail(
-                        self,
-                        format!(
-                            "an axis of size {i} cannot be convolved with a kernel of size {kd} ({what}): {}",
-                            if i < span {
-                                format!("the dilated kernel spans {span}")
-                            } else {
-                                format!("{i} - {span} is not a multiple of {stride}")
-                            }
-                        ),
-                    ));
-                }
-                self.affine_bind(output, (i - span) / stride + 1, label, origin)
+                self.convolved_output(&cx, output, i, (kd, dil))
             }
             // The kernel from input and output.
             (Some(i), Some(o), Some((None, dil))) => {
-                let no_kernel = |s: &Self| {
-                    fail(
-                        s,
-                        format!(
-                            "no kernel size fits an axis of size {i} convolved to {o} ({what})"
-                        ),
-                    )
-                };
-                if o == 0 {
-                    return Err(no_kernel(self));
-                }
-                let Some(covered) = fit(wide(stride) * wide(o - 1)) else {
-                    return Err(overflow(
-                        self,
-                        format!(
-                            "the convolution's outputs span {stride} * ({o} - 1) = {}",
-                            wide(stride) * wide(o - 1)
-                        ),
-                    ));
-                };
-                if i <= covered || (i - covered - 1) % dil != 0 {
-                    return Err(no_kernel(self));
-                }
                 let (kd, _) = kernel.expect("matched Some");
-                self.affine_bind(kd, (i - covered - 1) / dil + 1, label, origin)
+                self.convolution_kernel(&cx, kd, (i, o), dil)
             }
-            _ => Ok(self.stuck_on_free(&involved)),
+            _ => Ok(self.stuck_on_free(&cx.involved)),
         }
+    }
+
+    /// An affine constraint that cannot hold: an incompatible stride.
+    fn affine_fail(&self, cx: &AffineAt, msg: String) -> ShapeError {
+        self.dim_error(
+            ShapeErrorKind::IncompatibleStride,
+            msg,
+            cx.origin,
+            &cx.involved,
+        )
+    }
+
+    /// A strided axis's input from its output `o`: `stride * o`.
+    fn strided_input(&mut self, cx: &AffineAt, input: Dim, o: u64) -> Result<Step, ShapeError> {
+        let stride = cx.stride;
+        let need = wide(stride) * wide(o);
+        let Some(need) = fit(need) else {
+            return Err(self.dim_overflow(
+                format!("the strided axis needs size {stride} * {o} = {need}"),
+                cx.origin,
+                &cx.involved,
+            ));
+        };
+        self.affine_bind(input, need, cx.label, cx.origin)
+    }
+
+    /// A strided axis's output from its input `i`, a multiple of the stride.
+    fn strided_output(&mut self, cx: &AffineAt, output: Dim, i: u64) -> Result<Step, ShapeError> {
+        let stride = cx.stride;
+        if !i.is_multiple_of(stride) {
+            return Err(self.affine_fail(
+                cx,
+                format!(
+                    "an axis of size {i} cannot be iterated with {}: {i} is not a multiple of {stride}",
+                    cx.what
+                ),
+            ));
+        }
+        self.affine_bind(output, i / stride, cx.label, cx.origin)
+    }
+
+    /// A valid convolution's input from its output `o` and kernel size
+    /// `kd` (dilation `dil`): `stride * (o - 1) + span`.
+    fn convolved_input(
+        &mut self,
+        cx: &AffineAt,
+        input: Dim,
+        o: u64,
+        (kd, dil): (u64, u64),
+    ) -> Result<Step, ShapeError> {
+        let stride = cx.stride;
+        if o == 0 {
+            return Err(self.affine_fail(
+                cx,
+                format!("a valid convolution has no output of size 0 ({})", cx.what),
+            ));
+        }
+        let need = wide(stride) * wide(o - 1) + span(kd, dil);
+        let Some(need) = fit(need) else {
+            return Err(self.dim_overflow(
+                format!(
+                    "the convolution input needs size {stride} * ({o} - 1) + ({kd} - 1) * {dil} + 1 = {need}"
+                ),
+                cx.origin,
+                &cx.involved,
+            ));
+        };
+        self.affine_bind(input, need, cx.label, cx.origin)
+    }
+
+    /// A valid convolution's output from its input `i` and kernel size
+    /// `kd` (dilation `dil`): `(i - span) / stride + 1`, divisible.
+    fn convolved_output(
+        &mut self,
+        cx: &AffineAt,
+        output: Dim,
+        i: u64,
+        (kd, dil): (u64, u64),
+    ) -> Result<Step, ShapeError> {
+        let stride = cx.stride;
+        let Some(span) = fit(span(kd, dil)) else {
+            return Err(self.dim_overflow(
+                format!(
+                    "the dilated kernel spans ({kd} - 1) * {dil} + 1 = {}",
+                    span(kd, dil)
+                ),
+                cx.origin,
+                &cx.involved,
+            ));
+        };
+        if i < span || !(i - span).is_multiple_of(stride) {
+            return Err(self.affine_fail(
+                cx,
+                format!(
+                    "an axis of size {i} cannot be convolved with a kernel of size {kd} ({}): {}",
+                    cx.what,
+                    if i < span {
+                        format!("the dilated kernel spans {span}")
+                    } else {
+                        format!("{i} - {span} is not a multiple of {stride}")
+                    }
+                ),
+            ));
+        }
+        self.affine_bind(output, (i - span) / stride + 1, cx.label, cx.origin)
+    }
+
+    /// A valid convolution's kernel `kernel` (dilation `dil`) from its
+    /// input `i` and output `o`.
+    fn convolution_kernel(
+        &mut self,
+        cx: &AffineAt,
+        kernel: Dim,
+        (i, o): (u64, u64),
+        dil: u64,
+    ) -> Result<Step, ShapeError> {
+        let stride = cx.stride;
+        let no_kernel = |s: &Self| {
+            s.affine_fail(
+                cx,
+                format!(
+                    "no kernel size fits an axis of size {i} convolved to {o} ({})",
+                    cx.what
+                ),
+            )
+        };
+        if o == 0 {
+            return Err(no_kernel(self));
+        }
+        let Some(covered) = fit(wide(stride) * wide(o - 1)) else {
+            return Err(self.dim_overflow(
+                format!(
+                    "the convolution's outputs span {stride} * ({o} - 1) = {}",
+                    wide(stride) * wide(o - 1)
+                ),
+                cx.origin,
+                &cx.involved,
+            ));
+        };
+        if i <= covered || (i - covered - 1) % dil != 0 {
+            return Err(no_kernel(self));
+        }
+        self.affine_bind(kernel, (i - covered - 1) / dil + 1, cx.label, cx.origin)
     }
 
     /// `Constraint::Affine` with explicit padding (`@lo,hi`, our extension
@@ -405,4 +464,27 @@ impl Solver {
         }
         Ok(found)
     }
+}
+
+/// A `Constraint::Affine` being simplified: its dims, their shared label,
+/// and what its errors say.
+struct AffineAt {
+    involved: Vec<Dim>,
+    label: Label,
+    origin: Origin,
+    stride: u64,
+    /// `stride 2`, or with the dilation of a valid convolution.
+    what: String,
+}
+
+/// Sizes, strides and dilations are at most `MAX_SIZE` (checked when the
+/// constraint is first simplified): the products and sums of the affine
+/// rules are exact in `u128`, and a size past the bound is an overflow.
+fn wide(n: u64) -> u128 {
+    u128::from(n)
+}
+
+/// The extent of the dilated kernel: `(k - 1) * dilation + 1`.
+fn span(kd: u64, dil: u64) -> u128 {
+    wide(kd.saturating_sub(1)) * wide(dil) + 1
 }

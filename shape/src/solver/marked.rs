@@ -46,9 +46,23 @@ impl Solver {
         )
     }
 
+    /// The error of a row too short to take a broadcast of a marked row.
+    fn marked_too_few(&self, cur: &Row, subr: &Row, origin: Origin) -> ShapeError {
+        self.row_error(
+            ShapeErrorKind::TooFewAxes,
+            format!(
+                "a row of {} cannot take a broadcast of a row of {}",
+                describe_len(cur),
+                describe_len(subr)
+            ),
+            origin,
+            &[cur, subr],
+        )
+    }
+
     /// `cur >= subr` where `subr` has leading axes `sb` (`subr` as given by
-    /// [`Solver::expand_row_marked`]; `cur` normalised). A
-    /// [`Step::Replace`] pushes the replacement on `out`.
+    /// [`Solver::expand_row_marked`]; `cur` normalised), by which rows have
+    /// a variable. A [`Step::Replace`] pushes the replacement on `out`.
     pub(super) fn marked_ineq(
         &mut self,
         cur: Row,
@@ -56,53 +70,11 @@ impl Solver {
         origin: Origin,
         out: &mut Vec<Tagged>,
     ) -> Result<Step, ShapeError> {
-        let too_few = |s: &Self| {
-            s.row_error(
-                ShapeErrorKind::TooFewAxes,
-                format!(
-                    "a row of {} cannot take a broadcast of a row of {}",
-                    describe_len(&cur),
-                    describe_len(&subr)
-                ),
-                origin,
-                &[&cur, &subr],
-            )
-        };
-        let (sb, se) = (&subr.beg, &subr.end);
         match (cur.var, subr.var) {
-            // [c] >= sb | se: sb pairs with the first axes of c, se with the
-            // last, and nothing is left between them.
-            (None, None) => {
-                let c = &cur.end;
-                let n = sb.len() + se.len();
-                if c.len() < n {
-                    return Err(too_few(self));
-                }
-                let mark = out.len();
-                pairs(
-                    out,
-                    &c[..sb.len()],
-                    sb,
-                    false,
-                    origin,
-                    Some(c.len() - sb.len() + 1),
-                );
-                pairs(out, &c[c.len() - se.len()..], se, false, origin, Some(1));
-                if c.len() > n {
-                    // A size conflict of the aligned axes is the clearer
-                    // error; otherwise the lengths are.
-                    for t in &out[mark..] {
-                        if let Constraint::DimIneq { cur, subr } = t.constraint {
-                            self.dim_ineq(cur, subr, t.origin)?;
-                        }
-                    }
-                    return Err(self.middle_broadcast(&cur, &subr, origin));
-                }
-                Ok(Step::Replace)
-            }
+            (None, None) => self.marked_into_closed(&cur, &subr, origin, out),
             // cb ++ a ++ ce >= sb | se: a has exactly the axes left over.
             (Some(a), None) => {
-                let Some(n) = (sb.len() + se.len()).checked_sub(cur.known_len()) else {
+                let Some(n) = subr.known_len().checked_sub(cur.known_len()) else {
                     return Err(self.middle_broadcast(&cur, &subr, origin));
                 };
                 self.close_to_fresh(a, n, origin)?;
@@ -112,7 +84,7 @@ impl Solver {
             (None, Some(w)) => {
                 let c = &cur.end;
                 if c.len() < subr.known_len() {
-                    return Err(too_few(self));
+                    return Err(self.marked_too_few(&cur, &subr, origin));
                 }
                 self.close_to_fresh(w, c.len() - subr.known_len(), origin)?;
                 Ok(retry(cur, subr, origin, out))
@@ -123,61 +95,108 @@ impl Solver {
                 if cur.known_len() != subr.known_len() {
                     return Err(self.middle_broadcast(&cur, &subr, origin));
                 }
-                if cur.end.len() == se.len() {
-                    pairs(out, &cur.beg, sb, false, origin, None);
-                    pairs(out, &cur.end, se, false, origin, Some(1));
+                if cur.end.len() == subr.end.len() {
+                    pairs(out, &cur.beg, &subr.beg, false, origin, None);
+                    pairs(out, &cur.end, &subr.end, false, origin, Some(1));
                     return Ok(Step::Replace);
                 }
                 Ok(stuck_on_rows([Some(a)]))
             }
-            // cb ++ a ++ ce >= sb ++ w ++ se: as OCANNL's template, `a`
-            // grows by the axes `subr` has beyond `cur` (at the end first,
-            // where `se` is longer than `ce`, then at the start); the common
-            // flanks pair up; what is left waits for |a| or |w|.
-            (Some(a), Some(w)) => {
-                let (cb, ce) = (&cur.beg, &cur.end);
-                let mut budget = subr.known_len().saturating_sub(cur.known_len());
-                let at_end = budget.min(se.len().saturating_sub(ce.len()));
-                budget -= at_end;
-                let at_beg = budget.min(sb.len().saturating_sub(cb.len()));
-                if at_beg + at_end > 0 {
-                    self.expand_both(a, at_beg, at_end, origin)?;
-                    return Ok(retry(cur, subr, origin, out));
-                }
-                let (nb, ne) = (cb.len().min(sb.len()), ce.len().min(se.len()));
-                if nb == 0 && ne == 0 {
-                    // E.g. `cur >= w`, as long as each other: a bound of
-                    // `w` (its least upper bound at closing).
-                    return Ok(stuck_on_rows([Some(a), Some(w)]));
-                }
-                pairs(out, &cb[..nb], &sb[..nb], false, origin, None);
-                pairs(
-                    out,
-                    &ce[ce.len() - ne..],
-                    &se[se.len() - ne..],
-                    false,
-                    origin,
-                    Some(1),
-                );
-                out.push(tag(
-                    Constraint::RowIneq {
-                        cur: Row {
-                            beg: Axes::from(&cb[nb..]),
-                            var: Some(a),
-                            end: Axes::from(&ce[..ce.len() - ne]),
-                        },
-                        subr: Row {
-                            beg: Axes::from(&sb[nb..]),
-                            var: Some(w),
-                            end: Axes::from(&se[..se.len() - ne]),
-                        },
-                        marked: true,
-                    },
-                    origin.after_pairs(ne),
-                ));
-                Ok(Step::Replace)
-            }
+            (Some(a), Some(w)) => self.marked_two_vars(cur, subr, (a, w), origin, out),
         }
+    }
+
+    /// `[c] >= sb | se`: `sb` pairs with the first axes of `c`, `se` with
+    /// the last, and nothing is left between them.
+    fn marked_into_closed(
+        &mut self,
+        cur: &Row,
+        subr: &Row,
+        origin: Origin,
+        out: &mut Vec<Tagged>,
+    ) -> Result<Step, ShapeError> {
+        let (c, sb, se) = (&cur.end, &subr.beg, &subr.end);
+        let n = sb.len() + se.len();
+        if c.len() < n {
+            return Err(self.marked_too_few(cur, subr, origin));
+        }
+        let mark = out.len();
+        pairs(
+            out,
+            &c[..sb.len()],
+            sb,
+            false,
+            origin,
+            Some(c.len() - sb.len() + 1),
+        );
+        pairs(out, &c[c.len() - se.len()..], se, false, origin, Some(1));
+        if c.len() > n {
+            // A size conflict of the aligned axes is the clearer error;
+            // otherwise the lengths are.
+            for t in &out[mark..] {
+                if let Constraint::DimIneq { cur, subr } = t.constraint {
+                    self.dim_ineq(cur, subr, t.origin)?;
+                }
+            }
+            return Err(self.middle_broadcast(cur, subr, origin));
+        }
+        Ok(Step::Replace)
+    }
+
+    /// `cb ++ a ++ ce >= sb ++ w ++ se`: as OCANNL's template, `a` grows by
+    /// the axes `subr` has beyond `cur` (at the end first, where `se` is
+    /// longer than `ce`, then at the start); the common flanks pair up; what
+    /// is left waits for |a| or |w|.
+    fn marked_two_vars(
+        &mut self,
+        cur: Row,
+        subr: Row,
+        (a, w): (RowVar, RowVar),
+        origin: Origin,
+        out: &mut Vec<Tagged>,
+    ) -> Result<Step, ShapeError> {
+        let (cb, ce) = (&cur.beg, &cur.end);
+        let (sb, se) = (&subr.beg, &subr.end);
+        let mut budget = subr.known_len().saturating_sub(cur.known_len());
+        let at_end = budget.min(se.len().saturating_sub(ce.len()));
+        budget -= at_end;
+        let at_beg = budget.min(sb.len().saturating_sub(cb.len()));
+        if at_beg + at_end > 0 {
+            self.expand_both(a, at_beg, at_end, origin)?;
+            return Ok(retry(cur, subr, origin, out));
+        }
+        let (nb, ne) = (cb.len().min(sb.len()), ce.len().min(se.len()));
+        if nb == 0 && ne == 0 {
+            // E.g. `cur >= w`, as long as each other: a bound of `w` (its
+            // least upper bound at closing).
+            return Ok(stuck_on_rows([Some(a), Some(w)]));
+        }
+        pairs(out, &cb[..nb], &sb[..nb], false, origin, None);
+        pairs(
+            out,
+            &ce[ce.len() - ne..],
+            &se[se.len() - ne..],
+            false,
+            origin,
+            Some(1),
+        );
+        out.push(tag(
+            Constraint::RowIneq {
+                cur: Row {
+                    beg: Axes::from(&cb[nb..]),
+                    var: Some(a),
+                    end: Axes::from(&ce[..ce.len() - ne]),
+                },
+                subr: Row {
+                    beg: Axes::from(&sb[nb..]),
+                    var: Some(w),
+                    end: Axes::from(&se[..se.len() - ne]),
+                },
+                marked: true,
+            },
+            origin.after_pairs(ne),
+        ));
+        Ok(Step::Replace)
     }
 }
 

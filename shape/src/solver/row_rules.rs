@@ -9,7 +9,7 @@ use super::{
 };
 
 impl Solver {
-    /// `r1 = r2` (unification).
+    /// `r1 = r2` (unification), by which rows have a variable.
     pub(super) fn row_eq(
         &mut self,
         a: Row,
@@ -17,142 +17,164 @@ impl Solver {
         origin: Origin,
         out: &mut Vec<Tagged>,
     ) -> Result<Step, ShapeError> {
-        let mismatch = |s: &Self, a: &Row, b: &Row, kind: ShapeErrorKind| {
-            let kind = if origin.rhs().0 == super::Role::SpecSlot(0)
-                || matches!(origin.rhs().0, super::Role::SpecSlot(_))
-            {
-                if kind == ShapeErrorKind::RankCycle {
-                    kind
-                } else {
-                    ShapeErrorKind::EinsumMismatch
-                }
-            } else {
-                kind
-            };
-            s.row_error(
-                kind,
-                format!(
-                    "a row of {} cannot equal a row of {}",
-                    describe_len(a),
-                    describe_len(b)
-                ),
-                origin,
-                &[a, b],
-            )
-        };
         match (a.var, b.var) {
-            // [a1..an] = [b1..bm]: n = m and ai = bi.
-            (None, None) => {
-                if a.end.len() != b.end.len() {
-                    return Err(mismatch(self, &a, &b, ShapeErrorKind::RankMismatch));
-                }
-                pairs(out, &a.end, &b.end, true, origin, Some(1));
-                Ok(Step::Replace)
-            }
-            // [c] = beg ++ v ++ end: v is the middle of c.
-            (None, Some(v)) | (Some(v), None) => {
-                let (closed, open) = if a.var.is_none() { (&a, &b) } else { (&b, &a) };
-                let c = &closed.end;
-                if c.len() < open.known_len() {
-                    return Err(mismatch(self, &a, &b, ShapeErrorKind::RankMismatch));
-                }
-                let mid_end = c.len() - open.end.len();
-                pairs(
-                    out,
-                    &c[..open.beg.len()],
-                    &open.beg,
-                    true,
-                    origin,
-                    Some(c.len() - open.beg.len() + 1),
-                );
-                pairs(out, &c[mid_end..], &open.end, true, origin, Some(1));
-                self.bind_row(v, Row::closed(&c[open.beg.len()..mid_end]), origin)?;
-                Ok(Step::Replace)
-            }
-            (Some(u), Some(v)) if u == v => {
-                if a.known_len() != b.known_len() {
-                    return Err(mismatch(self, &a, &b, ShapeErrorKind::RankCycle));
-                }
-                if a.beg.len() == b.beg.len() {
-                    pairs(out, &a.beg, &b.beg, true, origin, None);
-                    pairs(out, &a.end, &b.end, true, origin, Some(1));
-                    return Ok(Step::Replace);
-                }
-                // `x ++ v = v ++ y`: depends on v's length.
-                Ok(stuck_on_rows([Some(u)]))
-            }
-            // b1 ++ u ++ e1 = b2 ++ v ++ e2: match the common prefix and
-            // suffix; then, if the leftovers are on one side at each end,
-            // u = b2' ++ X ++ e2' and v = b1' ++ X ++ e1' is the most general
-            // unifier. Leftovers crossing (`u ++ e1' = b2' ++ v`) have several
-            // incomparable solutions (u may be shorter than b2'): wait.
-            (Some(u), Some(v)) => {
-                let nb = a.beg.len().min(b.beg.len());
-                let ne = a.end.len().min(b.end.len());
-                let mark = out.len();
-                pairs(out, &a.beg[..nb], &b.beg[..nb], true, origin, None);
-                pairs(
-                    out,
-                    &a.end[a.end.len() - ne..],
-                    &b.end[b.end.len() - ne..],
-                    true,
-                    origin,
-                    Some(1),
-                );
-                let (b1, e1) = (&a.beg[nb..], &a.end[..a.end.len() - ne]);
-                let (b2, e2) = (&b.beg[nb..], &b.end[..b.end.len() - ne]);
-                let crossing =
-                    (!b1.is_empty() && !e2.is_empty()) || (!b2.is_empty() && !e1.is_empty());
-                if crossing {
-                    if out.len() == mark {
-                        return Ok(stuck_on_rows([Some(u), Some(v)]));
-                    }
-                    out.push(tag(
-                        Constraint::RowEq(
-                            Row {
-                                beg: Axes::from(b1),
-                                var: Some(u),
-                                end: Axes::from(e1),
-                            },
-                            Row {
-                                beg: Axes::from(b2),
-                                var: Some(v),
-                                end: Axes::from(e2),
-                            },
-                        ),
-                        origin.after_pairs(ne),
-                    ));
-                    return Ok(Step::Replace);
-                }
-                if b1.is_empty() && e1.is_empty() && b2.is_empty() && e2.is_empty() {
-                    self.bind_row(u, Row::of_var(v), origin)?;
-                } else {
-                    let kind = self.rows[u.0 as usize].kind;
-                    let terminal =
-                        self.rows[u.0 as usize].terminal || self.rows[v.0 as usize].terminal;
-                    let x = self.fresh_row(kind, terminal);
-                    self.bind_row(
-                        u,
-                        Row {
-                            beg: Axes::from(b2),
-                            var: Some(x),
-                            end: Axes::from(e2),
-                        },
-                        origin,
-                    )?;
-                    self.bind_row(
-                        v,
-                        Row {
-                            beg: Axes::from(b1),
-                            var: Some(x),
-                            end: Axes::from(e1),
-                        },
-                        origin,
-                    )?;
-                }
-                Ok(Step::Replace)
-            }
+            (None, None) => self.closed_rows_eq(&a, &b, origin, out),
+            (None, Some(v)) | (Some(v), None) => self.closed_open_eq(&a, &b, v, origin, out),
+            (Some(u), Some(v)) if u == v => self.same_var_eq(&a, &b, u, origin, out),
+            (Some(u), Some(v)) => self.two_vars_eq(&a, &b, (u, v), origin, out),
         }
+    }
+
+    /// The error of `a = b` failing: `kind`, or an einsum mismatch when the
+    /// right side is a spec slot (unless a rank cycle).
+    fn row_eq_mismatch(
+        &self,
+        a: &Row,
+        b: &Row,
+        kind: ShapeErrorKind,
+        origin: Origin,
+    ) -> ShapeError {
+        let kind = if matches!(origin.rhs().0, super::Role::SpecSlot(_))
+            && kind != ShapeErrorKind::RankCycle
+        {
+            ShapeErrorKind::EinsumMismatch
+        } else {
+            kind
+        };
+        self.row_error(
+            kind,
+            format!(
+                "a row of {} cannot equal a row of {}",
+                describe_len(a),
+                describe_len(b)
+            ),
+            origin,
+            &[a, b],
+        )
+    }
+
+    /// `[a1..an] = [b1..bm]`: n = m and ai = bi.
+    fn closed_rows_eq(
+        &mut self,
+        a: &Row,
+        b: &Row,
+        origin: Origin,
+        out: &mut Vec<Tagged>,
+    ) -> Result<Step, ShapeError> {
+        if a.end.len() != b.end.len() {
+            return Err(self.row_eq_mismatch(a, b, ShapeErrorKind::RankMismatch, origin));
+        }
+        pairs(out, &a.end, &b.end, true, origin, Some(1));
+        Ok(Step::Replace)
+    }
+
+    /// `[c] = beg ++ v ++ end` (either way round): v is the middle of c.
+    fn closed_open_eq(
+        &mut self,
+        a: &Row,
+        b: &Row,
+        v: RowVar,
+        origin: Origin,
+        out: &mut Vec<Tagged>,
+    ) -> Result<Step, ShapeError> {
+        let (closed, open) = if a.var.is_none() { (a, b) } else { (b, a) };
+        let c = &closed.end;
+        if c.len() < open.known_len() {
+            return Err(self.row_eq_mismatch(a, b, ShapeErrorKind::RankMismatch, origin));
+        }
+        let mid_end = c.len() - open.end.len();
+        pairs(
+            out,
+            &c[..open.beg.len()],
+            &open.beg,
+            true,
+            origin,
+            Some(c.len() - open.beg.len() + 1),
+        );
+        pairs(out, &c[mid_end..], &open.end, true, origin, Some(1));
+        self.bind_row(v, Row::closed(&c[open.beg.len()..mid_end]), origin)?;
+        Ok(Step::Replace)
+    }
+
+    /// `b1 ++ u ++ e1 = b2 ++ u ++ e2`: the same known length, and equal
+    /// sides when aligned alike; `x ++ v = v ++ y` depends on v's length.
+    fn same_var_eq(
+        &mut self,
+        a: &Row,
+        b: &Row,
+        u: RowVar,
+        origin: Origin,
+        out: &mut Vec<Tagged>,
+    ) -> Result<Step, ShapeError> {
+        if a.known_len() != b.known_len() {
+            return Err(self.row_eq_mismatch(a, b, ShapeErrorKind::RankCycle, origin));
+        }
+        if a.beg.len() == b.beg.len() {
+            pairs(out, &a.beg, &b.beg, true, origin, None);
+            pairs(out, &a.end, &b.end, true, origin, Some(1));
+            return Ok(Step::Replace);
+        }
+        Ok(stuck_on_rows([Some(u)]))
+    }
+
+    /// `b1 ++ u ++ e1 = b2 ++ v ++ e2`: match the common prefix and suffix;
+    /// then, if the leftovers are on one side at each end,
+    /// `u = b2' ++ X ++ e2'` and `v = b1' ++ X ++ e1'` is the most general
+    /// unifier. Leftovers crossing (`u ++ e1' = b2' ++ v`) have several
+    /// incomparable solutions (u may be shorter than b2'): wait.
+    fn two_vars_eq(
+        &mut self,
+        a: &Row,
+        b: &Row,
+        (u, v): (RowVar, RowVar),
+        origin: Origin,
+        out: &mut Vec<Tagged>,
+    ) -> Result<Step, ShapeError> {
+        let nb = a.beg.len().min(b.beg.len());
+        let ne = a.end.len().min(b.end.len());
+        let mark = out.len();
+        pairs(out, &a.beg[..nb], &b.beg[..nb], true, origin, None);
+        pairs(
+            out,
+            &a.end[a.end.len() - ne..],
+            &b.end[b.end.len() - ne..],
+            true,
+            origin,
+            Some(1),
+        );
+        let (b1, e1) = (&a.beg[nb..], &a.end[..a.end.len() - ne]);
+        let (b2, e2) = (&b.beg[nb..], &b.end[..b.end.len() - ne]);
+        let crossing = (!b1.is_empty() && !e2.is_empty()) || (!b2.is_empty() && !e1.is_empty());
+        if crossing {
+            if out.len() == mark {
+                return Ok(stuck_on_rows([Some(u), Some(v)]));
+            }
+            let side = |beg, var, end| Row {
+                beg: Axes::from(beg),
+                var: Some(var),
+                end: Axes::from(end),
+            };
+            out.push(tag(
+                Constraint::RowEq(side(b1, u, e1), side(b2, v, e2)),
+                origin.after_pairs(ne),
+            ));
+            return Ok(Step::Replace);
+        }
+        if b1.is_empty() && e1.is_empty() && b2.is_empty() && e2.is_empty() {
+            self.bind_row(u, Row::of_var(v), origin)?;
+        } else {
+            let kind = self.rows[u.0 as usize].kind;
+            let terminal = self.rows[u.0 as usize].terminal || self.rows[v.0 as usize].terminal;
+            let x = self.fresh_row(kind, terminal);
+            let around = |beg, end| Row {
+                beg: Axes::from(beg),
+                var: Some(x),
+                end: Axes::from(end),
+            };
+            self.bind_row(u, around(b2, e2), origin)?;
+            self.bind_row(v, around(b1, e1), origin)?;
+        }
+        Ok(Step::Replace)
     }
 
     /// Expands row variable `v` by fresh axes: `v = B ++ v' ++ E` with

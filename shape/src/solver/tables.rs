@@ -205,81 +205,101 @@ impl Solver {
         info.via = NIL;
         info.binding = Some((value, origin));
         // The side tables are empty in most problems: no hashing then.
-        let uniq_unless = if self.uniq_unless.is_empty() {
-            None
-        } else {
-            self.uniq_unless.remove(&v.0)
-        };
-        let lub = if self.lubs.is_empty() {
-            None
-        } else {
-            self.lubs.remove(&v.0)
+        let class = MovedClass {
+            terminal,
+            at_least,
+            discardable,
+            size,
+            uniq_unless: if self.uniq_unless.is_empty() {
+                None
+            } else {
+                self.uniq_unless.remove(&v.0)
+            },
+            lub: if self.lubs.is_empty() {
+                None
+            } else {
+                self.lubs.remove(&v.0)
+            },
         };
         self.wake(watchers);
         match resolved {
-            Dim::Var(u) => {
-                let target = &mut self.dims[u.0 as usize];
-                target.terminal |= terminal;
-                target.size += size;
-                if at_least > target.at_least {
-                    target.at_least = at_least;
-                }
-                if target.discardable && !discardable {
-                    target.discardable = false;
-                    target.at_least = target.at_least.max(1);
-                }
-                if let Some(unless) = uniq_unless {
-                    self.uniq_unless.entry(u.0).or_default().extend(unless);
-                }
-                if let Some((d, label, lub_origin)) = lub {
-                    self.add_lub(u, d, label, lub_origin)?;
-                }
-            }
-            Dim::Size(d, label) => {
-                if d < at_least {
-                    return Err(self.dim_error(
-                        ShapeErrorKind::SizeMismatch,
-                        format!("size {d} is smaller than the required minimum {at_least}"),
-                        origin,
-                        &[Dim::Var(v)],
-                    ));
-                }
-                if let Some((e, elabel, lub_origin)) = lub {
-                    // `e >= v` as `dim_ineq` decides it for two sizes: the
-                    // same size with agreeing labels, or an unlabelled 1
-                    // (reference, "Solving the constraints": "axes of other
-                    // mismatching dimensions or mismatching labels are
-                    // incomparable").
-                    let clash = label != elabel && label != Label::NONE && elabel != Label::NONE;
-                    if !(d == e && !clash || d == 1 && label == Label::NONE) {
-                        let (kind, message) = if d == e {
-                            let (l, el) = (self.label_name(label), self.label_name(elabel));
-                            (
-                                ShapeErrorKind::LabelMismatch,
-                                format!("size {d} labelled {l} does not broadcast to {el}={e}"),
-                            )
-                        } else {
-                            (
-                                ShapeErrorKind::SizeMismatch,
-                                format!("size {d} does not broadcast to size {e}"),
-                            )
-                        };
-                        let mut err = self.dim_error(kind, message, origin, &[Dim::Var(v)]);
-                        push_unique(&mut err.related, lub_origin);
-                        err.related.retain(|o| *o != err.origin);
-                        return Err(err);
-                    }
-                    // An unlabelled size broadcast to a labelled one takes its
-                    // label, as `dim_ineq` relabels it (reference,
-                    // "Representing shapes and constraints": it "is inferred
-                    // to have the label from the other axis"), and a label
-                    // that reaches the class later must agree with it; an
-                    // unlabelled 1 broadcasts to anything and stays as it is.
-                    if d == e && d != 1 && label == Label::NONE && elabel != Label::NONE {
-                        self.relabel(Dim::Var(v), elabel);
-                    }
-                }
-            }
+            Dim::Var(u) => self.merge_class(u, class),
+            Dim::Size(d, label) => self.check_class_size(v, (d, label), class, origin),
+        }
+    }
+
+    /// `v`'s class joins the class of free variable `u`.
+    fn merge_class(&mut self, u: DimVar, class: MovedClass) -> Result<(), ShapeError> {
+        let target = &mut self.dims[u.0 as usize];
+        target.terminal |= class.terminal;
+        target.size += class.size;
+        if class.at_least > target.at_least {
+            target.at_least = class.at_least;
+        }
+        if target.discardable && !class.discardable {
+            target.discardable = false;
+            target.at_least = target.at_least.max(1);
+        }
+        if let Some(unless) = class.uniq_unless {
+            self.uniq_unless.entry(u.0).or_default().extend(unless);
+        }
+        if let Some((d, label, lub_origin)) = class.lub {
+            self.add_lub(u, d, label, lub_origin)?;
+        }
+        Ok(())
+    }
+
+    /// `v`'s class is bound to size `d` (labelled `label`): the size must
+    /// meet the class's minimum and broadcast to its upper bound.
+    fn check_class_size(
+        &mut self,
+        v: DimVar,
+        (d, label): (u64, Label),
+        class: MovedClass,
+        origin: Origin,
+    ) -> Result<(), ShapeError> {
+        let at_least = class.at_least;
+        if d < at_least {
+            return Err(self.dim_error(
+                ShapeErrorKind::SizeMismatch,
+                format!("size {d} is smaller than the required minimum {at_least}"),
+                origin,
+                &[Dim::Var(v)],
+            ));
+        }
+        let Some((e, elabel, lub_origin)) = class.lub else {
+            return Ok(());
+        };
+        // `e >= v` as `dim_ineq` decides it for two sizes: the same size with
+        // agreeing labels, or an unlabelled 1 (reference, "Solving the
+        // constraints": "axes of other mismatching dimensions or mismatching
+        // labels are incomparable").
+        let clash = label != elabel && label != Label::NONE && elabel != Label::NONE;
+        if !(d == e && !clash || d == 1 && label == Label::NONE) {
+            let (kind, message) = if d == e {
+                let (l, el) = (self.label_name(label), self.label_name(elabel));
+                (
+                    ShapeErrorKind::LabelMismatch,
+                    format!("size {d} labelled {l} does not broadcast to {el}={e}"),
+                )
+            } else {
+                (
+                    ShapeErrorKind::SizeMismatch,
+                    format!("size {d} does not broadcast to size {e}"),
+                )
+            };
+            let mut err = self.dim_error(kind, message, origin, &[Dim::Var(v)]);
+            push_unique(&mut err.related, lub_origin);
+            err.related.retain(|o| *o != err.origin);
+            return Err(err);
+        }
+        // An unlabelled size broadcast to a labelled one takes its label, as
+        // `dim_ineq` relabels it (reference, "Representing shapes and
+        // constraints": it "is inferred to have the label from the other
+        // axis"), and a label that reaches the class later must agree with
+        // it; an unlabelled 1 broadcasts to anything and stays as it is.
+        if d == e && d != 1 && label == Label::NONE && elabel != Label::NONE {
+            self.relabel(Dim::Var(v), elabel);
         }
         Ok(())
     }
@@ -461,4 +481,15 @@ mod layout {
             size_of::<Option<Tagged>>()
         );
     }
+}
+
+/// What a dim variable's class held when the variable was bound: moved to
+/// the representative it joins, or checked against the size it takes.
+struct MovedClass {
+    terminal: bool,
+    at_least: u64,
+    discardable: bool,
+    size: u32,
+    uniq_unless: Option<thin_vec::ThinVec<DimVar>>,
+    lub: Option<(u64, Label, Origin)>,
 }

@@ -93,65 +93,14 @@ pub fn bind_memory_dims(
         return Err(BindError::TooLarge { axis, size });
     }
     let rows = [&spec.batch, &spec.output, &spec.input];
-    let fixed: usize = rows.iter().map(|r| r.beg.len() + r.end.len()).sum();
-    let vars = rows.iter().filter(|r| r.var.is_some()).count();
-    if dims.len() < fixed {
-        return Err(if vars == 0 {
-            BindError::Rank {
-                expected: fixed,
-                got: dims.len(),
-            }
-        } else {
-            BindError::TooFewAxes {
-                expected: fixed,
-                got: dims.len(),
-            }
-        });
-    }
-    let extra = dims.len() - fixed;
-    match (vars, extra) {
-        (0, 0) | (_, 0) | (1, _) => {}
-        (0, _) => {
-            return Err(BindError::Rank {
-                expected: fixed,
-                got: dims.len(),
-            });
-        }
-        (n, _) => return Err(BindError::Ambiguous(n)),
-    }
+    let extra = extra_axes(rows, dims.len())?;
     let mut bindings = Bindings::default();
     let mut at = 0usize;
-    let bind_axis =
-        |axis: &ShapeAxis, at: usize, b: &mut Bindings| -> Result<ShapeAxis, BindError> {
-            let got = dims[at];
-            match axis {
-                ShapeAxis::Size(d) | ShapeAxis::Labeled { size: d, .. } if *d != got => {
-                    Err(BindError::Size {
-                        axis: at,
-                        expected: *d,
-                        got,
-                    })
-                }
-                ShapeAxis::Size(_) | ShapeAxis::Labeled { .. } => Ok(axis.clone()),
-                ShapeAxis::Var(name) => match b.dims.get(name) {
-                    Some(&first) if first != got => Err(BindError::Conflict {
-                        name: name.clone(),
-                        first,
-                        second: got,
-                    }),
-                    _ => {
-                        b.dims.insert(name.clone(), got);
-                        Ok(ShapeAxis::Size(got))
-                    }
-                },
-                ShapeAxis::Fresh => Ok(ShapeAxis::Size(got)),
-            }
-        };
     let mut bound_rows = Vec::with_capacity(3);
     for row in rows {
         let mut axes = Vec::new();
         for a in &row.beg {
-            axes.push(bind_axis(a, at, &mut bindings)?);
+            axes.push(bind_axis(a, at, dims[at], &mut bindings)?);
             at += 1;
         }
         if let Some(var) = &row.var {
@@ -163,7 +112,7 @@ pub fn bind_memory_dims(
             at += extra;
         }
         for a in &row.end {
-            axes.push(bind_axis(a, at, &mut bindings)?);
+            axes.push(bind_axis(a, at, dims[at], &mut bindings)?);
             at += 1;
         }
         bound_rows.push(Row {
@@ -183,6 +132,68 @@ pub fn bind_memory_dims(
         },
         bindings,
     ))
+}
+
+/// The number of axes of data of rank `rank` that go to the only row
+/// variable of `rows` (in memory order): the rank must cover the written
+/// axes, and extra axes need exactly one row variable.
+fn extra_axes(rows: [&Row<ShapeAxis>; 3], rank: usize) -> Result<usize, BindError> {
+    let fixed: usize = rows.iter().map(|r| r.beg.len() + r.end.len()).sum();
+    let vars = rows.iter().filter(|r| r.var.is_some()).count();
+    if rank < fixed {
+        return Err(if vars == 0 {
+            BindError::Rank {
+                expected: fixed,
+                got: rank,
+            }
+        } else {
+            BindError::TooFewAxes {
+                expected: fixed,
+                got: rank,
+            }
+        });
+    }
+    let extra = rank - fixed;
+    match (vars, extra) {
+        (0, 0) | (_, 0) | (1, _) => Ok(extra),
+        (0, _) => Err(BindError::Rank {
+            expected: fixed,
+            got: rank,
+        }),
+        (n, _) => Err(BindError::Ambiguous(n)),
+    }
+}
+
+/// The written `axis` at position `at` in memory order bound to the data's
+/// size `got`: a size must be it, a variable takes it (once).
+fn bind_axis(
+    axis: &ShapeAxis,
+    at: usize,
+    got: u64,
+    b: &mut Bindings,
+) -> Result<ShapeAxis, BindError> {
+    match axis {
+        ShapeAxis::Size(d) | ShapeAxis::Labeled { size: d, .. } if *d != got => {
+            Err(BindError::Size {
+                axis: at,
+                expected: *d,
+                got,
+            })
+        }
+        ShapeAxis::Size(_) | ShapeAxis::Labeled { .. } => Ok(axis.clone()),
+        ShapeAxis::Var(name) => match b.dims.get(name) {
+            Some(&first) if first != got => Err(BindError::Conflict {
+                name: name.clone(),
+                first,
+                second: got,
+            }),
+            _ => {
+                b.dims.insert(name.clone(), got);
+                Ok(ShapeAxis::Size(got))
+            }
+        },
+        ShapeAxis::Fresh => Ok(ShapeAxis::Size(got)),
+    }
 }
 
 /// `spec` with the bound named variables replaced by their values.
