@@ -100,11 +100,12 @@ use std::collections::{HashMap, HashSet};
 
 use melior::{
     Context,
+    dialect::func::func as func_op,
     ir::{
         Attribute, Block, BlockLike, BlockRef, Identifier, Location, Region, RegionLike, Type,
         Value, ValueLike,
-        attribute::{IntegerAttribute, TypeAttribute},
-        operation::{Operation, OperationBuilder, OperationLike, OperationRef},
+        attribute::{IntegerAttribute, StringAttribute, TypeAttribute},
+        operation::{Operation, OperationLike, OperationRef},
         r#type::FunctionType,
     },
 };
@@ -366,42 +367,32 @@ fn lower_function<'c, 'a>(
         params.push((mty, loc));
     }
     let types: Vec<Type<'c>> = params.iter().map(|p| p.0).collect();
-    let mut attrs: Vec<(Identifier<'c>, Attribute<'c>)> = func
+    let name = func
+        .attribute("sym_name")
+        .ok()
+        .and_then(|a| StringAttribute::try_from(a).ok())
+        .ok_or_else(|| at(loc, "function has no sym_name"))?;
+    let ty = TypeAttribute::new(FunctionType::new(em.ctx, &types, &[]).into());
+    // The function's other attributes, kept (its visibility, discardable
+    // ones); those of the arguments and results describe tensors.
+    let attrs: Vec<(Identifier<'c>, Attribute<'c>)> = func
         .attributes()
         .filter(|(name, _)| {
             !matches!(
                 ir::str_of(name.as_string_ref()).as_ref(),
-                "function_type" | "res_attrs" | "arg_attrs"
+                "sym_name" | "function_type" | "res_attrs" | "arg_attrs"
             )
         })
         .collect();
-    attrs.push((
-        Identifier::new(em.ctx, "function_type"),
-        TypeAttribute::new(FunctionType::new(em.ctx, &types, &[]).into()).into(),
-    ));
     let Some(old_entry) = old_entry else {
         // A declaration: the same convention, no body.
-        let decl = OperationBuilder::new("func.func", loc)
-            .add_attributes(&attrs)
-            .add_regions([Region::new()])
-            .build()
-            .map_err(|e| at(loc, format!("cannot build the lowered declaration: {e}")))?;
-        module.insert(decl);
+        module.insert(func_op(em.ctx, name, ty, Region::new(), &attrs, loc));
         return Ok(());
     };
     let body = Region::new();
     body.append_block(Block::new(&params));
-    let new_func = OperationBuilder::new("func.func", loc)
-        .add_attributes(&attrs)
-        .add_regions([body])
-        .build()
-        .map_err(|e| at(loc, format!("cannot build the lowered function: {e}")))?;
-    let new_func = module.insert(new_func);
-    let entry = new_func
-        .region(0)
-        .ok()
-        .and_then(|r| r.first_block())
-        .expect("built with one block");
+    let new_func = module.insert(func_op(em.ctx, name, ty, body, &attrs, loc));
+    let entry = emit::first_block(new_func, 0);
     let mut body = body::Body::new(em, entry);
     body.lower(module, old_entry, n_inputs, loc)?;
     let peak = i64::try_from(body.arena_bytes()).unwrap_or(i64::MAX);

@@ -5,11 +5,14 @@
 
 use std::collections::{HashMap, HashSet};
 
-use melior::ir::{
-    BlockLike, BlockRef, Location, Type, Value, ValueLike,
-    attribute::IntegerAttribute,
-    operation::{OperationLike, OperationRef},
-    r#type::MemRefType,
+use melior::{
+    dialect::ods,
+    ir::{
+        BlockLike, BlockRef, Location, Type, Value, ValueLike,
+        attribute::{FlatSymbolRefAttribute, IntegerAttribute},
+        operation::{OperationLike, OperationRef},
+        r#type::MemRefType,
+    },
 };
 use ocannl_dialect::{catalog, ir};
 
@@ -184,8 +187,7 @@ impl<'c, 'a> Body<'c, 'a> {
                     IntegerAttribute::new(index, offset as i64).into(),
                     loc,
                 );
-                self.em
-                    .value(self.end(), "memref.view", &[arena, shift], mty, &[], loc)
+                self.em.view(self.end(), arena, shift, mty, loc)
             }
             (None, None) => unreachable!("planned intermediates have an arena"),
         };
@@ -353,7 +355,9 @@ impl<'c, 'a> Body<'c, 'a> {
         let loc = op.location();
         let callee = op
             .attribute("callee")
-            .map_err(|_| "has no callee".to_owned())?;
+            .ok()
+            .and_then(|c| FlatSymbolRefAttribute::try_from(c).ok())
+            .ok_or_else(|| "has no callee".to_owned())?;
         let mut args: Vec<Value<'c, 'a>> = op
             .operands()
             .map(|v| self.buffer(v))
@@ -362,14 +366,8 @@ impl<'c, 'a> Body<'c, 'a> {
             let (buf, _) = self.result_buffer(r.into(), &format!("result #{j}"), loc)?;
             args.push(buf);
         }
-        self.em.emit(
-            self.end(),
-            "func.call",
-            &args,
-            &[],
-            &[("callee", callee)],
-            loc,
-        );
+        let call = ods::func::call(self.em.ctx, &args, callee, loc);
+        self.em.put(self.end(), call);
         Ok(())
     }
 
@@ -390,14 +388,15 @@ impl<'c, 'a> Body<'c, 'a> {
                 used.push(key(v));
                 continue;
             }
-            self.em
-                .emit(self.end(), "memref.copy", &[src, out], &[], &[], loc);
+            let copy = ods::memref::copy(self.em.ctx, src, out, loc);
+            self.em.put(self.end(), copy);
         }
         if let Some((arena, _)) = self.arena {
-            self.em
-                .emit(self.end(), "memref.dealloc", &[arena], &[], &[], loc);
+            let free = ods::memref::dealloc(self.em.ctx, arena, loc);
+            self.em.put(self.end(), free);
         }
-        self.em.emit(self.end(), "func.return", &[], &[], &[], loc);
+        let ret = ods::func::r#return(self.em.ctx, &[], loc);
+        self.em.put(self.end(), ret);
         Ok(())
     }
 }

@@ -13,11 +13,14 @@
 //! 2 ms each (a concatenation of 8,000 `[1,4]` inputs took 23 s in
 //! `ocannl-run`, 8 s with the copies; `docs/performance.md`).
 
-use melior::ir::{
-    AffineExpr, Attribute, Location, Type, Value, ValueLike,
-    attribute::{DenseI32ArrayAttribute, DenseI64ArrayAttribute},
-    operation::{OperationLike, OperationRef},
-    r#type::MemRefType,
+use melior::{
+    dialect::ods,
+    ir::{
+        AffineExpr, Attribute, Location, Type, Value, ValueLike,
+        attribute::DenseI64ArrayAttribute,
+        operation::{OperationLike, OperationRef},
+        r#type::MemRefType,
+    },
 };
 use ocannl_dialect::ir;
 use ocannl_shape::projection::{AxisIndex, Block, any_overlap};
@@ -277,7 +280,7 @@ impl<'c> Emitter<'c> {
             });
             self.flat_view(inner, buf, side.first, dynamic, plan.run, loc)
         });
-        self.emit(inner, "memref.copy", &[from, to], &[], &[], loc);
+        self.put(inner, ods::memref::copy(self.ctx, from, to, loc));
     }
 
     /// `memref.reinterpret_cast` of `buf` to the `run` cells from `first`
@@ -300,22 +303,21 @@ impl<'c> Emitter<'c> {
             .expect("a valid strided layout");
         let ty = MemRefType::new(element_of(buf), &[run as i64], Some(layout), None);
         let static_offset = if dynamic.is_some() { i64::MIN } else { first };
-        let mut operands = vec![buf];
-        operands.extend(dynamic);
+        let offsets: Vec<Value<'c, 'a>> = dynamic.into_iter().collect();
         let i64s = |v: &[i64]| -> Attribute<'c> { DenseI64ArrayAttribute::new(self.ctx, v).into() };
-        let segments = DenseI32ArrayAttribute::new(self.ctx, &[1, operands.len() as i32 - 1, 0, 0]);
-        self.value(
-            at,
-            "memref.reinterpret_cast",
-            &operands,
+        let op = ods::memref::reinterpret_cast(
+            self.ctx,
             ty.into(),
-            &[
-                ("static_offsets", i64s(&[static_offset])),
-                ("static_sizes", i64s(&[run as i64])),
-                ("static_strides", i64s(&[1])),
-                ("operandSegmentSizes", segments.into()),
-            ],
+            buf,
+            &offsets,
+            &[],
+            &[],
+            i64s(&[static_offset]),
+            i64s(&[run as i64]),
+            i64s(&[1]),
             loc,
-        )
+        );
+        let segments = [1, offsets.len() as i32, 0, 0];
+        self.put_value(at, self.with_segments(op, &segments))
     }
 }

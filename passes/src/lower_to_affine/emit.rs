@@ -4,6 +4,14 @@
 //! the submodules: loops with bounds, steps and loop-carried values, vector
 //! ops and GPU grids ([`loops`]); the values at one cell, an op's function
 //! and accumulation ([`arith`]); a fusion group's epilogue ([`epilogue`]).
+//!
+//! Upstream ops come from melior's typed builders (`melior::dialect::ods`,
+//! generated from MLIR's ODS, and the hand-written ones beside it),
+//! inserted with [`Emitter::put`]. Three are built by name, each in one
+//! place that says why: `affine.if`, `affine.apply` and `memref.view`,
+//! whose generated builders drop an operand or result that ODS leaves
+//! unnamed. The builders do not write `operandSegmentSizes`:
+//! [`Emitter::with_segments`] does.
 
 mod arith;
 mod epilogue;
@@ -11,13 +19,14 @@ pub(super) mod loops;
 
 use melior::{
     Context,
+    dialect::{cf, ods},
     ir::{
         AffineExpr, AffineMap, Attribute, AttributeLike, Block, BlockLike, BlockRef, Identifier,
         Location, Region, RegionLike, Type, Value, ValueLike,
         attribute::{
             DenseElementsAttribute, DenseI32ArrayAttribute, FloatAttribute, IntegerAttribute,
         },
-        operation::{OperationBuilder, OperationLike, OperationRef},
+        operation::{Operation, OperationBuilder, OperationLike, OperationMutLike, OperationRef},
         r#type::IntegerType,
     },
 };
@@ -45,6 +54,23 @@ impl<'c, 'a> At<'c, 'a> {
     }
 }
 
+/// A cell of a buffer: its indices over a product space of extents
+/// `space`, at the positions `ivs` of that space's iterators.
+#[derive(Clone, Copy)]
+pub(super) struct Cell<'x, 'c, 'a> {
+    pub indices: &'x [AxisIndex],
+    pub space: &'x [u64],
+    pub ivs: &'x [Value<'c, 'a>],
+}
+
+/// The first block of region `i` of `op` (built with one).
+pub(super) fn first_block<'c, 'a>(op: OperationRef<'c, 'a>, i: usize) -> BlockRef<'c, 'a> {
+    op.region(i)
+        .ok()
+        .and_then(|r| r.first_block())
+        .expect("built with a block")
+}
+
 /// Builds ops in one context.
 #[derive(Clone, Copy)]
 pub(super) struct Emitter<'c> {
@@ -65,69 +91,84 @@ impl<'c> Emitter<'c> {
             return at;
         };
         let next = region.append_block(Block::new(&[]));
-        let br = OperationBuilder::new("cf.br", loc)
-            .add_successors(&[&next])
-            .build()
-            .expect("a valid cf.br");
-        at.block.append_operation(br);
+        self.put(at, cf::br(&next, &[], loc));
         At::end(next)
     }
 
-    /// Builds an op at `at`.
-    pub(super) fn emit<'a>(
+    /// Inserts `op` (built by one of melior's typed builders) at `at`.
+    pub(super) fn put<'a>(
         &self,
         at: At<'c, 'a>,
-        name: &str,
-        operands: &[Value<'c, 'a>],
-        results: &[Type<'c>],
-        attrs: &[(&str, Attribute<'c>)],
-        loc: Location<'c>,
+        op: impl Into<Operation<'c>>,
     ) -> OperationRef<'c, 'a> {
-        self.emit_with_regions(at, name, operands, results, attrs, vec![], loc)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn emit_with_regions<'a>(
-        &self,
-        at: At<'c, 'a>,
-        name: &str,
-        operands: &[Value<'c, 'a>],
-        results: &[Type<'c>],
-        attrs: &[(&str, Attribute<'c>)],
-        regions: Vec<Region<'c>>,
-        loc: Location<'c>,
-    ) -> OperationRef<'c, 'a> {
-        let attrs: Vec<(Identifier<'c>, Attribute<'c>)> = attrs
-            .iter()
-            .map(|(n, a)| (Identifier::new(self.ctx, n), *a))
-            .collect();
-        let op = OperationBuilder::new(name, loc)
-            .add_operands(operands)
-            .add_results(results)
-            .add_attributes(&attrs)
-            .add_regions_vec(regions)
-            .build()
-            .unwrap_or_else(|e| panic!("the lowering builds a valid '{name}': {e}"));
+        let op = op.into();
         match at.before {
             Some(t) => at.block.insert_operation_before(t, op),
             None => at.block.append_operation(op),
         }
     }
 
-    /// Builds a one-result op at `at` and returns its result.
-    pub(super) fn value<'a>(
+    /// Inserts the one-result op `op` at `at` and returns its result.
+    pub(super) fn put_value<'a>(
         &self,
         at: At<'c, 'a>,
-        name: &str,
-        operands: &[Value<'c, 'a>],
-        ty: Type<'c>,
-        attrs: &[(&str, Attribute<'c>)],
-        loc: Location<'c>,
+        op: impl Into<Operation<'c>>,
     ) -> Value<'c, 'a> {
-        self.emit(at, name, operands, &[ty], attrs, loc)
-            .result(0)
-            .expect("one result")
-            .into()
+        self.put(at, op).result(0).expect("one result").into()
+    }
+
+    /// `op` (an `AttrSizedOperandSegments` op) with its operand segments'
+    /// sizes: melior's typed builders add the operands but leave
+    /// `operandSegmentSizes` at zeros.
+    pub(super) fn with_segments(
+        &self,
+        op: impl Into<Operation<'c>>,
+        sizes: &[i32],
+    ) -> Operation<'c> {
+        let mut op = op.into();
+        op.set_inherent_attribute(
+            "operandSegmentSizes",
+            DenseI32ArrayAttribute::new(self.ctx, sizes).into(),
+        );
+        op
+    }
+
+    /// `affine.yield` of `values`.
+    pub(super) fn affine_yield<'a>(
+        &self,
+        at: At<'c, 'a>,
+        values: &[Value<'c, 'a>],
+        loc: Location<'c>,
+    ) -> OperationRef<'c, 'a> {
+        self.put(at, ods::affine::r#yield(self.ctx, values, loc))
+    }
+
+    /// `affine.if` of the integer set `condition` over `operands`, with
+    /// `results`: its then region one empty block, its else region one
+    /// too (`with_else`) or none. Built by name: melior's typed builder
+    /// has no setter for the op's operands (unnamed in ODS).
+    pub(super) fn affine_if<'a>(
+        &self,
+        at: At<'c, 'a>,
+        condition: Attribute<'c>,
+        operands: &[Value<'c, 'a>],
+        results: &[Type<'c>],
+        with_else: bool,
+        loc: Location<'c>,
+    ) -> OperationRef<'c, 'a> {
+        let (then, other) = (Region::new(), Region::new());
+        then.append_block(Block::new(&[]));
+        if with_else {
+            other.append_block(Block::new(&[]));
+        }
+        let op = OperationBuilder::new("affine.if", loc)
+            .add_operands(operands)
+            .add_results(results)
+            .add_attributes(&[(Identifier::new(self.ctx, "condition"), condition)])
+            .add_regions([then, other])
+            .build()
+            .expect("a valid affine.if");
+        self.put(at, op)
     }
 
     pub(super) fn int_type(&self, width: u32) -> Type<'c> {
@@ -140,13 +181,9 @@ impl<'c> Emitter<'c> {
         value: Attribute<'c>,
         loc: Location<'c>,
     ) -> Value<'c, 'a> {
-        self.value(
+        self.put_value(
             at,
-            "arith.constant",
-            &[],
-            value.r#type(),
-            &[("value", value)],
-            loc,
+            ods::arith::constant(self.ctx, value.r#type(), value, loc),
         )
     }
 
@@ -165,53 +202,16 @@ impl<'c> Emitter<'c> {
         if let Some(block) = self.target.gpu_block {
             return self.grid(at, sizes, block, loc);
         }
-        let index = Type::index(self.ctx);
         let mut ivs = Vec::with_capacity(sizes.len());
         let mut zero = None;
         for &n in sizes {
             if n == 1 {
-                let z = *zero.get_or_insert_with(|| {
-                    self.constant(at, IntegerAttribute::new(index, 0).into(), loc)
-                });
-                ivs.push(z);
+                ivs.push(*zero.get_or_insert_with(|| self.index_constant(at, 0, loc)));
                 continue;
             }
-            let block = Block::new(&[(index, loc)]);
-            block.append_operation(
-                OperationBuilder::new("affine.yield", loc)
-                    .build()
-                    .expect("affine.yield"),
-            );
-            let region = Region::new();
-            region.append_block(block);
-            let bound = |v: i64| ir::affine_map_attr(AffineMap::constant(self.ctx, v));
-            let for_op = self.emit_with_regions(
-                at,
-                "affine.for",
-                &[],
-                &[],
-                &[
-                    ("lowerBoundMap", bound(0)),
-                    ("upperBoundMap", bound(n as i64)),
-                    ("step", IntegerAttribute::new(index, 1).into()),
-                    (
-                        "operandSegmentSizes",
-                        DenseI32ArrayAttribute::new(self.ctx, &[0, 0, 0]).into(),
-                    ),
-                ],
-                vec![region],
-                loc,
-            );
-            let body = for_op
-                .region(0)
-                .ok()
-                .and_then(|r| r.first_block())
-                .expect("built with a body");
-            ivs.push(body.argument(0).expect("one iv").into());
-            at = At {
-                block: body,
-                before: body.terminator(),
-            };
+            let l = self.for_loop(at, self.range(0, n), 1, &[], false, loc);
+            ivs.push(l.iv);
+            at = l.body;
         }
         (at, ivs)
     }
@@ -268,13 +268,11 @@ impl<'c> Emitter<'c> {
         vector: Option<Type<'c>>,
         loc: Location<'c>,
     ) -> Value<'c, 'a> {
-        let mut operands = vec![buf];
-        operands.extend_from_slice(ivs);
-        let (name, ty) = match vector {
-            Some(ty) => ("affine.vector_load", ty),
-            None => ("affine.load", element_of(buf)),
+        let op: Operation<'c> = match vector {
+            Some(ty) => ods::affine::vector_load(self.ctx, ty, buf, ivs, map, loc).into(),
+            None => ods::affine::load(self.ctx, element_of(buf), buf, ivs, map, loc).into(),
         };
-        self.value(at, name, &operands, ty, &[("map", map)], loc)
+        self.put_value(at, op)
     }
 
     /// Stores `value` at `map(ivs)`: `affine.store` of a scalar,
@@ -288,14 +286,12 @@ impl<'c> Emitter<'c> {
         ivs: &[Value<'c, 'a>],
         loc: Location<'c>,
     ) {
-        let mut operands = vec![value, buf];
-        operands.extend_from_slice(ivs);
-        let name = if ir::shaped_dims(value.r#type()).is_some() {
-            "affine.vector_store"
+        let op: Operation<'c> = if ir::shaped_dims(value.r#type()).is_some() {
+            ods::affine::vector_store(self.ctx, value, buf, ivs, map, loc).into()
         } else {
-            "affine.store"
+            ods::affine::store(self.ctx, value, buf, ivs, map, loc).into()
         };
-        self.emit(at, name, &operands, &[], &[("map", map)], loc);
+        self.put(at, op);
     }
 
     /// `memref.alloc` of `ty`, aligned to [`ALIGNMENT`] bytes.
@@ -305,43 +301,57 @@ impl<'c> Emitter<'c> {
         ty: Type<'c>,
         loc: Location<'c>,
     ) -> Value<'c, 'a> {
-        self.value(
-            at,
-            "memref.alloc",
-            &[],
-            ty,
-            &[
-                (
-                    "operandSegmentSizes",
-                    DenseI32ArrayAttribute::new(self.ctx, &[0, 0]).into(),
-                ),
-                (
-                    "alignment",
-                    IntegerAttribute::new(self.int_type(64), ALIGNMENT as i64).into(),
-                ),
-            ],
-            loc,
-        )
+        let alignment = IntegerAttribute::new(self.int_type(64), ALIGNMENT as i64);
+        let op = ods::memref::AllocOperation::builder(self.ctx, loc)
+            .memref(ty)
+            .dynamic_sizes(&[])
+            .symbol_operands(&[])
+            .alignment(alignment)
+            .build();
+        self.put_value(at, self.with_segments(op, &[0, 0]))
     }
 
-    /// Loads an operand cell through `indices`. Indices whose range leaves
+    /// `memref.view` of `ty` at byte `shift` of `arena`. Built by name:
+    /// melior's typed builder drops the op's result (unnamed in ODS), and
+    /// its hand-written `memref::view` adds an `operand_segment_sizes`
+    /// attribute, which `memref.view` (one variadic operand) would keep
+    /// and print.
+    pub(super) fn view<'a>(
+        &self,
+        at: At<'c, 'a>,
+        arena: Value<'c, 'a>,
+        shift: Value<'c, 'a>,
+        ty: Type<'c>,
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        let op = OperationBuilder::new("memref.view", loc)
+            .add_operands(&[arena, shift])
+            .add_results(&[ty])
+            .build()
+            .expect("a valid memref.view");
+        self.put_value(at, op)
+    }
+
+    /// Loads the operand cell `cell` of `buf`. Indices whose range leaves
     /// the axis (strided and convolution sums reaching into padding, fixed
     /// or hand-written indices past the end) are guarded: outside, the cell
     /// reads as `pad` (the neutral element of the op's accumulation: 0 for
     /// a sum of products, -inf for a max-pool), inside an `affine.if` whose
     /// integer set keeps every such index within its axis.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn operand_load<'a>(
         &self,
         at: At<'c, 'a>,
         buf: Value<'c, 'a>,
-        indices: &[AxisIndex],
-        space: &[u64],
-        ivs: &[Value<'c, 'a>],
+        cell: Cell<'_, 'c, 'a>,
         pad: Attribute<'c>,
         vector: Option<Type<'c>>,
         loc: Location<'c>,
     ) -> Value<'c, 'a> {
+        let Cell {
+            indices,
+            space,
+            ivs,
+        } = cell;
         let n_dims = space.len();
         let plain =
             |at: At<'c, 'a>, map: Attribute<'c>| self.load_as(at, buf, map, ivs, vector, loc);
@@ -367,31 +377,12 @@ impl<'c> Emitter<'c> {
             return plain(at, map);
         };
         let padding = self.constant(at, pad, loc);
-        let regions = vec![Region::new(), Region::new()];
-        for r in &regions {
-            r.append_block(Block::new(&[]));
-        }
         let elem = vector.unwrap_or_else(|| element_of(buf));
-        let if_op = self.emit_with_regions(
-            at,
-            "affine.if",
-            ivs,
-            &[elem],
-            &[("condition", condition)],
-            regions,
-            loc,
-        );
-        let block = |i: usize| {
-            if_op
-                .region(i)
-                .ok()
-                .and_then(|r| r.first_block())
-                .expect("built with a block")
-        };
-        let inside = At::end(block(0));
+        let if_op = self.affine_if(at, condition, ivs, &[elem], true, loc);
+        let inside = At::end(first_block(if_op, 0));
         let v = plain(inside, map);
-        self.emit(inside, "affine.yield", &[v], &[], &[], loc);
-        self.emit(At::end(block(1)), "affine.yield", &[padding], &[], &[], loc);
+        self.affine_yield(inside, &[v], loc);
+        self.affine_yield(At::end(first_block(if_op, 1)), &[padding], loc);
         if_op.result(0).expect("one result").into()
     }
 

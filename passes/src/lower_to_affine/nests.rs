@@ -16,7 +16,7 @@ use ocannl_shape::projection::AxisIndex;
 use super::{
     Module,
     cpu::view,
-    emit::{At, Emitter},
+    emit::{At, Cell, Emitter},
     gpu::grid::GpuOp,
     projections::op_projections,
 };
@@ -64,7 +64,12 @@ impl<'c> Emitter<'c> {
             let map = self.identity(dims.len());
             let v = self.load(inner, buf, map, &ivs, loc);
             let axes: Vec<AxisIndex> = (0..dims.len()).map(AxisIndex::Iter).collect();
-            let v = self.epilogue(inner, out.epilogue, &axes, dims, &ivs, v, elem, loc)?;
+            let cell = Cell {
+                indices: &axes,
+                space: dims,
+                ivs: &ivs,
+            };
+            let v = self.epilogue(inner, out.epilogue, cell, v, elem, loc)?;
             self.store(inner, v, buf, map, &ivs, loc);
         }
         Ok(at.block)
@@ -287,38 +292,25 @@ impl<'c> Emitter<'c> {
         let elem = element_of(op.buf);
         let result_map = self.map(p.product_space.len(), &p.result);
         let (inner, ivs) = self.nest(at, &p.product_space, loc);
+        let cell = |indices| Cell {
+            indices,
+            space: &p.product_space,
+            ivs: &ivs,
+        };
         let mut args = Vec::new();
         for (k, o) in op.operands.iter().enumerate() {
             if Some(k) == op.init {
                 continue;
             }
             let pad = self.scalar_attr(element_of(*o), neutral.neutral());
-            args.push(self.operand_load(
-                inner,
-                *o,
-                &p.operands[k],
-                &p.product_space,
-                &ivs,
-                pad,
-                None,
-                loc,
-            ));
+            args.push(self.operand_load(inner, *o, cell(&p.operands[k]), pad, None, loc));
         }
         let mut value = self.compute(inner, op.compute, elem, &args, loc)?;
         if let Some(acc) = op.accum {
             let old = self.load(inner, op.buf, result_map, &ivs, loc);
             value = self.binary(inner, acc.function(), elem, old, value, loc)?;
         } else {
-            value = self.epilogue(
-                inner,
-                op.epilogue,
-                &p.result,
-                &p.product_space,
-                &ivs,
-                value,
-                elem,
-                loc,
-            )?;
+            value = self.epilogue(inner, op.epilogue, cell(&p.result), value, elem, loc)?;
         }
         self.store(inner, value, op.buf, result_map, &ivs, loc);
         Ok(op.accum.is_none())

@@ -2,12 +2,16 @@
 //! `memref.global`), `ocannl.range` (each cell's linear index) and
 //! `ocannl.reshape` (a copy in memory order).
 
-use melior::ir::{
-    AffineExpr, Attribute, Location, Type, TypeLike, Value, ValueLike,
-    attribute::{
-        FlatSymbolRefAttribute, FloatAttribute, IntegerAttribute, StringAttribute, TypeAttribute,
+use melior::{
+    dialect::ods,
+    ir::{
+        AffineExpr, Attribute, Location, Type, TypeLike, Value, ValueLike,
+        attribute::{
+            FlatSymbolRefAttribute, FloatAttribute, IntegerAttribute, StringAttribute,
+            TypeAttribute,
+        },
+        operation::{OperationLike, OperationRef},
     },
-    operation::{OperationLike, OperationRef},
 };
 use ocannl_dialect::ir;
 use ocannl_shape::projection::AxisIndex;
@@ -123,41 +127,17 @@ impl<'c> Emitter<'c> {
         })?;
         let mty = buf.r#type();
         let name = module.fresh_symbol("__ocannl_constant");
-        let global = melior::ir::operation::OperationBuilder::new("memref.global", loc)
-            .add_attributes(&[
-                (
-                    melior::ir::Identifier::new(self.ctx, "sym_name"),
-                    StringAttribute::new(self.ctx, &name).into(),
-                ),
-                (
-                    melior::ir::Identifier::new(self.ctx, "sym_visibility"),
-                    StringAttribute::new(self.ctx, "private").into(),
-                ),
-                (
-                    melior::ir::Identifier::new(self.ctx, "type"),
-                    TypeAttribute::new(mty).into(),
-                ),
-                (
-                    melior::ir::Identifier::new(self.ctx, "initial_value"),
-                    reshaped,
-                ),
-                (
-                    melior::ir::Identifier::new(self.ctx, "constant"),
-                    Attribute::unit(self.ctx),
-                ),
-            ])
-            .build()
-            .map_err(|e| format!("cannot build the constant's global: {e}"))?;
-        module.insert(global);
-        let src = self.value(
-            at,
-            "memref.get_global",
-            &[],
-            mty,
-            &[("name", FlatSymbolRefAttribute::new(self.ctx, &name).into())],
-            loc,
-        );
-        self.emit(at, "memref.copy", &[src, buf], &[], &[], loc);
+        let global = ods::memref::GlobalOperation::builder(self.ctx, loc)
+            .sym_name(StringAttribute::new(self.ctx, &name))
+            .sym_visibility(StringAttribute::new(self.ctx, "private"))
+            .r#type(TypeAttribute::new(mty))
+            .initial_value(reshaped)
+            .constant(Attribute::unit(self.ctx))
+            .build();
+        module.insert(global.into());
+        let symbol = FlatSymbolRefAttribute::new(self.ctx, &name);
+        let src = self.put_value(at, ods::memref::get_global(self.ctx, mty, symbol, loc));
+        self.put(at, ods::memref::copy(self.ctx, src, buf, loc));
         Ok(())
     }
 
@@ -180,15 +160,14 @@ impl<'c> Emitter<'c> {
     ) -> Result<(), String> {
         let elem = element_of(buf);
         let (inner, ivs) = self.nest(at, dims, loc);
-        let index = Type::index(self.ctx);
-        let lin = self.map_of(dims.len(), &[self.linear(dims)]);
-        let i = self.value(inner, "affine.apply", &ivs, index, &[("map", lin)], loc);
+        let i = self.apply(inner, self.linear(dims), &ivs, loc);
+        let cast = |ty| ods::arith::index_cast(self.ctx, ty, i, loc);
         let value = match scalar(elem)? {
             Scalar::Float => {
-                let n = self.value(inner, "arith.index_cast", &[i], self.int_type(64), &[], loc);
-                self.value(inner, "arith.sitofp", &[n], elem, &[], loc)
+                let n = self.put_value(inner, cast(self.int_type(64)));
+                self.put_value(inner, ods::arith::sitofp(self.ctx, elem, n, loc))
             }
-            Scalar::Int(_) => self.value(inner, "arith.index_cast", &[i], elem, &[], loc),
+            Scalar::Int(_) => self.put_value(inner, cast(elem)),
         };
         let identity: Vec<AxisIndex> = (0..dims.len()).map(AxisIndex::Iter).collect();
         self.store(

@@ -4,7 +4,7 @@
 //! once (or started at the neutral element), carried through the reduction
 //! loops as `iter_args`, and stored once.
 
-use melior::ir::Value;
+use melior::{dialect::ods, ir::Value};
 
 use super::{
     pack,
@@ -128,7 +128,7 @@ impl<'c> Emitter<'c> {
                     at = l.body;
                     if let (Some(_), Some((_, kc))) = (pack_operands[j], plan.k_tile) {
                         let buf = self.alloc_panel(at, elem, kc, t, s.step, loc);
-                        let free = self.emit(at, "memref.dealloc", &[buf], &[], &[], loc);
+                        let free = self.put(at, ods::memref::dealloc(self.ctx, buf, loc));
                         // The loops go between the two.
                         at = At {
                             block: at.block,

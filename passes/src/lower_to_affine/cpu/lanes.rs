@@ -5,39 +5,28 @@
 //! the `k` results, adjacent cells of the result, are read and written as
 //! one vector.
 
-use melior::ir::{Attribute, Location, Type, Value};
+use melior::{
+    dialect::ods,
+    ir::{Location, Type, Value, attribute::DenseI64ArrayAttribute},
+};
 
 use crate::compute::BinaryFn;
 use crate::lower_to_affine::emit::{At, Emitter};
 
 impl<'c> Emitter<'c> {
     /// `vector.shuffle` of `a` and `b` by `mask` (lane numbers into `a`
-    /// then `b`).
+    /// then `b`): a vector of `mask.len()` lanes.
     fn shuffle<'a>(
         &self,
         at: At<'c, 'a>,
         a: Value<'c, 'a>,
         b: Value<'c, 'a>,
         mask: &[usize],
-        elem: Type<'c>,
         loc: Location<'c>,
     ) -> Value<'c, 'a> {
-        let text = mask
-            .iter()
-            .map(usize::to_string)
-            .collect::<Vec<_>>()
-            .join(", ");
-        let mask_attr =
-            Attribute::parse(self.ctx, &format!("array<i64: {text}>")).expect("an i64 array");
-        let ty = self.vector_type(elem, mask.len() as u64);
-        self.value(
-            at,
-            "vector.shuffle",
-            &[a, b],
-            ty,
-            &[("mask", mask_attr)],
-            loc,
-        )
+        let mask: Vec<i64> = mask.iter().map(|&m| m as i64).collect();
+        let mask = DenseI64ArrayAttribute::new(self.ctx, &mask).into();
+        self.put_value(at, ods::vector::shuffle(self.ctx, a, b, mask, loc))
     }
 
     /// The `k` vectors `accs` (each `width` lanes; `k` and `width` powers
@@ -78,8 +67,8 @@ impl<'c> Emitter<'c> {
             level = level
                 .chunks(2)
                 .map(|p| {
-                    let a = self.shuffle(at, p[0], p[1], &lo, elem, loc);
-                    let b = self.shuffle(at, p[0], p[1], &hi, elem, loc);
+                    let a = self.shuffle(at, p[0], p[1], &lo, loc);
+                    let b = self.shuffle(at, p[0], p[1], &hi, loc);
                     self.binary(at, combine, ty, a, b, loc)
                 })
                 .collect::<Result<_, _>>()?;
@@ -99,8 +88,8 @@ impl<'c> Emitter<'c> {
                     })
                     .collect()
             };
-            let a = self.shuffle(at, v, v, &lanes(false), elem, loc);
-            let b = self.shuffle(at, v, v, &lanes(true), elem, loc);
+            let a = self.shuffle(at, v, v, &lanes(false), loc);
+            let b = self.shuffle(at, v, v, &lanes(true), loc);
             n /= 2;
             v = self.binary(at, combine, self.vector_type(elem, n as u64), a, b, loc)?;
             g = half;

@@ -5,11 +5,14 @@
 
 use std::collections::HashMap;
 
-use melior::ir::{Type, Value, ValueLike};
+use melior::{
+    dialect::ods,
+    ir::{Type, Value, ValueLike},
+};
 use ocannl_dialect::catalog::Accumulator;
 
 use super::view::{Mode, Op};
-use crate::lower_to_affine::emit::{At, Emitter, loops::Bound};
+use crate::lower_to_affine::emit::{At, Cell, Emitter, loops::Bound};
 use crate::{
     buffers::{buffer_dims, element_of},
     compute::{Accum, BinaryFn, Compute},
@@ -135,7 +138,7 @@ impl<'c> Emitter<'c> {
             let l = self.for_loop(inner, range, plan.width, &accs, false, loc);
             ivs[r] = l.iv;
             let next = body(l.body, &ivs, &l.args, mode)?;
-            self.emit(l.body, "affine.yield", &next, &[], &[], loc);
+            self.affine_yield(l.body, &next, loc);
             let mut accs = l.results;
             if main < space[r] {
                 let range = match tile {
@@ -153,7 +156,7 @@ impl<'c> Emitter<'c> {
                     vector: false,
                 };
                 let next = body(t.body, &ivs, &t.args, scalar)?;
-                self.emit(t.body, "affine.yield", &next, &[], &[], loc);
+                self.affine_yield(t.body, &next, loc);
                 accs = t.results;
             }
             accs
@@ -163,7 +166,7 @@ impl<'c> Emitter<'c> {
         // Close the reduction loops from the inside out.
         let mut values = new_accs;
         for l in enclosing.iter().rev() {
-            self.emit(l.body, "affine.yield", &values, &[], &[], loc);
+            self.affine_yield(l.body, &values, loc);
             values.clone_from(&l.results);
         }
         match (plan.lanes, accum) {
@@ -235,7 +238,6 @@ impl<'c> Emitter<'c> {
         let loc = op.loc;
         let p = op.p;
         let n = p.product_space.len();
-        let elem = element_of(op.buf);
         let mut loaded: HashMap<(usize, Vec<(usize, i64)>), Value<'c, 'a>> = HashMap::new();
         let mut out: Vec<Option<Value<'c, 'a>>> = vec![None; cells.len()];
         // The vector iterator's cells innermost: a broadcast row value is
@@ -293,14 +295,14 @@ impl<'c> Emitter<'c> {
                     let acc = accs[c];
                     let lane_tail = acc.r#type() != ty;
                     let old = if lane_tail {
-                        self.lane0(at, acc, elem, loc)
+                        self.lane0(at, acc, loc)
                     } else {
                         acc
                     };
                     let new = if *op.compute == Compute::Binary(BinaryFn::Mul)
                         && a.function() == BinaryFn::Add
                     {
-                        self.value(at, "math.fma", &[args[0], args[1], old], ty, &[], loc)
+                        self.put_value(at, ods::math::fma(self.ctx, args[0], args[1], old, loc))
                     } else {
                         let v = self.compute(at, op.compute, ty, &args, loc)?;
                         self.binary(at, a.function(), ty, old, v, loc)?
@@ -337,6 +339,11 @@ impl<'c> Emitter<'c> {
     ) -> Result<Value<'c, 'a>, String> {
         let indices = &op.p.operands[k];
         let space = &op.p.product_space;
+        let read = Cell {
+            indices,
+            space,
+            ivs,
+        };
         let accum = op.accum.unwrap_or_else(Accum::add);
         let elem = element_of(buf);
         let along = indices.iter().any(|a| a.uses(plan.vector));
@@ -357,17 +364,20 @@ impl<'c> Emitter<'c> {
                 for l in 0..plan.width {
                     let mut at_lane = ivs.to_vec();
                     at_lane[plan.vector] = self.offset(at, ivs[plan.vector], l as i64, op.loc);
-                    lanes.push(
-                        self.operand_load(at, buf, indices, space, &at_lane, pad, None, op.loc),
-                    );
+                    let read = Cell {
+                        ivs: &at_lane,
+                        ..read
+                    };
+                    lanes.push(self.operand_load(at, buf, read, pad, None, op.loc));
                 }
-                return Ok(self.value(at, "vector.from_elements", &lanes, mode.ty, &[], op.loc));
+                let op = ods::vector::from_elements(self.ctx, mode.ty, &lanes, op.loc);
+                return Ok(self.put_value(at, op));
             }
             let pad = self.scalar_attr(mode.ty, accum.neutral());
-            return Ok(self.operand_load(at, buf, indices, space, ivs, pad, Some(mode.ty), op.loc));
+            return Ok(self.operand_load(at, buf, read, pad, Some(mode.ty), op.loc));
         }
         let pad = self.scalar_attr(elem, accum.neutral());
-        let s = self.operand_load(at, buf, indices, space, ivs, pad, None, op.loc);
+        let s = self.operand_load(at, buf, read, pad, None, op.loc);
         Ok(if mode.vector {
             self.broadcast(at, s, mode.ty, op.loc)
         } else {
@@ -385,17 +395,12 @@ impl<'c> Emitter<'c> {
         ty: Type<'c>,
         ivs: &[Value<'c, 'a>],
     ) -> Result<Value<'c, 'a>, String> {
-        let p = op.p;
-        self.epilogue(
-            at,
-            op.epilogue,
-            &p.result,
-            &p.product_space,
+        let cell = Cell {
+            indices: &op.p.result,
+            space: &op.p.product_space,
             ivs,
-            v,
-            ty,
-            op.loc,
-        )
+        };
+        self.epilogue(at, op.epilogue, cell, v, ty, op.loc)
     }
 
     /// Stores `v` (of type `ty`), the block's value of the result cell at

@@ -3,8 +3,13 @@
 //! the accumulation operators, and integer division and powers that never
 //! trap.
 
-use melior::ir::{Location, Type, Value, ValueLike, attribute::IntegerAttribute};
-use ocannl_dialect::ir;
+use melior::{
+    dialect::{
+        arith::{CmpfPredicate, CmpiPredicate, cmpf, cmpi},
+        ods,
+    },
+    ir::{Location, Operation, Type, Value, ValueLike, attribute::IntegerAttribute},
+};
 
 use super::{At, Emitter, int_bounds};
 use crate::{
@@ -33,42 +38,32 @@ impl<'c> Emitter<'c> {
             Compute::Where => {
                 let (cond, on_true, on_false) = (args[0], args[1], args[2]);
                 let c = self.nonzero(at, cond, loc);
-                Ok(self.value(at, "arith.select", &[c, on_true, on_false], elem, &[], loc))
+                let op = ods::arith::select(self.ctx, elem, c, on_true, on_false, loc);
+                Ok(self.put_value(at, op))
             }
         }
     }
 
     /// `x != 0` (floats: unordered or not equal, so NaN is true).
     fn nonzero<'a>(&self, at: At<'c, 'a>, x: Value<'c, 'a>, loc: Location<'c>) -> Value<'c, 'a> {
-        let ty = x.r#type();
-        let zero = self.constant(at, self.scalar_attr(ty, 0.0), loc);
-        // `une` (unordered or not equal) = 13, `ne` = 1.
-        let (cmp, pred) = match scalar(ty) {
-            Ok(Scalar::Float) => ("arith.cmpf", 13),
-            _ => ("arith.cmpi", 1),
+        let zero = self.constant(at, self.scalar_attr(x.r#type(), 0.0), loc);
+        let op = match scalar(x.r#type()) {
+            Ok(Scalar::Float) => cmpf(self.ctx, CmpfPredicate::Une, x, zero, loc),
+            _ => cmpi(self.ctx, CmpiPredicate::Ne, x, zero, loc),
         };
-        self.compare(at, cmp, pred, x, zero, loc)
+        self.put_value(at, op)
     }
 
+    /// `arith.cmpi` of `x` and `y` (vectors lane by lane).
     fn compare<'a>(
         &self,
         at: At<'c, 'a>,
-        cmp: &str,
-        predicate: i64,
+        predicate: CmpiPredicate,
         x: Value<'c, 'a>,
         y: Value<'c, 'a>,
         loc: Location<'c>,
     ) -> Value<'c, 'a> {
-        let pred = IntegerAttribute::new(self.int_type(64), predicate).into();
-        // Vectors compare lane by lane.
-        let boolean = match ir::shaped_dims(x.r#type()) {
-            Some(dims) => {
-                let width = dims.first().copied().flatten().unwrap_or(1);
-                self.vector_type(self.int_type(1), width as u64)
-            }
-            None => self.int_type(1),
-        };
-        self.value(at, cmp, &[x, y], boolean, &[("predicate", pred)], loc)
+        self.put_value(at, cmpi(self.ctx, predicate, x, y, loc))
     }
 
     /// The value of the unary function `f` on `x`. Exhaustive over
@@ -84,37 +79,38 @@ impl<'c> Emitter<'c> {
     ) -> Result<Value<'c, 'a>, String> {
         use UnaryFn as U;
         let float = scalar(elem) == Ok(Scalar::Float);
-        let math = |name: &str| self.value(at, name, &[x], elem, &[], loc);
-        Ok(match (f, float) {
-            (U::Neg, true) => math("arith.negf"),
+        let ctx = self.ctx;
+        let op: Operation<'c> = match (f, float) {
+            (U::Neg, true) => ods::arith::negf(ctx, x, loc).into(),
             (U::Neg, false) => {
                 let zero = self.constant(at, self.scalar_attr(elem, 0.0), loc);
-                self.value(at, "arith.subi", &[zero, x], elem, &[], loc)
+                ods::arith::subi(ctx, zero, x, loc).into()
             }
             (U::Relu, _) => {
                 let zero = self.constant(at, self.scalar_attr(elem, 0.0), loc);
-                self.binary(at, BinaryFn::Max, elem, x, zero, loc)?
+                return self.binary(at, BinaryFn::Max, elem, x, zero, loc);
             }
-            (U::Abs, true) => math("math.absf"),
-            (U::Abs, false) => math("math.absi"),
+            (U::Abs, true) => ods::math::absf(ctx, x, loc).into(),
+            (U::Abs, false) => ods::math::absi(ctx, x, loc).into(),
             (U::Recip, _) => {
                 let one = self.constant(at, self.scalar_attr(elem, 1.0), loc);
-                self.binary(at, BinaryFn::Div, elem, one, x, loc)?
+                return self.binary(at, BinaryFn::Div, elem, one, x, loc);
             }
-            (U::Exp, true) => math("math.exp"),
-            (U::Log, true) => math("math.log"),
-            (U::Sqrt, true) => math("math.sqrt"),
-            (U::Tanh, true) => math("math.tanh"),
-            (U::Sin, true) => math("math.sin"),
-            (U::Cos, true) => math("math.cos"),
-            (U::Erf, true) => math("math.erf"),
+            (U::Exp, true) => ods::math::exp(ctx, x, loc).into(),
+            (U::Log, true) => ods::math::log(ctx, x, loc).into(),
+            (U::Sqrt, true) => ods::math::sqrt(ctx, x, loc).into(),
+            (U::Tanh, true) => ods::math::tanh(ctx, x, loc).into(),
+            (U::Sin, true) => ods::math::sin(ctx, x, loc).into(),
+            (U::Cos, true) => ods::math::cos(ctx, x, loc).into(),
+            (U::Erf, true) => ods::math::erf(ctx, x, loc).into(),
             (U::Exp | U::Log | U::Sqrt | U::Tanh | U::Sin | U::Cos | U::Erf, false) => {
                 return Err(format!(
                     "'{}' is not lowered for element type {elem}",
                     f.name()
                 ));
             }
-        })
+        };
+        Ok(self.put_value(at, op))
     }
 
     /// The value of the binary function `f` on `x` and `y`. Exhaustive
@@ -130,23 +126,24 @@ impl<'c> Emitter<'c> {
     ) -> Result<Value<'c, 'a>, String> {
         use BinaryFn as B;
         let kind = scalar(elem)?;
-        let name = match (f, kind) {
+        let ctx = self.ctx;
+        let op: Operation<'c> = match (f, kind) {
             (B::Div, Scalar::Int(_)) => return Ok(self.int_div(at, elem, x, y, loc)),
             (B::Pow, Scalar::Int(w)) => return Ok(self.int_pow(at, elem, w, x, y, loc)),
-            (B::Add, Scalar::Float) => "arith.addf",
-            (B::Sub, Scalar::Float) => "arith.subf",
-            (B::Mul, Scalar::Float) => "arith.mulf",
-            (B::Div, Scalar::Float) => "arith.divf",
-            (B::Max, Scalar::Float) => "arith.maximumf",
-            (B::Min, Scalar::Float) => "arith.minimumf",
-            (B::Pow, Scalar::Float) => "math.powf",
-            (B::Add, Scalar::Int(_)) => "arith.addi",
-            (B::Sub, Scalar::Int(_)) => "arith.subi",
-            (B::Mul, Scalar::Int(_)) => "arith.muli",
-            (B::Max, Scalar::Int(_)) => "arith.maxsi",
-            (B::Min, Scalar::Int(_)) => "arith.minsi",
+            (B::Add, Scalar::Float) => ods::arith::addf(ctx, x, y, loc).into(),
+            (B::Sub, Scalar::Float) => ods::arith::subf(ctx, x, y, loc).into(),
+            (B::Mul, Scalar::Float) => ods::arith::mulf(ctx, x, y, loc).into(),
+            (B::Div, Scalar::Float) => ods::arith::divf(ctx, x, y, loc).into(),
+            (B::Max, Scalar::Float) => ods::arith::maximumf(ctx, x, y, loc).into(),
+            (B::Min, Scalar::Float) => ods::arith::minimumf(ctx, x, y, loc).into(),
+            (B::Pow, Scalar::Float) => ods::math::powf(ctx, x, y, loc).into(),
+            (B::Add, Scalar::Int(_)) => ods::arith::addi(ctx, x, y, loc).into(),
+            (B::Sub, Scalar::Int(_)) => ods::arith::subi(ctx, x, y, loc).into(),
+            (B::Mul, Scalar::Int(_)) => ods::arith::muli(ctx, x, y, loc).into(),
+            (B::Max, Scalar::Int(_)) => ods::arith::maxsi(ctx, x, y, loc).into(),
+            (B::Min, Scalar::Int(_)) => ods::arith::minsi(ctx, x, y, loc).into(),
         };
-        Ok(self.value(at, name, &[x, y], elem, &[], loc))
+        Ok(self.put_value(at, op))
     }
 
     /// `x` to the power `n` for integers of `width` bits, by squaring over
@@ -163,32 +160,29 @@ impl<'c> Emitter<'c> {
         n: Value<'c, 'a>,
         loc: Location<'c>,
     ) -> Value<'c, 'a> {
+        let (ctx, put) = (self.ctx, |op: Operation<'c>| self.put_value(at, op));
         let c = |v: i64| self.constant(at, IntegerAttribute::new(elem, v).into(), loc);
         let (zero, one, minus_one) = (c(0), c(1), c(-1));
-        let op = |name: &str, a: Value<'c, 'a>, b: Value<'c, 'a>| {
-            self.value(at, name, &[a, b], elem, &[], loc)
-        };
         let select = |cond: Value<'c, 'a>, a: Value<'c, 'a>, b: Value<'c, 'a>| {
-            self.value(at, "arith.select", &[cond, a, b], elem, &[], loc)
+            put(ods::arith::select(ctx, elem, cond, a, b, loc).into())
         };
         let (mut result, mut base) = (one, x);
         // A non-negative exponent has its sign bit clear: width - 1 bits.
         for bit in 0..width.saturating_sub(1) {
-            let shifted = op("arith.shrui", n, c(i64::from(bit)));
-            let set = op("arith.andi", shifted, one);
-            // `ne` = 1.
-            let is_set = self.compare(at, "arith.cmpi", 1, set, zero, loc);
-            let product = op("arith.muli", result, base);
+            let shifted = put(ods::arith::shrui(ctx, n, c(i64::from(bit)), loc).into());
+            let set = put(ods::arith::andi(ctx, shifted, one, loc).into());
+            let is_set = self.compare(at, CmpiPredicate::Ne, set, zero, loc);
+            let product = put(ods::arith::muli(ctx, result, base, loc).into());
             result = select(is_set, product, result);
             if bit + 2 < width {
-                base = op("arith.muli", base, base);
+                base = put(ods::arith::muli(ctx, base, base, loc).into());
             }
         }
-        // `slt` = 2, `eq` = 0.
-        let negative = self.compare(at, "arith.cmpi", 2, n, zero, loc);
-        let odd = self.compare(at, "arith.cmpi", 1, op("arith.andi", n, one), zero, loc);
-        let x_one = self.compare(at, "arith.cmpi", 0, x, one, loc);
-        let x_minus_one = self.compare(at, "arith.cmpi", 0, x, minus_one, loc);
+        let negative = self.compare(at, CmpiPredicate::Slt, n, zero, loc);
+        let low_bit = put(ods::arith::andi(ctx, n, one, loc).into());
+        let odd = self.compare(at, CmpiPredicate::Ne, low_bit, zero, loc);
+        let x_one = self.compare(at, CmpiPredicate::Eq, x, one, loc);
+        let x_minus_one = self.compare(at, CmpiPredicate::Eq, x, minus_one, loc);
         let sign = select(odd, minus_one, one);
         let tail = select(x_minus_one, sign, zero);
         let reciprocal = select(x_one, one, tail);
@@ -213,15 +207,14 @@ impl<'c> Emitter<'c> {
         };
         let c = |v: i64| self.constant(at, IntegerAttribute::new(elem, v).into(), loc);
         let (zero, one, minus_one, min) = (c(0), c(1), c(-1), c(int_bounds(width).0));
-        // `eq` = 0.
-        let by_zero = self.compare(at, "arith.cmpi", 0, y, zero, loc);
-        let x_min = self.compare(at, "arith.cmpi", 0, x, min, loc);
-        let y_minus_one = self.compare(at, "arith.cmpi", 0, y, minus_one, loc);
-        let i1 = self.int_type(1);
-        let overflow = self.value(at, "arith.andi", &[x_min, y_minus_one], i1, &[], loc);
-        let trap = self.value(at, "arith.ori", &[by_zero, overflow], i1, &[], loc);
-        let divisor = self.value(at, "arith.select", &[trap, one, y], elem, &[], loc);
-        let q = self.value(at, "arith.divsi", &[x, divisor], elem, &[], loc);
-        self.value(at, "arith.select", &[by_zero, zero, q], elem, &[], loc)
+        let by_zero = self.compare(at, CmpiPredicate::Eq, y, zero, loc);
+        let x_min = self.compare(at, CmpiPredicate::Eq, x, min, loc);
+        let y_minus_one = self.compare(at, CmpiPredicate::Eq, y, minus_one, loc);
+        let (ctx, put) = (self.ctx, |op: Operation<'c>| self.put_value(at, op));
+        let overflow = put(ods::arith::andi(ctx, x_min, y_minus_one, loc).into());
+        let trap = put(ods::arith::ori(ctx, by_zero, overflow, loc).into());
+        let divisor = put(ods::arith::select(ctx, elem, trap, one, y, loc).into());
+        let q = put(ods::arith::divsi(ctx, x, divisor, loc).into());
+        put(ods::arith::select(ctx, elem, by_zero, zero, q, loc).into())
     }
 }

@@ -8,21 +8,17 @@ use std::collections::{HashMap, hash_map::Entry};
 use melior::ir::{Location, Type, Value, ValueLike};
 use ocannl_shape::projection::AxisIndex;
 
-use super::{At, Emitter};
+use super::{At, Cell, Emitter};
 use crate::{buffers::element_of, schedule::epilogue::Step};
 
 impl<'c> Emitter<'c> {
     /// `v` (of type `ty`: an element or a vector along the result's
-    /// contiguous axis) through `steps`, at the result cell that `result`
-    /// (indices over a space of extents `space`) gives at `ivs`.
-    #[allow(clippy::too_many_arguments)]
+    /// contiguous axis) through `steps`, at the result's cell `result`.
     pub(in crate::lower_to_affine) fn epilogue<'a>(
         &self,
         at: At<'c, 'a>,
         steps: &[Step<'c, 'a>],
-        result: &[AxisIndex],
-        space: &[u64],
-        ivs: &[Value<'c, 'a>],
+        result: Cell<'_, 'c, 'a>,
         mut v: Value<'c, 'a>,
         ty: Type<'c>,
         loc: Location<'c>,
@@ -42,7 +38,7 @@ impl<'c> Emitter<'c> {
                 .indices
                 .iter()
                 .map(|a| match a {
-                    AxisIndex::Iter(j) => result[*j].clone(),
+                    AxisIndex::Iter(j) => result.indices[*j].clone(),
                     a => a.clone(),
                 })
                 .collect();
@@ -52,11 +48,14 @@ impl<'c> Emitter<'c> {
             let w = match loaded.entry((o.value.to_raw().ptr as usize, o.along, indices)) {
                 Entry::Occupied(e) => *e.get(),
                 Entry::Vacant(e) => {
-                    let indices = &e.key().2;
+                    let cell = Cell {
+                        indices: &e.key().2,
+                        ..result
+                    };
                     let w = if lanes && o.along {
-                        self.operand_load(at, o.value, indices, space, ivs, pad, Some(ty), loc)
+                        self.operand_load(at, o.value, cell, pad, Some(ty), loc)
                     } else {
-                        let w = self.operand_load(at, o.value, indices, space, ivs, pad, None, loc);
+                        let w = self.operand_load(at, o.value, cell, pad, None, loc);
                         if lanes {
                             self.broadcast(at, w, ty, loc)
                         } else {

@@ -3,15 +3,20 @@
 //! the vector ops of a micro-kernel, and grids of GPU threads (the form
 //! every nest takes with `target=gpu`, [`Emitter::nest`]).
 
-use melior::ir::{
-    AffineExpr, AffineMap, Attribute, Block, BlockLike, Location, Region, RegionLike, Type, Value,
-    ValueLike,
-    attribute::{DenseElementsAttribute, DenseI32ArrayAttribute, IntegerAttribute},
-    operation::OperationLike,
+use melior::{
+    dialect::ods,
+    ir::{
+        AffineExpr, AffineMap, Attribute, Block, BlockLike, Identifier, Location, Region,
+        RegionLike, Type, Value, ValueLike,
+        attribute::{
+            ArrayAttribute, DenseElementsAttribute, DenseI64ArrayAttribute, IntegerAttribute,
+        },
+        operation::{OperationBuilder, OperationLike, OperationRef},
+    },
 };
 use ocannl_dialect::ir;
 
-use super::{At, Emitter};
+use super::{At, Emitter, first_block};
 
 /// A loop bound: `max`/`min` of the results of an affine map of values.
 pub(in crate::lower_to_affine) struct Bound<'c, 'a> {
@@ -105,73 +110,30 @@ impl<'c> Emitter<'c> {
         args.extend(inits.iter().map(|v| (v.r#type(), loc)));
         let block = Block::new(&args);
         if inits.is_empty() {
-            block.append_operation(
-                melior::ir::operation::OperationBuilder::new("affine.yield", loc)
-                    .build()
-                    .expect("affine.yield"),
-            );
+            block.append_operation(ods::affine::r#yield(self.ctx, &[], loc).into());
         }
         let region = Region::new();
         region.append_block(block);
-        let mut operands: Vec<Value<'c, 'a>> = lb.operands.clone();
-        operands.extend_from_slice(&ub.operands);
-        operands.extend_from_slice(inits);
-        let types: Vec<Type<'c>> = inits.iter().map(|v| v.r#type()).collect();
-        let step_attr = IntegerAttribute::new(index, step as i64).into();
         let op = if parallel && inits.is_empty() {
-            let groups = |n: usize| -> Attribute<'c> {
-                let ty = ir::ranked_tensor_type(&[1], self.int_type(32)).expect("tensor<1xi32>");
-                let n = IntegerAttribute::new(self.int_type(32), n as i64).into();
-                DenseElementsAttribute::new(ty, &[n])
-                    .expect("a splat")
-                    .into()
-            };
-            let steps = Attribute::parse(self.ctx, &format!("[{step}]")).expect("an array");
-            self.emit_with_regions(
-                at,
-                "affine.parallel",
-                &operands,
-                &[],
-                &[
-                    ("lowerBoundsMap", ir::affine_map_attr(lb.map)),
-                    ("lowerBoundsGroups", groups(lb.map.result_count())),
-                    ("upperBoundsMap", ir::affine_map_attr(ub.map)),
-                    ("upperBoundsGroups", groups(ub.map.result_count())),
-                    ("steps", steps),
-                    ("reductions", Attribute::parse(self.ctx, "[]").expect("[]")),
-                ],
-                vec![region],
-                loc,
-            )
+            self.parallel_loop(at, (lb, ub), step, region, loc)
         } else {
-            let segments = [
-                lb.operands.len() as i32,
-                ub.operands.len() as i32,
-                inits.len() as i32,
-            ];
-            self.emit_with_regions(
-                at,
-                "affine.for",
-                &operands,
+            let types: Vec<Type<'c>> = inits.iter().map(|v| v.r#type()).collect();
+            let op = ods::affine::r#for(
+                self.ctx,
                 &types,
-                &[
-                    ("lowerBoundMap", ir::affine_map_attr(lb.map)),
-                    ("upperBoundMap", ir::affine_map_attr(ub.map)),
-                    ("step", step_attr),
-                    (
-                        "operandSegmentSizes",
-                        DenseI32ArrayAttribute::new(self.ctx, &segments).into(),
-                    ),
-                ],
-                vec![region],
+                &lb.operands,
+                &ub.operands,
+                inits,
+                region,
+                ir::affine_map_attr(lb.map),
+                ir::affine_map_attr(ub.map),
+                IntegerAttribute::new(index, step as i64),
                 loc,
-            )
+            );
+            let segments = [lb.operands.len(), ub.operands.len(), inits.len()].map(|n| n as i32);
+            self.put(at, self.with_segments(op, &segments))
         };
-        let body = op
-            .region(0)
-            .ok()
-            .and_then(|r| r.first_block())
-            .expect("built with a body");
+        let body = first_block(op, 0);
         let arg = |i: usize| -> Value<'c, 'a> { body.argument(i).expect("an argument").into() };
         Loop {
             body: match body.terminator() {
@@ -189,7 +151,45 @@ impl<'c> Emitter<'c> {
         }
     }
 
-    /// `affine.apply` of the one-result map `e` over dims `operands`.
+    /// The one-dimensional `affine.parallel` over `[lb, ub)` by `step` with
+    /// the body `region`.
+    fn parallel_loop<'a>(
+        &self,
+        at: At<'c, 'a>,
+        (lb, ub): Range<'c, 'a>,
+        step: u64,
+        region: Region<'c>,
+        loc: Location<'c>,
+    ) -> OperationRef<'c, 'a> {
+        let groups = |n: usize| -> Attribute<'c> {
+            let ty = ir::ranked_tensor_type(&[1], self.int_type(32)).expect("tensor<1xi32>");
+            let n = IntegerAttribute::new(self.int_type(32), n as i64).into();
+            DenseElementsAttribute::new(ty, &[n])
+                .expect("a splat")
+                .into()
+        };
+        let mut operands: Vec<Value<'c, 'a>> = lb.operands.clone();
+        operands.extend_from_slice(&ub.operands);
+        let steps = [IntegerAttribute::new(self.int_type(64), step as i64).into()];
+        let op = ods::affine::parallel(
+            self.ctx,
+            &[],
+            &operands,
+            region,
+            ArrayAttribute::new(self.ctx, &[]),
+            ir::affine_map_attr(lb.map),
+            groups(lb.map.result_count()),
+            ir::affine_map_attr(ub.map),
+            groups(ub.map.result_count()),
+            ArrayAttribute::new(self.ctx, &steps),
+            loc,
+        );
+        self.put(at, op)
+    }
+
+    /// `affine.apply` of the one-result map `e` over dims `operands`. Built
+    /// by name: melior's typed builder drops the op's result (unnamed in
+    /// ODS, and not inferred).
     pub(in crate::lower_to_affine) fn apply<'a>(
         &self,
         at: At<'c, 'a>,
@@ -198,14 +198,13 @@ impl<'c> Emitter<'c> {
         loc: Location<'c>,
     ) -> Value<'c, 'a> {
         let map = AffineMap::new(self.ctx, operands.len(), 0, &[e]);
-        self.value(
-            at,
-            "affine.apply",
-            operands,
-            Type::index(self.ctx),
-            &[("map", ir::affine_map_attr(map))],
-            loc,
-        )
+        let op = OperationBuilder::new("affine.apply", loc)
+            .add_operands(operands)
+            .add_results(&[Type::index(self.ctx)])
+            .add_attributes(&[(Identifier::new(self.ctx, "map"), ir::affine_map_attr(map))])
+            .build()
+            .expect("a valid affine.apply");
+        self.put_value(at, op)
     }
 
     /// `affine.apply (d0) -> (d0 + offset)` of `x` (`x` itself for 0).
@@ -234,26 +233,10 @@ impl<'c> Emitter<'c> {
     ) -> (At<'c, 'a>, At<'c, 'a>) {
         let e = AffineExpr::dim(self.ctx, 0) + AffineExpr::constant(self.ctx, -at_least);
         let condition = ir::integer_set_attr(self.ctx, 1, &[e]).expect("one constraint");
-        let regions = vec![Region::new(), Region::new()];
-        for r in &regions {
-            r.append_block(Block::new(&[]));
-        }
-        let if_op = self.emit_with_regions(
-            at,
-            "affine.if",
-            &[x],
-            &[],
-            &[("condition", condition)],
-            regions,
-            loc,
-        );
+        let if_op = self.affine_if(at, condition, &[x], &[], true, loc);
         let branch = |i: usize| {
-            let block = if_op
-                .region(i)
-                .ok()
-                .and_then(|r| r.first_block())
-                .expect("built with a block");
-            let y = self.emit(At::end(block), "affine.yield", &[], &[], &[], loc);
+            let block = first_block(if_op, i);
+            let y = self.affine_yield(At::end(block), &[], loc);
             At {
                 block,
                 before: Some(y),
@@ -275,7 +258,7 @@ impl<'c> Emitter<'c> {
         ty: Type<'c>,
         loc: Location<'c>,
     ) -> Value<'c, 'a> {
-        self.value(at, "vector.broadcast", &[x], ty, &[], loc)
+        self.put_value(at, ods::vector::broadcast(self.ctx, ty, x, loc))
     }
 
     /// `vector.reduction <kind>` of `x` to a scalar of `elem`.
@@ -288,26 +271,18 @@ impl<'c> Emitter<'c> {
         loc: Location<'c>,
     ) -> Value<'c, 'a> {
         let kind = Attribute::parse(self.ctx, &format!("#vector.kind<{kind}>")).expect("a kind");
-        self.value(at, "vector.reduction", &[x], elem, &[("kind", kind)], loc)
+        self.put_value(at, ods::vector::reduction(self.ctx, elem, x, kind, loc))
     }
 
-    /// Lane 0 of `x`.
+    /// Lane 0 of `x` (a scalar of its element type).
     pub(in crate::lower_to_affine) fn lane0<'a>(
         &self,
         at: At<'c, 'a>,
         x: Value<'c, 'a>,
-        elem: Type<'c>,
         loc: Location<'c>,
     ) -> Value<'c, 'a> {
-        let pos = Attribute::parse(self.ctx, "array<i64: 0>").expect("array");
-        self.value(
-            at,
-            "vector.extract",
-            &[x],
-            elem,
-            &[("static_position", pos)],
-            loc,
-        )
+        let pos = DenseI64ArrayAttribute::new(self.ctx, &[0]).into();
+        self.put_value(at, ods::vector::extract(self.ctx, x, &[], pos, loc))
     }
 
     /// `x` with lane 0 replaced by `s`.
@@ -318,15 +293,9 @@ impl<'c> Emitter<'c> {
         x: Value<'c, 'a>,
         loc: Location<'c>,
     ) -> Value<'c, 'a> {
-        let pos = Attribute::parse(self.ctx, "array<i64: 0>").expect("array");
-        self.value(
-            at,
-            "vector.insert",
-            &[s, x],
-            x.r#type(),
-            &[("static_position", pos)],
-            loc,
-        )
+        let pos = DenseI64ArrayAttribute::new(self.ctx, &[0]).into();
+        let op = ods::vector::insert(self.ctx, x.r#type(), s, x, &[], pos, loc);
+        self.put_value(at, op)
     }
 }
 
@@ -359,18 +328,9 @@ impl<'c> Emitter<'c> {
             // The last block's overhang: total - 1 - linear >= 0.
             let e = c(total - 1) + d(0) * AffineExpr::constant(self.ctx, -1);
             let condition = ir::integer_set_attr(self.ctx, 1, &[e]).expect("one constraint");
-            let then = Region::new();
-            let block = then.append_block(Block::new(&[]));
-            let y = self.emit(At::end(block), "affine.yield", &[], &[], &[], loc);
-            self.emit_with_regions(
-                body,
-                "affine.if",
-                &[linear],
-                &[],
-                &[("condition", condition)],
-                vec![then, Region::new()],
-                loc,
-            );
+            let if_op = self.affine_if(body, condition, &[linear], &[], false, loc);
+            let block = first_block(if_op, 0);
+            let y = self.affine_yield(At::end(block), &[], loc);
             body = At {
                 block,
                 before: Some(y),

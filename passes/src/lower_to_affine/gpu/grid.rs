@@ -3,10 +3,13 @@
 //! its thread as `affine.for` loops carrying the accumulator (`iter_args`,
 //! a register), then the epilogue, with one store per cell.
 
-use melior::ir::{Location, Value};
+use melior::{
+    dialect::ods,
+    ir::{Location, Value},
+};
 use ocannl_shape::projection::{AxisIndex, Projections};
 
-use crate::lower_to_affine::emit::{At, Emitter};
+use crate::lower_to_affine::emit::{At, Cell, Emitter};
 use crate::{
     buffers::{Scalar, element_of, scalar},
     compute::{Accum, BinaryFn, Compute},
@@ -98,7 +101,12 @@ impl<'c> Emitter<'c> {
                 continue;
             }
             let pad = self.scalar_attr(element_of(*o), op.neutral.neutral());
-            args.push(self.operand_load(inner, *o, &p.operands[k], space, &ivs, pad, None, loc));
+            let cell = Cell {
+                indices: &p.operands[k],
+                space,
+                ivs: &ivs,
+            };
+            args.push(self.operand_load(inner, *o, cell, pad, None, loc));
         }
         let mut value = self.compute(inner, op.compute, elem, &args, loc)?;
         if let (Some(a), Some(old)) = (op.accum, acc) {
@@ -107,26 +115,22 @@ impl<'c> Emitter<'c> {
                 && *op.compute == Compute::Binary(BinaryFn::Mul)
                 && a.function() == BinaryFn::Add
             {
-                self.value(inner, "math.fma", &[args[0], args[1], old], elem, &[], loc)
+                self.put_value(inner, ods::math::fma(self.ctx, args[0], args[1], old, loc))
             } else {
                 self.binary(inner, a.function(), elem, old, value, loc)?
             };
         }
         // Close the reductions from the inside out.
         for l in loops.iter().rev() {
-            self.emit(l.body, "affine.yield", &[value], &[], &[], loc);
+            self.affine_yield(l.body, &[value], loc);
             value = l.results[0];
         }
-        let value = self.epilogue(
-            body,
-            op.epilogue,
-            &p.result,
+        let cell = Cell {
+            indices: &p.result,
             space,
-            &cell_ivs,
-            value,
-            elem,
-            loc,
-        )?;
+            ivs: &cell_ivs,
+        };
+        let value = self.epilogue(body, op.epilogue, cell, value, elem, loc)?;
         self.store(body, value, op.buf, result_map, &cell_ivs, loc);
         Ok(())
     }

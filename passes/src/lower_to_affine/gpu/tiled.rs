@@ -25,7 +25,10 @@
 
 mod text;
 
-use melior::ir::{BlockLike, Location, Value, ValueLike};
+use melior::{
+    dialect::ods,
+    ir::{BlockLike, Location, Value, ValueLike, attribute::FlatSymbolRefAttribute},
+};
 use ocannl_dialect::ir;
 
 use crate::{
@@ -70,15 +73,8 @@ impl<'c> Emitter<'c> {
             .first_operation()
             .ok_or("the tiled kernel's module is empty")?;
         module.insert(ir::clone_op(func));
-        let callee = melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx, &name);
-        self.emit(
-            at,
-            "func.call",
-            &[a, b, buf],
-            &[],
-            &[("callee", callee.into())],
-            loc,
-        );
+        let callee = FlatSymbolRefAttribute::new(self.ctx, &name);
+        self.put(at, ods::func::call(self.ctx, &[a, b, buf], callee, loc));
         Ok(())
     }
 }
