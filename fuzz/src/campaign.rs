@@ -1,19 +1,19 @@
 //! The campaign: worker threads generate programs, run every configured
 //! `ocannl-opt` pipeline (and `ocannl-run` on a spread-out subset, and
 //! optionally `mlir-translate` on a sample), judge each process and record
-//! the results; a progress line every few seconds.
+//! the results; a progress line every few seconds (the worker pool is
+//! `crate::pool`'s).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Context as _;
 
 use crate::exec::{self, Job, Outcome};
 use crate::generator::{self, GenConfig};
 use crate::oracle::{self, Judgement, Tool};
+use crate::pool::{self, Pool};
 use crate::report::{FailureInfo, Report};
 
 /// The pipelines run when none is given (`ocannl-to-llvm` always runs).
@@ -160,213 +160,221 @@ pub fn check_file(
     translate_it: bool,
     scratch: &Path,
 ) -> anyhow::Result<Vec<Check>> {
-    let file_s = file.to_string_lossy().into_owned();
-    let placeholder = |cmd: String| cmd.replace(&file_s, "PROGRAM");
     let mut checks = Vec::new();
     for (i, p) in cfg.pipelines.iter().enumerate() {
-        let job = Job {
-            program: cfg.opt.clone(),
-            args: vec![
-                file.into(),
-                "-p".into(),
-                format!("builtin.module({p})").into(),
-            ],
-            stdin: None,
-        };
         let tag = format!("opt{i}");
-        let outcome = exec::run(&job, &cfg.limits, scratch, &tag)
-            .with_context(|| format!("running {}", job.command_line()))?;
-        let tool = Tool::Opt {
-            lowering: is_lowering(p),
-            gpu: p.contains("ocannl-to-nvvm"),
-        };
-        let judgement = oracle::judge(
-            tool,
-            &file_s,
-            outcome.exit,
-            &outcome.stdout,
-            &outcome.stderr,
-        );
-        let passed = judgement.verdict == oracle::Verdict::Pass;
-        let command = placeholder(job.command_line());
-        checks.push(Check {
-            target: format!("ocannl-opt:{p}"),
-            command: command.clone(),
-            outcome,
-            judgement,
-        });
+        let check = opt_check(cfg, file, p, &tag, scratch)?;
+        let passed = check.judgement.verdict == oracle::Verdict::Pass;
+        let command = check.command.clone();
+        checks.push(check);
         if let Some(tr) = &cfg.translate
             && p == TO_LLVM
             && passed
             && translate_it
         {
-            let job = Job {
-                program: tr.clone(),
-                args: vec![
-                    "--mlir-to-llvmir".into(),
-                    scratch.join(format!("{tag}.out")).into(),
-                ],
-                stdin: None,
-            };
-            let outcome = exec::run(&job, &cfg.limits, scratch, "translate")?;
-            let judgement = oracle::judge(
-                Tool::Translate,
-                "",
-                outcome.exit,
-                &outcome.stdout,
-                &outcome.stderr,
-            );
-            checks.push(Check {
-                target: "mlir-translate".into(),
-                command: format!("{command} | {} --mlir-to-llvmir", tr.display()),
-                outcome,
-                judgement,
-            });
+            checks.push(translate_check(cfg, tr, &command, &tag, scratch)?);
         }
     }
     if run_it {
-        let entry = entry
-            .map(str::to_string)
-            .or_else(|| std::fs::read(file).ok().and_then(|t| first_function(&t)));
-        let mut args: Vec<OsString> = vec![file.into()];
-        if let Some(e) = entry {
-            args.push("--entry".into());
-            args.push(e.into());
-        }
-        args.push("--seed".into());
-        args.push(seed.to_string().into());
-        let job = Job {
-            program: cfg.run.clone(),
-            args,
-            stdin: None,
-        };
-        let outcome = exec::run(&job, &cfg.limits, scratch, "run")?;
-        let judgement = oracle::judge(
-            Tool::Run,
-            &file_s,
-            outcome.exit,
-            &outcome.stdout,
-            &outcome.stderr,
-        );
-        checks.push(Check {
-            target: "ocannl-run".into(),
-            command: placeholder(job.command_line()),
-            outcome,
-            judgement,
-        });
+        checks.push(run_check(cfg, file, entry, seed, scratch)?);
     }
     Ok(checks)
 }
 
-fn lock(r: &Mutex<Report>) -> std::sync::MutexGuard<'_, Report> {
-    r.lock().unwrap_or_else(PoisonError::into_inner)
+/// `ocannl-opt` on `file` through `pipeline` (its output saved in
+/// `scratch` under `tag`).
+fn opt_check(
+    cfg: &Config,
+    file: &Path,
+    pipeline: &str,
+    tag: &str,
+    scratch: &Path,
+) -> anyhow::Result<Check> {
+    let file_s = file.to_string_lossy().into_owned();
+    let job = Job {
+        program: cfg.opt.clone(),
+        args: vec![
+            file.into(),
+            "-p".into(),
+            format!("builtin.module({pipeline})").into(),
+        ],
+        stdin: None,
+    };
+    let outcome = exec::run(&job, &cfg.limits, scratch, tag)
+        .with_context(|| format!("running {}", job.command_line()))?;
+    let tool = Tool::Opt {
+        lowering: is_lowering(pipeline),
+        gpu: pipeline.contains("ocannl-to-nvvm"),
+    };
+    let judgement = oracle::judge(
+        tool,
+        &file_s,
+        outcome.exit,
+        &outcome.stdout,
+        &outcome.stderr,
+    );
+    Ok(Check {
+        target: format!("ocannl-opt:{pipeline}"),
+        command: job.command_line().replace(&file_s, "PROGRAM"),
+        outcome,
+        judgement,
+    })
+}
+
+/// `mlir-translate --mlir-to-llvmir` on the `ocannl-to-llvm` output saved
+/// under `tag` (`opt_command` made it).
+fn translate_check(
+    cfg: &Config,
+    translate: &Path,
+    opt_command: &str,
+    tag: &str,
+    scratch: &Path,
+) -> anyhow::Result<Check> {
+    let job = Job {
+        program: translate.to_path_buf(),
+        args: vec![
+            "--mlir-to-llvmir".into(),
+            scratch.join(format!("{tag}.out")).into(),
+        ],
+        stdin: None,
+    };
+    let outcome = exec::run(&job, &cfg.limits, scratch, "translate")?;
+    let judgement = oracle::judge(
+        Tool::Translate,
+        "",
+        outcome.exit,
+        &outcome.stdout,
+        &outcome.stderr,
+    );
+    Ok(Check {
+        target: "mlir-translate".into(),
+        command: format!("{opt_command} | {} --mlir-to-llvmir", translate.display()),
+        outcome,
+        judgement,
+    })
+}
+
+/// `ocannl-run` on `file`: function `entry` (default: the first), inputs
+/// drawn from `seed`.
+fn run_check(
+    cfg: &Config,
+    file: &Path,
+    entry: Option<&str>,
+    seed: u64,
+    scratch: &Path,
+) -> anyhow::Result<Check> {
+    let file_s = file.to_string_lossy().into_owned();
+    let entry = entry
+        .map(str::to_string)
+        .or_else(|| std::fs::read(file).ok().and_then(|t| first_function(&t)));
+    let mut args: Vec<OsString> = vec![file.into()];
+    if let Some(e) = entry {
+        args.push("--entry".into());
+        args.push(e.into());
+    }
+    args.push("--seed".into());
+    args.push(seed.to_string().into());
+    let job = Job {
+        program: cfg.run.clone(),
+        args,
+        stdin: None,
+    };
+    let outcome = exec::run(&job, &cfg.limits, scratch, "run")?;
+    let judgement = oracle::judge(
+        Tool::Run,
+        &file_s,
+        outcome.exit,
+        &outcome.stdout,
+        &outcome.stderr,
+    );
+    Ok(Check {
+        target: "ocannl-run".into(),
+        command: job.command_line().replace(&file_s, "PROGRAM"),
+        outcome,
+        judgement,
+    })
 }
 
 /// Runs the campaign; the report holds every tally and failure.
 pub fn run(cfg: &Config) -> anyhow::Result<(Report, Duration)> {
-    let report = Mutex::new(Report::default());
-    let next = AtomicU64::new(0);
-    let done = AtomicBool::new(false);
-    let start = Instant::now();
     let translate_every = cfg.translate_every.max(1);
-    std::thread::scope(|s| -> anyhow::Result<()> {
-        let mut workers = Vec::new();
-        for w in 0..cfg.jobs.max(1) {
-            let (report, next) = (&report, &next);
-            workers.push(s.spawn(move || -> anyhow::Result<()> {
-                let scratch = tempfile::Builder::new()
-                    .prefix(&format!("ocannl-fuzz-w{w}-"))
-                    .tempdir()
-                    .context("creating a scratch directory")?;
-                let file = scratch.path().join("prog.mlir");
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= cfg.programs {
-                        return Ok(());
-                    }
-                    let g = generator::generate(cfg.seed, i, &cfg.generator);
-                    std::fs::write(&file, &g.text)?;
-                    let run_it = is_selected(i, cfg.programs, cfg.run_programs);
-                    let translate_it = i % translate_every == 0;
-                    let checks = check_file(
-                        cfg,
-                        &file,
-                        g.entry.as_deref(),
-                        i,
-                        run_it,
-                        translate_it,
-                        scratch.path(),
-                    )?;
-                    let mut r = lock(report);
-                    r.record_program(g.class);
-                    for c in &checks {
-                        r.record(&c.target, g.class, &c.judgement, c.outcome.elapsed);
-                        if c.judgement.verdict.is_failure() {
-                            let info = FailureInfo {
-                                class: g.class,
-                                index: i,
-                                program: &g.text,
-                                command: c.command.clone(),
-                                exit: c.outcome.exit.to_string(),
-                                stdout_tail: exec::tail(&c.outcome.stdout, 2000),
-                                stderr_tail: exec::tail(&c.outcome.stderr, 4000),
-                                ext: "mlir",
-                                attachments: Vec::new(),
-                            };
-                            let new = r.save_failure(&cfg.out, &c.target, &c.judgement, &info)?;
-                            if new {
-                                eprintln!(
-                                    "new failure: [{}] {} ({}) class {} index {}: {}",
-                                    c.judgement.verdict.name(),
-                                    c.target,
-                                    c.judgement.detail,
-                                    g.class,
-                                    i,
-                                    c.judgement.signature
-                                );
-                            }
-                        }
-                    }
-                }
-            }));
-        }
-        let progress = s.spawn(|| {
-            let mut last = Instant::now();
-            while !done.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(100));
-                if last.elapsed() >= cfg.progress {
-                    last = Instant::now();
-                    let r = lock(&report);
-                    let secs = start.elapsed().as_secs_f64();
-                    eprintln!(
-                        "[{secs:7.1}s] programs {}/{} ({:.1}/s), processes {}, failing {}, distinct failures {}",
-                        r.programs,
-                        cfg.programs,
-                        r.programs as f64 / secs.max(1e-9),
-                        r.targets.values().map(|c| c.programs).sum::<u64>(),
-                        r.failure_count(),
-                        r.failures.len()
-                    );
-                }
-            }
-        });
-        let mut result = Ok(());
-        for w in workers {
-            match w.join() {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => result = Err(e),
-                Err(_) => result = Err(anyhow::anyhow!("a worker thread panicked")),
+    let pool = Pool {
+        jobs: cfg.jobs,
+        items: cfg.programs,
+        noun: "programs",
+        progress: cfg.progress,
+    };
+    pool::run(
+        &pool,
+        |w| {
+            tempfile::Builder::new()
+                .prefix(&format!("ocannl-fuzz-w{w}-"))
+                .tempdir()
+                .context("creating a scratch directory")
+        },
+        |scratch, i, report| {
+            let file = scratch.path().join("prog.mlir");
+            let g = generator::generate(cfg.seed, i, &cfg.generator);
+            std::fs::write(&file, &g.text)?;
+            let run_it = is_selected(i, cfg.programs, cfg.run_programs);
+            let translate_it = i % translate_every == 0;
+            let checks = check_file(
+                cfg,
+                &file,
+                g.entry.as_deref(),
+                i,
+                run_it,
+                translate_it,
+                scratch.path(),
+            )?;
+            record(cfg, &mut pool::lock(report), &g, i, &checks)
+        },
+    )
+}
+
+/// Tallies program `i`'s checks, saving each failure.
+fn record(
+    cfg: &Config,
+    r: &mut Report,
+    g: &generator::Generated,
+    i: u64,
+    checks: &[Check],
+) -> anyhow::Result<()> {
+    r.record_program(g.class);
+    for c in checks {
+        r.record(&c.target, g.class, &c.judgement, c.outcome.elapsed);
+        if c.judgement.verdict.is_failure() {
+            let info = FailureInfo {
+                class: g.class,
+                index: i,
+                program: &g.text,
+                command: c.command.clone(),
+                exit: c.outcome.exit.to_string(),
+                stdout_tail: exec::tail(&c.outcome.stdout, 2000),
+                stderr_tail: exec::tail(&c.outcome.stderr, 4000),
+                ext: "mlir",
+                attachments: Vec::new(),
+            };
+            let new = r.save_failure(&cfg.out, &c.target, &c.judgement, &info)?;
+            if new {
+                print_new_failure(&c.target, &c.judgement, g.class, i);
             }
         }
-        done.store(true, Ordering::Relaxed);
-        let _ = progress.join();
-        result
-    })?;
-    let wall = start.elapsed();
-    Ok((
-        report.into_inner().unwrap_or_else(PoisonError::into_inner),
-        wall,
-    ))
+    }
+    Ok(())
+}
+
+/// The line a campaign prints for a new distinct failure.
+pub fn print_new_failure(target: &str, j: &Judgement, class: &str, index: u64) {
+    eprintln!(
+        "new failure: [{}] {} ({}) class {} index {}: {}",
+        j.verdict.name(),
+        target,
+        j.detail,
+        class,
+        index,
+        j.signature
+    );
 }
 
 #[cfg(test)]

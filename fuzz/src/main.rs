@@ -188,6 +188,7 @@ mod ir;
 mod mutate;
 mod onnx;
 mod oracle;
+mod pool;
 mod report;
 mod rng;
 
@@ -342,7 +343,7 @@ fn parse_cli() -> Cli {
 fn real_main() -> anyhow::Result<bool> {
     let cli = parse_cli();
     if cli.onnx {
-        return onnx_main(&cli);
+        return onnx::cli::main(&cli);
     }
     let gen_cfg = generator::GenConfig {
         hostile: cli.hostile_ratio.clamp(0.0, 1.0),
@@ -473,109 +474,4 @@ fn reproduce(
         Some(&file.to_string_lossy()),
     );
     Ok(ok)
-}
-
-/// The `--onnx` mode; Ok(true) when nothing failed.
-fn onnx_main(cli: &Cli) -> anyhow::Result<bool> {
-    let known = onnx::all_classes();
-    if let Some(bad) = cli.classes.iter().find(|c| !known.contains(&c.as_str())) {
-        bail!("unknown ONNX class '{bad}' (known: {})", known.join(", "));
-    }
-    if cli.list_classes {
-        for c in known {
-            println!("{c}");
-        }
-        return Ok(true);
-    }
-    let gen_cfg = onnx::GenConfig {
-        hostile: cli.hostile_ratio.clamp(0.0, 1.0),
-        only: cli.classes.clone(),
-    };
-    if let Some(n) = cli.emit_only {
-        std::fs::create_dir_all(&cli.out)
-            .with_context(|| format!("creating {}", cli.out.display()))?;
-        for i in 0..n {
-            let g = onnx::generate(cli.seed, i, &gen_cfg);
-            let path = cli.out.join(format!("{i:06}-{}.onnx", g.class));
-            std::fs::write(&path, &g.bytes)
-                .with_context(|| format!("writing {}", path.display()))?;
-        }
-        eprintln!("wrote {n} models to {}", cli.out.display());
-        return Ok(true);
-    }
-    let import = cli.bin_dir.join("ocannl-import-onnx");
-    let run = cli.bin_dir.join("ocannl-run");
-    for b in [&import, &run] {
-        if !b.is_file() {
-            bail!(
-                "{} not found (build the tools, or give --bin-dir)",
-                b.display()
-            );
-        }
-    }
-    let limits = exec::Limits {
-        timeout: Duration::from_secs_f64(cli.timeout.max(0.001)),
-        mem_mb: cli.mem_limit_mb,
-    };
-    let ort = if cli.no_ort {
-        eprintln!("ocannl-fuzz: no differential oracle (--no-ort)");
-        None
-    } else {
-        let o = onnx::ort::OrtConfig {
-            python: cli.python.clone(),
-            script: cli.ort_script.clone(),
-            timeout: limits.timeout.max(Duration::from_secs(30)),
-            mem_mb: cli.mem_limit_mb,
-        };
-        match onnx::ort::probe(&o) {
-            Ok(v) => {
-                eprintln!("ocannl-fuzz: differential oracle: onnxruntime {v}");
-                Some(o)
-            }
-            Err(why) => {
-                eprintln!(
-                    "ocannl-fuzz: skipped: the differential oracle (onnxruntime through {} {}): {why}",
-                    cli.python.display(),
-                    cli.ort_script.display()
-                );
-                None
-            }
-        }
-    };
-    let cfg = onnx::campaign::Config {
-        import: std::path::absolute(import)?,
-        run: std::path::absolute(run)?,
-        models: cli.programs,
-        run_models: cli.run_programs,
-        seed: cli.seed,
-        jobs: cli
-            .jobs
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
-        limits,
-        out: cli.out.clone(),
-        generator: gen_cfg,
-        progress: Duration::from_secs_f64(cli.progress_secs.max(0.1)),
-        ort,
-    };
-    if let Some(file) = &cli.reproduce {
-        return onnx::campaign::reproduce(&cfg, file, cli.seed);
-    }
-    eprintln!(
-        "ocannl-fuzz: {} ONNX models ({} through ocannl-run{}), seed {}, {} jobs",
-        cfg.models,
-        cfg.run_models.min(cfg.models),
-        if cfg.ort.is_some() {
-            " and onnxruntime"
-        } else {
-            ""
-        },
-        cfg.seed,
-        cfg.jobs
-    );
-    let (report, wall) = onnx::campaign::run(&cfg)?;
-    println!("{}", report.table(wall));
-    if !report.failures.is_empty() {
-        println!("failures saved under {}", cfg.out.display());
-    }
-    Ok(report.failure_count() == 0)
 }

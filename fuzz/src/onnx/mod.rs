@@ -4,6 +4,7 @@
 //! `ocannl-run`, with onnxruntime as a differential oracle.
 
 pub mod campaign;
+pub mod cli;
 pub mod model_gen;
 pub mod mutate;
 pub mod npy;
