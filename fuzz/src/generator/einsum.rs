@@ -74,6 +74,27 @@ fn fits(g: &FnGen<'_>, s: &Shape) -> bool {
     s.cells() <= g.limits.max_cells && s.rank() <= 8
 }
 
+/// The rows an einsum's operands and result carry by a row variable
+/// (equal in every operand), and how the variable is written.
+struct RowVars {
+    /// Per row kind, whether the row is the variable.
+    rows: [bool; 3],
+    /// Named variables (`..rb..`) rather than `...`.
+    named: bool,
+}
+
+impl RowVars {
+    /// `...` is the row variable of its row's kind; a named one is shared
+    /// by every row naming it, so each kind gets its own name.
+    fn text(&self, k: usize) -> &'static str {
+        if self.named {
+            ["..rb..", "..ri..", "..ro.."][k]
+        } else {
+            "..."
+        }
+    }
+}
+
 /// A general einsum with 1 to 3 operands.
 pub fn einsum(g: &mut FnGen<'_>, def: &OpDef, elem: Elem) -> bool {
     let max = def.max_operands.unwrap_or(3).min(3);
@@ -81,23 +102,39 @@ pub fn einsum(g: &mut FnGen<'_>, def: &OpDef, elem: Elem) -> bool {
     let first = g.pick_or_make(elem);
     let mut labels = Labels::new();
     // Rows carried by the spec's row variable: equal in every operand.
-    let rowvar: [bool; 3] = std::array::from_fn(|_| g.rng.chance(0.2));
-    // `...` is the row variable of its row's kind; a named one is shared by
-    // every row naming it, so each kind gets its own name.
-    let named = g.rng.chance(0.3);
-    let var_text = |k: usize| {
-        if named {
-            ["..rb..", "..ri..", "..ro.."][k]
-        } else {
-            "..."
-        }
+    let rows: [bool; 3] = std::array::from_fn(|_| g.rng.chance(0.2));
+    let vars = RowVars {
+        rows,
+        named: g.rng.chance(0.3),
     };
-    let mut slots = Vec::new();
-    let mut operands: Vec<Val> = Vec::new();
+    let mut slots = vec![first_slot(g, &first, &vars, &mut labels)];
+    let mut operands: Vec<Val> = vec![first.clone()];
+    for _ in 1..n {
+        let (shape, slot) = operand_slot(g, &first, &vars, &mut labels);
+        if !fits(g, &shape) {
+            return false;
+        }
+        operands.push(g.source(&shape, elem));
+        slots.push(slot);
+    }
+    let (result, out) = result_slot(g, &first, &vars, &labels);
+    if !fits(g, &out) {
+        return false;
+    }
+    let attrs = einsum_attrs(g, def, elem, n, &slots, &result);
+    let ty = g.result_type(&out, elem);
+    let refs: Vec<&Val> = operands.iter().collect();
+    g.push_op(def.name, &refs, attrs, ty, out, elem);
+    true
+}
+
+/// The first operand's labels: fresh ones, diagonals (a label of the same
+/// size reused) and fixed indices.
+fn first_slot(g: &mut FnGen<'_>, first: &Val, vars: &RowVars, labels: &mut Labels) -> Slot {
     let mut slot0 = Slot::default();
-    for (k, &rv) in rowvar.iter().enumerate() {
+    for (k, &rv) in vars.rows.iter().enumerate() {
         if rv {
-            slot0.rows[k].var = Some(var_text(k).into());
+            slot0.rows[k].var = Some(vars.text(k).into());
             continue;
         }
         for &d in &first.shape.rows[k] {
@@ -115,37 +152,45 @@ pub fn einsum(g: &mut FnGen<'_>, def: &OpDef, elem: Elem) -> bool {
             slot0.rows[k].beg.push(axis);
         }
     }
-    slots.push(slot0);
-    operands.push(first.clone());
-    for _ in 1..n {
-        let mut shape = Shape::default();
-        let mut slot = Slot::default();
-        for (k, &rv) in rowvar.iter().enumerate() {
-            if rv {
-                shape.rows[k] = first.shape.rows[k].clone();
-                slot.rows[k].var = Some(var_text(k).into());
-                continue;
-            }
-            for _ in 0..g.rng.weighted(&[2, 4, 2]) {
-                let known: Vec<(String, u64)> =
-                    labels.sizes.iter().map(|(l, &s)| (l.clone(), s)).collect();
-                let (l, s) = if !known.is_empty() && g.rng.chance(0.6) {
-                    g.rng.pick(&known).clone()
-                } else {
-                    let s = random_dim(g.rng);
-                    (labels.fresh(s), s)
-                };
-                shape.rows[k].push(s);
-                slot.rows[k].beg.push(l);
-            }
+    slot0
+}
+
+/// Another operand's shape and labels: known labels (contracted or
+/// broadcast) and fresh ones; the row variables' rows are the first
+/// operand's.
+fn operand_slot(
+    g: &mut FnGen<'_>,
+    first: &Val,
+    vars: &RowVars,
+    labels: &mut Labels,
+) -> (Shape, Slot) {
+    let mut shape = Shape::default();
+    let mut slot = Slot::default();
+    for (k, &rv) in vars.rows.iter().enumerate() {
+        if rv {
+            shape.rows[k] = first.shape.rows[k].clone();
+            slot.rows[k].var = Some(vars.text(k).into());
+            continue;
         }
-        if !fits(g, &shape) {
-            return false;
+        for _ in 0..g.rng.weighted(&[2, 4, 2]) {
+            let known: Vec<(String, u64)> =
+                labels.sizes.iter().map(|(l, &s)| (l.clone(), s)).collect();
+            let (l, s) = if !known.is_empty() && g.rng.chance(0.6) {
+                g.rng.pick(&known).clone()
+            } else {
+                let s = random_dim(g.rng);
+                (labels.fresh(s), s)
+            };
+            shape.rows[k].push(s);
+            slot.rows[k].beg.push(l);
         }
-        operands.push(g.source(&shape, elem));
-        slots.push(slot);
     }
-    // The result: a subset of the labels, shuffled over the rows.
+    (shape, slot)
+}
+
+/// The result's labels and shape: a subset of the labels, shuffled over
+/// the rows that are not row variables.
+fn result_slot(g: &mut FnGen<'_>, first: &Val, vars: &RowVars, labels: &Labels) -> (Slot, Shape) {
     let mut chosen: Vec<String> = labels
         .sizes
         .keys()
@@ -155,14 +200,14 @@ pub fn einsum(g: &mut FnGen<'_>, def: &OpDef, elem: Elem) -> bool {
     g.rng.shuffle(&mut chosen);
     let mut result = Slot::default();
     let mut out = Shape::default();
-    for (k, &rv) in rowvar.iter().enumerate() {
+    for (k, &rv) in vars.rows.iter().enumerate() {
         if rv {
-            result.rows[k].var = Some(var_text(k).into());
+            result.rows[k].var = Some(vars.text(k).into());
             out.rows[k] = first.shape.rows[k].clone();
         }
     }
     for l in chosen {
-        let free: Vec<usize> = (0..3).filter(|&k| !rowvar[k]).collect();
+        let free: Vec<usize> = (0..3).filter(|&k| !vars.rows[k]).collect();
         if free.is_empty() {
             break;
         }
@@ -174,12 +219,22 @@ pub fn einsum(g: &mut FnGen<'_>, def: &OpDef, elem: Elem) -> bool {
         out.rows[k].push(labels.sizes[&l]);
         result.rows[k].beg.push(l);
     }
-    if !fits(g, &out) {
-        return false;
-    }
+    (result, out)
+}
+
+/// An einsum's attributes: the spec, and sometimes an accumulation and a
+/// combination (of those the operand count and element type allow).
+fn einsum_attrs(
+    g: &mut FnGen<'_>,
+    def: &OpDef,
+    elem: Elem,
+    n: usize,
+    slots: &[Slot],
+    result: &Slot,
+) -> Vec<(String, String)> {
     let mut attrs = vec![(
         "spec".to_string(),
-        mlir_string(einsum_text(&slots, &result).as_bytes()),
+        mlir_string(einsum_text(slots, result).as_bytes()),
     )];
     let accums = enum_values(def, "accum");
     if !accums.is_empty() && g.rng.chance(0.3) {
@@ -199,10 +254,7 @@ pub fn einsum(g: &mut FnGen<'_>, def: &OpDef, elem: Elem) -> bool {
     if !combines.is_empty() && (n == 3 || g.rng.chance(0.4)) {
         attrs.push(("combine".into(), format!("\"{}\"", g.rng.pick(&combines))));
     }
-    let ty = g.result_type(&out, elem);
-    let refs: Vec<&Val> = operands.iter().collect();
-    g.push_op(def.name, &refs, attrs, ty, out, elem);
-    true
+    attrs
 }
 
 /// A strided or convolution einsum: `x` with an axis `stride*o<+dil*k`

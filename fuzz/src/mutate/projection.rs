@@ -66,66 +66,10 @@ pub fn projection_attrs(p: &mut Program, rng: &mut Rng) {
         attrs.push(("spec", s(sp)));
     }
     let nmaps = operands.len() + 1;
-    let good_map = "affine_map<(d0, d1) -> (d0, d1)>".to_string();
     let (space, maps) = if rng.chance(0.5) {
-        // Nearly right: one defect.
-        let mut space = "array<i64: 2, 3>".to_string();
-        let mut maps = vec![good_map; nmaps];
-        match rng.below(7) {
-            0 => {
-                space = (*rng.pick(&["array<i64: 2>", "array<i64: 2, 3, 4>", "array<i64>"])).into()
-            }
-            1 => {
-                space = (*rng.pick(&[
-                    "array<i64: 0, 3>",
-                    "array<i64: -1, 3>",
-                    "array<i64: 4611686018427387904, 3>",
-                    "array<i64: 9223372036854775807, 9223372036854775807>",
-                ]))
-                .into()
-            }
-            2 => {
-                maps.pop();
-            }
-            3 => maps.push(maps[0].clone()),
-            4 => {
-                let i = rng.index(maps.len());
-                let n = rng.index(4);
-                maps[i] = random_map(rng, 2, n);
-            }
-            5 => {
-                space = (*rng.pick(&[
-                    "[2, 3]",
-                    "\"2,3\"",
-                    "dense<[2, 3]> : tensor<2xi64>",
-                    "3 : i64",
-                ]))
-                .into()
-            }
-            _ => {
-                let i = rng.index(maps.len());
-                maps[i] = "affine_map<(d0, d1) -> (d0 + 5, d1 * 7)>".into();
-            }
-        }
-        (space, maps)
+        nearly_right(rng, nmaps)
     } else {
-        let dims = rng.index(4);
-        let sizes: Vec<String> = (0..dims)
-            .map(|_| (*rng.pick(&["0", "1", "2", "3", "-1", "4611686018427387904"])).to_string())
-            .collect();
-        let space = format!(
-            "array<i64{}{}>",
-            if dims > 0 { ": " } else { "" },
-            sizes.join(", ")
-        );
-        let maps = (0..rng.index(4))
-            .map(|_| {
-                let d = if rng.chance(0.8) { dims } else { rng.index(4) };
-                let n = if rng.chance(0.7) { rank } else { rng.index(4) };
-                random_map(rng, d, n)
-            })
-            .collect();
-        (space, maps)
+        random_space(rng, rank)
     };
     attrs.push(("ocannl.product_space", space));
     let maps_attr = if rng.chance(0.1) {
@@ -156,4 +100,69 @@ pub fn projection_attrs(p: &mut Program, rng: &mut Rng) {
     let body = vec![op("0", name, &operands, &attrs, &r)];
     let args: Vec<(&str, &Ty)> = operands.clone();
     add_entry(p, func("h_proj", &args, body, "0", &r));
+}
+
+/// A product space and maps that are nearly right for a rank-2 op with
+/// `nmaps` maps (operands and result): one defect.
+fn nearly_right(rng: &mut Rng, nmaps: usize) -> (String, Vec<String>) {
+    let good_map = "affine_map<(d0, d1) -> (d0, d1)>".to_string();
+    let mut space = "array<i64: 2, 3>".to_string();
+    let mut maps = vec![good_map; nmaps];
+    match rng.below(7) {
+        0 => space = (*rng.pick(&["array<i64: 2>", "array<i64: 2, 3, 4>", "array<i64>"])).into(),
+        1 => {
+            space = (*rng.pick(&[
+                "array<i64: 0, 3>",
+                "array<i64: -1, 3>",
+                "array<i64: 4611686018427387904, 3>",
+                "array<i64: 9223372036854775807, 9223372036854775807>",
+            ]))
+            .into()
+        }
+        2 => {
+            maps.pop();
+        }
+        3 => maps.push(maps[0].clone()),
+        4 => {
+            let i = rng.index(maps.len());
+            let n = rng.index(4);
+            maps[i] = random_map(rng, 2, n);
+        }
+        5 => {
+            space = (*rng.pick(&[
+                "[2, 3]",
+                "\"2,3\"",
+                "dense<[2, 3]> : tensor<2xi64>",
+                "3 : i64",
+            ]))
+            .into()
+        }
+        _ => {
+            let i = rng.index(maps.len());
+            maps[i] = "affine_map<(d0, d1) -> (d0 + 5, d1 * 7)>".into();
+        }
+    }
+    (space, maps)
+}
+
+/// A random product space (0 to 3 sizes, some of them evil) and 0 to 3
+/// random maps, mostly over its dims with `rank` results.
+fn random_space(rng: &mut Rng, rank: usize) -> (String, Vec<String>) {
+    let dims = rng.index(4);
+    let sizes: Vec<String> = (0..dims)
+        .map(|_| (*rng.pick(&["0", "1", "2", "3", "-1", "4611686018427387904"])).to_string())
+        .collect();
+    let space = format!(
+        "array<i64{}{}>",
+        if dims > 0 { ": " } else { "" },
+        sizes.join(", ")
+    );
+    let maps = (0..rng.index(4))
+        .map(|_| {
+            let d = if rng.chance(0.8) { dims } else { rng.index(4) };
+            let n = if rng.chance(0.7) { rank } else { rng.index(4) };
+            random_map(rng, d, n)
+        })
+        .collect();
+    (space, maps)
 }
