@@ -368,6 +368,133 @@ impl Gen<'_> {
             );
         }
     }
+
+    /// The kernel after its function's head: a `gpu.launch` whose threads
+    /// carry their sums across the reduction's steps in registers, with
+    /// the tiles in workgroup memory between barriers.
+    fn launch(&self, start_from_c: bool) -> String {
+        let n = R * R;
+        let types = vec![self.elem; n as usize].join(", ");
+        let (zero, kk) = (self.c(0), self.c(self.t.k as i64));
+        let mut body = String::new();
+        let (rows, batch) = self.position(&mut body);
+        self.start(&mut body, &rows, start_from_c);
+        let inits: Vec<String> = cells()
+            .enumerate()
+            .map(|(c, (a, b))| format!("%a{c} = %s0_{a}_{b}"))
+            .collect();
+        let _ = writeln!(
+            body,
+            "%acc:{n} = scf.for %kt = {zero} to {kk} step {} iter_args({}) -> ({types}) {{",
+            self.c(T as i64),
+            inits.join(", ")
+        );
+        self.load(&mut body, &batch);
+        body.push_str("gpu.barrier\n");
+        self.products(&mut body, &|c| format!("%a{c}"));
+        let outs: Vec<String> = (0..n).map(|c| format!("%p#{c}")).collect();
+        let _ = writeln!(
+            body,
+            "gpu.barrier\nscf.yield {} : {types}\n}}",
+            outs.join(", ")
+        );
+        self.store(&mut body, &rows, &|c| format!("%acc#{c}"));
+        format!(
+            "gpu.launch blocks(%bx, %by, %bz) in (%sgx = %gx, %sgy = %gy, %sgz = %gz) threads(%tx, %ty, %tz) in (%sbx = %cT, %sby = %cT, %sbz = %c1) workgroup(%As : {}, %Bs : {}) {{\n{}{body}gpu.terminator\n}}\nreturn\n}}\n",
+            self.tile_a,
+            self.tile_b,
+            self.constants()
+        )
+    }
+
+    /// The kernel's steps as CPU loops, after its function's head: the
+    /// grid's blocks looped, and in each the block's threads looped once
+    /// per phase between what would be its barriers (the sums' starts;
+    /// for each step of the reduction, the tiles' loads, then the
+    /// products; the stores), each thread's sums in `%Acc`.
+    fn emulated(&self, start_from_c: bool) -> String {
+        let (zero, one, kk) = (self.c(0), self.c(1), self.c(self.t.k as i64));
+        let mut body = String::new();
+        // Phase: the sums' starts.
+        let mut phase = String::new();
+        let (rows, _) = self.position(&mut phase);
+        self.start(&mut phase, &rows, start_from_c);
+        phase.push_str(&self.saves(&|_, a, b| format!("%s0_{a}_{b}")));
+        body.push_str(&self.threads(&phase));
+        let _ = writeln!(
+            body,
+            "scf.for %kt = {zero} to {kk} step {} {{",
+            self.c(T as i64)
+        );
+        // Phase: the tiles' loads.
+        let mut phase = String::new();
+        let (_, batch) = self.position(&mut phase);
+        self.load(&mut phase, &batch);
+        body.push_str(&self.threads(&phase));
+        // Phase: the products.
+        let mut phase = String::new();
+        self.position(&mut phase);
+        phase.push_str(&self.loads());
+        self.products(&mut phase, &|c| format!("%l{c}"));
+        phase.push_str(&self.saves(&|c, _, _| format!("%p#{c}")));
+        body.push_str(&self.threads(&phase));
+        body.push_str("}\n");
+        // Phase: the stores.
+        let mut phase = String::new();
+        let (rows, _) = self.position(&mut phase);
+        phase.push_str(&self.loads());
+        self.store(&mut phase, &rows, &|c| format!("%l{c}"));
+        body.push_str(&self.threads(&phase));
+        format!(
+            "{}%As = memref.alloca() : {}\n%Bs = memref.alloca() : {}\n%Acc = memref.alloca() : {}\nscf.for %bz = {zero} to %gz step {one} {{\nscf.for %by = {zero} to %gy step {one} {{\nscf.for %bx = {zero} to %gx step {one} {{\n{body}}}\n}}\n}}\nreturn\n}}\n",
+            self.constants(),
+            self.tile_a,
+            self.tile_b,
+            self.acc_type()
+        )
+    }
+
+    /// The type of `%Acc`, the emulated threads' sums: `R × R` per thread.
+    fn acc_type(&self) -> String {
+        format!("memref<{T}x{T}x{}x{}>", R * R, self.elem)
+    }
+
+    /// `body` once per thread of the block (emulated).
+    fn threads(&self, body: &str) -> String {
+        let (zero, one) = (self.c(0), self.c(1));
+        format!(
+            "scf.for %ty = {zero} to %cT step {one} {{\nscf.for %tx = {zero} to %cT step {one} {{\n{body}}}\n}}\n"
+        )
+    }
+
+    /// Stores the thread's sums `name(n, a, b)` (of its cell `n`, `(a, b)`)
+    /// into `%Acc`.
+    fn saves(&self, name: &dyn Fn(u64, u64, u64) -> String) -> String {
+        let acc_ty = self.acc_type();
+        cells()
+            .enumerate()
+            .map(|(c, (a, b))| {
+                format!(
+                    "memref.store {}, %Acc[%ty, %tx, {}] : {acc_ty}\n",
+                    name(c as u64, a, b),
+                    self.c(c as i64)
+                )
+            })
+            .collect()
+    }
+
+    /// Loads the thread's sums from `%Acc` as `%l<n>`.
+    fn loads(&self) -> String {
+        let acc_ty = self.acc_type();
+        (0..R * R)
+            .map(|c| {
+                format!(
+                    "%l{c} = memref.load %Acc[%ty, %tx, {}] : {acc_ty}\n",
+                    self.c(c as i64)
+                )
+            })
+            .collect()
+    }
 }
 
 /// The text of the helper function `name` holding the tiled kernel of
@@ -397,106 +524,13 @@ pub(super) fn kernel(
         tile_b: format!("memref<{T}x{B}x{elem}{space}>"),
         consts: RefCell::new(BTreeSet::new()),
     };
-    let n = R * R;
-    let types = vec![elem; n as usize].join(", ");
     let head = format!(
         "func.func private @{name}(%A: {ta}, %B: {tb}, %C: {tc}) {{\n%c1 = arith.constant 1 : index\n%cT = arith.constant {T} : index\n%gx = arith.constant {gx} : index\n%gy = arith.constant {gy} : index\n%gz = arith.constant {gz} : index\n"
     );
-    let (zero, one, kk) = (g.c(0), g.c(1), g.c(t.k as i64));
-    if !emulate {
-        let mut body = String::new();
-        let (rows, batch) = g.position(&mut body);
-        g.start(&mut body, &rows, start_from_c);
-        let inits: Vec<String> = cells()
-            .enumerate()
-            .map(|(c, (a, b))| format!("%a{c} = %s0_{a}_{b}"))
-            .collect();
-        let _ = writeln!(
-            body,
-            "%acc:{n} = scf.for %kt = {zero} to {kk} step {} iter_args({}) -> ({types}) {{",
-            g.c(T as i64),
-            inits.join(", ")
-        );
-        g.load(&mut body, &batch);
-        body.push_str("gpu.barrier\n");
-        g.products(&mut body, &|c| format!("%a{c}"));
-        let outs: Vec<String> = (0..n).map(|c| format!("%p#{c}")).collect();
-        let _ = writeln!(
-            body,
-            "gpu.barrier\nscf.yield {} : {types}\n}}",
-            outs.join(", ")
-        );
-        g.store(&mut body, &rows, &|c| format!("%acc#{c}"));
-        return format!(
-            "{head}gpu.launch blocks(%bx, %by, %bz) in (%sgx = %gx, %sgy = %gy, %sgz = %gz) threads(%tx, %ty, %tz) in (%sbx = %cT, %sby = %cT, %sbz = %c1) workgroup(%As : {}, %Bs : {}) {{\n{}{body}gpu.terminator\n}}\nreturn\n}}\n",
-            g.tile_a,
-            g.tile_b,
-            g.constants()
-        );
-    }
-    let acc_ty = format!("memref<{T}x{T}x{n}x{elem}>");
-    let threads = |body: String| {
-        format!(
-            "scf.for %ty = {zero} to %cT step {one} {{\nscf.for %tx = {zero} to %cT step {one} {{\n{body}}}\n}}\n"
-        )
+    let kernel = if emulate {
+        g.emulated(start_from_c)
+    } else {
+        g.launch(start_from_c)
     };
-    let saves = |name: &dyn Fn(u64, u64, u64) -> String| -> String {
-        cells()
-            .enumerate()
-            .map(|(c, (a, b))| {
-                format!(
-                    "memref.store {}, %Acc[%ty, %tx, {}] : {acc_ty}\n",
-                    name(c as u64, a, b),
-                    g.c(c as i64)
-                )
-            })
-            .collect()
-    };
-    let loads = || -> String {
-        (0..n)
-            .map(|c| {
-                format!(
-                    "%l{c} = memref.load %Acc[%ty, %tx, {}] : {acc_ty}\n",
-                    g.c(c as i64)
-                )
-            })
-            .collect()
-    };
-    let mut body = String::new();
-    // Phase: the sums' starts.
-    let mut phase = String::new();
-    let (rows, _) = g.position(&mut phase);
-    g.start(&mut phase, &rows, start_from_c);
-    phase.push_str(&saves(&|_, a, b| format!("%s0_{a}_{b}")));
-    body.push_str(&threads(phase));
-    let _ = writeln!(
-        body,
-        "scf.for %kt = {zero} to {kk} step {} {{",
-        g.c(T as i64)
-    );
-    // Phase: the tiles' loads.
-    let mut phase = String::new();
-    let (_, batch) = g.position(&mut phase);
-    g.load(&mut phase, &batch);
-    body.push_str(&threads(phase));
-    // Phase: the products.
-    let mut phase = String::new();
-    g.position(&mut phase);
-    phase.push_str(&loads());
-    g.products(&mut phase, &|c| format!("%l{c}"));
-    phase.push_str(&saves(&|c, _, _| format!("%p#{c}")));
-    body.push_str(&threads(phase));
-    body.push_str("}\n");
-    // Phase: the stores.
-    let mut phase = String::new();
-    let (rows, _) = g.position(&mut phase);
-    phase.push_str(&loads());
-    g.store(&mut phase, &rows, &|c| format!("%l{c}"));
-    body.push_str(&threads(phase));
-    format!(
-        "{head}{}%As = memref.alloca() : {}\n%Bs = memref.alloca() : {}\n%Acc = memref.alloca() : {acc_ty}\nscf.for %bz = {zero} to %gz step {one} {{\nscf.for %by = {zero} to %gy step {one} {{\nscf.for %bx = {zero} to %gx step {one} {{\n{body}}}\n}}\n}}\nreturn\n}}\n",
-        g.constants(),
-        g.tile_a,
-        g.tile_b
-    )
+    head + &kernel
 }
