@@ -73,9 +73,9 @@
 //!   `projections.rs` (an op's projection attributes, read back).
 //! - **Checks** before anything changes: `checks.rs`, `reserved.rs`; the
 //!   fusion groups the schedules mark (`fusion.rs`).
-//! - **Building IR**: `emit.rs` (ops, nests, loads and stores, constants)
-//!   and `emit/` (loops, vector ops and GPU grids; values at one cell;
-//!   epilogues).
+//! - **Building IR**: `emit.rs` (upstream ops from melior's typed
+//!   builders, nests, loads and stores, constants) and `emit/` (loops,
+//!   vector ops and GPU grids; values at one cell; epilogues).
 //! - **Emission**: `terminals.rs`, `concat.rs`, `cpu/` (a plan's loops,
 //!   micro-kernel, packed panels and lane reductions, over the op's view
 //!   in `cpu/view.rs`), `gpu/` (grids, tiled kernels), `nests.rs` (one op:

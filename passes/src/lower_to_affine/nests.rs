@@ -24,7 +24,7 @@ use crate::{
     buffers::{Scalar, buffer_dims, check_elements, element_of, scalar},
     compute::{Accum, Compute, scalar_function},
     schedule::{
-        Schedule,
+        SCHEDULE, Schedule,
         epilogue::Step,
         legal::{check_plan, plannable},
         memory::plain_box,
@@ -94,8 +94,7 @@ impl<'c> Emitter<'c> {
             && matches!(schedule, Schedule::Cpu { .. } | Schedule::Tiled { .. })
         {
             return Err(format!(
-                "its schedule ({}) is for loop-nest ops: this op gets 'loops' or 'grid'",
-                crate::schedule::SCHEDULE
+                "its schedule ({SCHEDULE}) is for loop-nest ops: this op gets 'loops' or 'grid'"
             ));
         }
         match def.computes {
@@ -172,12 +171,7 @@ impl<'c> Emitter<'c> {
             packed: [None; 2],
         };
         let operand_dims: Vec<Vec<u64>> = operands.iter().map(|o| buffer_dims(*o)).collect();
-        let bad = |m: String| {
-            format!(
-                "cannot obey its schedule ({}): {m}",
-                crate::schedule::SCHEDULE
-            )
-        };
+        let bad = |m: String| format!("cannot obey its schedule ({SCHEDULE}): {m}");
         match schedule {
             Schedule::Cpu { plan, .. } => {
                 let same_float = operands.iter().all(|o| element_of(*o) == elem)
@@ -201,7 +195,8 @@ impl<'c> Emitter<'c> {
                 // not every cell is written; else the sums start at zero.
                 // The epilogue then runs in place (a grid).
                 let start_from_c = init.is_some() || !surjective;
-                self.lower_tiled(module, at, &t, operands, buf, start_from_c, loc)?;
+                let abc = (operands[t.a], operands[t.b], buf);
+                self.lower_tiled(module, at, &t, abc, start_from_c, loc)?;
                 Ok(false)
             }
             Schedule::Grid { block } => {

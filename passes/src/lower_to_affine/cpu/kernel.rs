@@ -1,13 +1,13 @@
 //! Emits a [`Plan`]: for every combination of the block's main and
-//! remainder segments, the outer loops, the cache tile loops, the point
-//! loops of the register block and the micro-kernel: accumulators loaded
-//! once (or started at the neutral element), carried through the reduction
-//! loops as `iter_args`, and stored once.
+//! remainder segments ([`Instance`]), the outer loops, the cache tile
+//! loops, the point loops of the register block and the micro-kernel:
+//! accumulators loaded once (or started at the neutral element), carried
+//! through the reduction loops as `iter_args`, and stored once.
 
 use melior::{dialect::ods, ir::Value};
 
 use super::{
-    pack,
+    pack::{self, PanelSpan},
     view::{Op, Packed},
 };
 use crate::lower_to_affine::emit::{At, Emitter};
@@ -16,12 +16,60 @@ use crate::{
     schedule::plan::{Lanes, Plan, Segment, segments},
 };
 
-/// The operands to pack, their panels and the block's tile positions.
-type Packing<'p, 'c, 'a> = (
-    &'p [Option<usize>; 2],
-    &'p [Option<Value<'c, 'a>>; 2],
-    &'p [Option<Value<'c, 'a>>],
-);
+/// Which loop of an instance runs on the threads (`parallel=true`): the
+/// first outer loop; else, in a tiled contraction with a tiled block of
+/// rows, the rows' tile loop (inside the reduction's tile loop: each
+/// thread writes its own rows, and the panel packed along the vector
+/// iterator is filled once for all of them); else the first tile loop;
+/// else the first point loop.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Parallel {
+    Off,
+    Outer,
+    /// The tile loop of block iterator `j`.
+    Tile(usize),
+    Point,
+}
+
+impl Parallel {
+    fn of(on: bool, plan: &Plan, combo: &[Segment]) -> Self {
+        if !on {
+            return Self::Off;
+        }
+        if !plan.outer.is_empty() {
+            return Self::Outer;
+        }
+        let rows_tiled = combo.len() == 2 && combo[1].tile.is_some();
+        if plan.lanes == Lanes::Result && plan.k_tile.is_some() && rows_tiled {
+            return Self::Tile(1);
+        }
+        match (0..combo.len()).find(|&j| combo[j].tile.is_some()) {
+            Some(j) => Self::Tile(j),
+            None => Self::Point,
+        }
+    }
+}
+
+/// One combination of segments as its loops are built: where the next
+/// loop goes, the iterators' positions, the tile loops' (one per block
+/// iterator) and the reduction tile's, and the packed panels.
+struct Instance<'i, 'o, 'c, 'a> {
+    plan: &'i Plan,
+    combo: &'i [Segment],
+    /// The op, its packed panels recorded as they are filled.
+    op: Op<'o, 'c, 'a>,
+    at: At<'c, 'a>,
+    ivs: Vec<Value<'c, 'a>>,
+    tiles: Vec<Option<Value<'c, 'a>>>,
+    k_tile: Option<(usize, u64, Value<'c, 'a>)>,
+    /// The operands to pack ([`super::pack`]): the one read along the
+    /// vector iterator (its panel allocated in the first tile loop), and
+    /// the one read along the rows (in the rows' tile loop); their panels,
+    /// each thread's own.
+    pack: [Option<usize>; 2],
+    panels: [Option<Value<'c, 'a>>; 2],
+    parallel: Parallel,
+}
 
 impl<'c> Emitter<'c> {
     /// The op's nests per `plan`, at `at`; the result is already filled
@@ -62,140 +110,133 @@ impl<'c> Emitter<'c> {
     /// micro-kernel.
     fn instance<'a>(
         &self,
-        mut at: At<'c, 'a>,
+        at: At<'c, 'a>,
         plan: &Plan,
         op: &Op<'_, 'c, 'a>,
         combo: &[Segment],
     ) -> Result<(), String> {
-        let loc = op.loc;
-        let space = &op.p.product_space;
-        let zero = self.index_constant(at, 0, loc);
-        let mut ivs: Vec<Value<'c, 'a>> = vec![zero; space.len()];
-        // The parallel loop: the first outer loop; else, in a tiled
-        // contraction with a tiled block of rows, the rows' tile loop
-        // (inside the reduction's tile loop: each thread writes its own
-        // rows, and the panel packed along the vector iterator is filled
-        // once for all of them); else the first tile loop; else the first
-        // point loop.
-        let rows_tiled = combo.len() == 2 && combo[1].tile.is_some();
-        let parallel_tile = if plan.lanes == Lanes::Result && plan.k_tile.is_some() && rows_tiled {
-            Some(1)
-        } else {
-            (0..combo.len()).find(|&j| combo[j].tile.is_some())
+        let zero = self.index_constant(at, 0, op.loc);
+        let mut inst = Instance {
+            plan,
+            combo,
+            op: *op,
+            at,
+            ivs: vec![zero; op.p.product_space.len()],
+            tiles: vec![None; combo.len()],
+            k_tile: None,
+            pack: [
+                combo.first().and_then(|m| pack::candidate(plan, op, m)),
+                pack::row_candidate(plan, op, combo),
+            ],
+            panels: [None; 2],
+            parallel: Parallel::of(self.target.parallel, plan, combo),
         };
-        let parallel_on = self.target.parallel;
-        for (n, &i) in plan.outer.iter().enumerate() {
-            let l = self.for_loop(
-                at,
-                self.range(0, space[i]),
-                1,
-                &[],
-                parallel_on && n == 0,
-                loc,
-            );
-            ivs[i] = l.iv;
-            at = l.body;
-        }
-        let outer_parallel = parallel_on && !plan.outer.is_empty();
+        self.outer_loops(&mut inst);
         // Tile loops: the first block iterator's, the reduction's, the
         // second block iterator's.
-        let mut tiles: Vec<Option<Value<'c, 'a>>> = vec![None; combo.len()];
-        let mut k_tile = None;
-        let order: Vec<Option<usize>> = match combo.len() {
-            0 => vec![None],
-            1 => vec![Some(0), None],
-            _ => vec![Some(0), None, Some(1)],
+        let order: &[Option<usize>] = match combo.len() {
+            0 => &[None],
+            1 => &[Some(0), None],
+            _ => &[Some(0), None, Some(1)],
         };
-        // Packed panels ([`super::pack`]): the operand read along the
-        // vector iterator (allocated in the first tile loop), and the one
-        // read along the rows (allocated in the rows' tile loop); each
-        // thread has its own.
-        let pack_operands = [
-            combo.first().and_then(|m| pack::candidate(plan, op, m)),
-            pack::row_candidate(plan, op, combo),
-        ];
-        let mut op = *op;
-        let mut panels: [Option<Value<'c, 'a>>; 2] = [None; 2];
-        let elem = element_of(op.buf);
         for slot in order {
-            match slot {
-                Some(j) => {
-                    let Some(t) = combo[j].tile else { continue };
-                    let s = &combo[j];
-                    let p = parallel_on && !outer_parallel && parallel_tile == Some(j);
-                    let l = self.for_loop(at, self.range(s.lo, s.hi), t, &[], p, loc);
-                    tiles[j] = Some(l.iv);
-                    at = l.body;
-                    if let (Some(_), Some((_, kc))) = (pack_operands[j], plan.k_tile) {
-                        let buf = self.alloc_panel(at, elem, kc, t, s.step, loc);
-                        let free = self.put(at, ods::memref::dealloc(self.ctx, buf, loc));
-                        // The loops go between the two.
-                        at = At {
-                            block: at.block,
-                            before: Some(free),
-                        };
-                        panels[j] = Some(buf);
-                    }
-                    if j == 1 {
-                        let packing = (&pack_operands, &panels, tiles.as_slice());
-                        self.pack(at, plan, &mut op, combo, packing, 1, k_tile, false);
-                    }
-                }
-                None => {
-                    if let Some((k, kc)) = plan.k_tile {
-                        let l = self.for_loop(at, self.range(0, space[k]), kc, &[], false, loc);
-                        k_tile = Some((k, kc, l.iv));
-                        at = l.body;
-                        let packing = (&pack_operands, &panels, tiles.as_slice());
-                        // Shared by the threads of the rows' tile loop:
-                        // filled by all of them.
-                        let shared = parallel_on && !outer_parallel && parallel_tile == Some(1);
-                        self.pack(at, plan, &mut op, combo, packing, 0, k_tile, shared);
-                    }
-                }
+            match *slot {
+                Some(j) => self.block_tile(&mut inst, j),
+                None => self.reduction_tile(&mut inst),
             }
         }
+        self.point_loops(&mut inst);
+        self.micro_kernel(inst.at, plan, &inst.op, combo, inst.ivs, inst.k_tile)
+    }
+
+    /// The loops over the plan's outer iterators.
+    fn outer_loops(&self, inst: &mut Instance<'_, '_, 'c, '_>) {
+        let (plan, p, loc) = (inst.plan, inst.op.p, inst.op.loc);
+        for (n, &i) in plan.outer.iter().enumerate() {
+            let parallel = inst.parallel == Parallel::Outer && n == 0;
+            let range = self.range(0, p.product_space[i]);
+            let l = self.for_loop(inst.at, range, 1, &[], parallel, loc);
+            inst.ivs[i] = l.iv;
+            inst.at = l.body;
+        }
+    }
+
+    /// Block iterator `j`'s tile loop, when its segment is tiled: inside
+    /// it, the panel of the operand packed there allocated (and freed after
+    /// the loops inside), and for the rows (`j = 1`) packed.
+    fn block_tile(&self, inst: &mut Instance<'_, '_, 'c, '_>, j: usize) {
+        let s = inst.combo[j];
+        let Some(t) = s.tile else { return };
+        let loc = inst.op.loc;
+        let parallel = inst.parallel == Parallel::Tile(j);
+        let l = self.for_loop(inst.at, self.range(s.lo, s.hi), t, &[], parallel, loc);
+        inst.tiles[j] = Some(l.iv);
+        inst.at = l.body;
+        if let (Some(_), Some((_, kc))) = (inst.pack[j], inst.plan.k_tile) {
+            let elem = element_of(inst.op.buf);
+            let buf = self.alloc_panel(inst.at, elem, kc, t, s.step, loc);
+            let free = self.put(inst.at, ods::memref::dealloc(self.ctx, buf, loc));
+            // The loops go between the two.
+            inst.at = At {
+                block: inst.at.block,
+                before: Some(free),
+            };
+            inst.panels[j] = Some(buf);
+        }
+        if j == 1 {
+            self.pack(inst, 1, false);
+        }
+    }
+
+    /// The reduction's tile loop, when the plan tiles it, and inside it
+    /// the panel read along the vector iterator packed (shared by the
+    /// threads of the rows' tile loop when that one is parallel: filled by
+    /// all of them).
+    fn reduction_tile(&self, inst: &mut Instance<'_, '_, 'c, '_>) {
+        let Some((k, kc)) = inst.plan.k_tile else {
+            return;
+        };
+        let range = self.range(0, inst.op.p.product_space[k]);
+        let l = self.for_loop(inst.at, range, kc, &[], false, inst.op.loc);
+        inst.k_tile = Some((k, kc, l.iv));
+        inst.at = l.body;
+        let shared = inst.parallel == Parallel::Tile(1);
+        self.pack(inst, 0, shared);
+    }
+
+    /// The point loops of the register block: over each block iterator's
+    /// segment, within its tile when tiled, by the block's step.
+    fn point_loops(&self, inst: &mut Instance<'_, '_, 'c, '_>) {
+        let (plan, combo) = (inst.plan, inst.combo);
         for (j, s) in combo.iter().enumerate() {
-            let range = match (tiles[j], s.tile) {
+            let range = match (inst.tiles[j], s.tile) {
                 (Some(t), Some(size)) => self.tile(t, size, s.hi),
                 _ => self.range(s.lo, s.hi),
             };
-            let p = parallel_on && !outer_parallel && parallel_tile.is_none() && j == 0;
-            let l = self.for_loop(at, range, s.step, &[], p, loc);
-            ivs[plan.unrolled[j].iter] = l.iv;
-            at = l.body;
+            let parallel = inst.parallel == Parallel::Point && j == 0;
+            let l = self.for_loop(inst.at, range, s.step, &[], parallel, inst.op.loc);
+            inst.ivs[plan.unrolled[j].iter] = l.iv;
+            inst.at = l.body;
         }
-        self.micro_kernel(at, plan, &op, combo, ivs, k_tile)
     }
 
     /// Fills panel `p` (0: the operand read along the vector iterator, 1:
-    /// the rows' operand) at `at`, where its tiles' positions are known,
-    /// and records it in `op`; `parallel`: with every thread.
-    #[allow(clippy::too_many_arguments)]
-    fn pack<'a>(
-        &self,
-        at: At<'c, 'a>,
-        plan: &Plan,
-        op: &mut Op<'_, 'c, 'a>,
-        combo: &[Segment],
-        (operands, panels, tiles): Packing<'_, 'c, 'a>,
-        p: usize,
-        k_tile: Option<(usize, u64, Value<'c, 'a>)>,
-        parallel: bool,
-    ) {
+    /// the rows' operand) at `inst.at`, where its tiles' positions are
+    /// known, and records it in `inst.op`; `parallel`: with every thread.
+    fn pack(&self, inst: &mut Instance<'_, '_, 'c, '_>, p: usize, parallel: bool) {
         let (Some(n), Some(buf), Some(jt), Some((k, kc, kt))) = (
-            operands[p],
-            panels[p],
-            tiles.get(p).copied().flatten(),
-            k_tile,
+            inst.pack[p],
+            inst.panels[p],
+            inst.tiles.get(p).copied().flatten(),
+            inst.k_tile,
         ) else {
             return;
         };
-        let s = &combo[p];
+        let s = &inst.combo[p];
         let packed = Packed {
             operand: n,
             buf,
-            iter: plan.unrolled[p].iter,
+            iter: inst.plan.unrolled[p].iter,
             nr: s.step,
             lanes: s.vector,
             k,
@@ -203,8 +244,12 @@ impl<'c> Emitter<'c> {
             jt,
             block: None,
         };
-        let nc = s.tile.expect("packed segments are tiled");
-        self.fill_panel(at, plan, op, packed, kc, nc, s.hi, parallel);
-        op.packed[p] = Some(packed);
+        let span = PanelSpan {
+            kc,
+            nc: s.tile.expect("packed segments are tiled"),
+            hi: s.hi,
+        };
+        self.fill_panel(inst.at, inst.plan, &inst.op, packed, span, parallel);
+        inst.op.packed[p] = Some(packed);
     }
 }

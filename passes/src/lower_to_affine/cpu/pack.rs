@@ -23,6 +23,16 @@ use crate::{
     schedule::plan::{Lanes, Plan, Segment},
 };
 
+/// The cells a panel's copy covers: `kc` of the reduction from its tile's
+/// first position, `nc` of the packed iterator from its tile's, up to
+/// `hi`.
+#[derive(Clone, Copy)]
+pub(super) struct PanelSpan {
+    pub kc: u64,
+    pub nc: u64,
+    pub hi: u64,
+}
+
 /// The one operand, not the result's initial value, that reads block
 /// iterator `iter` and whose every axis is `iter`, the tiled reduction `k`
 /// or of size 1 (a plain 2-D panel); `None` when there are several.
@@ -97,25 +107,24 @@ impl<'c> Emitter<'c> {
     }
 
     /// Copies the operand's cells `[kt, min(kt + kc, K)) × [jt, min(jt +
-    /// nc, hi))` (along `packed.iter`; `hi - jt` is a multiple of `nr`)
-    /// into the panel: a vector at a time where the operand is contiguous
-    /// along `packed.iter`, reading its rows; else a cell at a time, each
-    /// micro-panel's cells in turn, reading along the reduction (the rows'
-    /// operand, and a transposed operand read along the vector iterator).
-    /// `parallel`: the copies are spread over the threads (a panel shared
-    /// by the threads of the loop inside).
-    #[allow(clippy::too_many_arguments)]
+    /// nc, hi))` (along `packed.iter`; `hi - jt` is a multiple of `nr`;
+    /// `kc`, `nc` and `hi` from `span`) into the panel: a vector at a time
+    /// where the operand is contiguous along `packed.iter`, reading its
+    /// rows; else a cell at a time, each micro-panel's cells in turn,
+    /// reading along the reduction (the rows' operand, and a transposed
+    /// operand read along the vector iterator). `parallel`: the copies are
+    /// spread over the threads (a panel shared by the threads of the loop
+    /// inside).
     pub(super) fn fill_panel<'a>(
         &self,
         at: At<'c, 'a>,
         plan: &Plan,
         op: &Op<'_, 'c, 'a>,
         packed: Packed<'c, 'a>,
-        kc: u64,
-        nc: u64,
-        hi: u64,
+        span: PanelSpan,
         parallel: bool,
     ) {
+        let PanelSpan { kc, nc, hi } = span;
         let loc = op.loc;
         let space = &op.p.product_space;
         let src = op.operands[packed.operand];

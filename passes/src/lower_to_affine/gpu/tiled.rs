@@ -45,22 +45,19 @@ fn memref(v: Value<'_, '_>) -> String {
 }
 
 impl<'c> Emitter<'c> {
-    /// The tiled kernel of `t` for operands `operands` into `buf`, as a
-    /// helper function in `module` called at `at`; `start_from_c`: the
-    /// result already holds its initial value (an addend), else the sums
-    /// start at zero.
-    #[allow(clippy::too_many_arguments)]
+    /// The tiled kernel of `t` over the buffers `(a, b, buf)` (`C += A ·
+    /// B`), as a helper function in `module` called at `at`;
+    /// `start_from_c`: the result already holds its initial value (an
+    /// addend), else the sums start at zero.
     pub(in crate::lower_to_affine) fn lower_tiled<'a>(
         &self,
         module: &mut Module<'c, 'a>,
         at: At<'c, 'a>,
         t: &Tiled,
-        operands: &[Value<'c, 'a>],
-        buf: Value<'c, 'a>,
+        (a, b, buf): (Value<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>),
         start_from_c: bool,
         loc: Location<'c>,
     ) -> Result<(), String> {
-        let (a, b) = (operands[t.a], operands[t.b]);
         let elem = element_of(buf).to_string();
         let name = module.fresh_symbol("__ocannl_tiled");
         let (ta, tb, tc) = (memref(a), memref(b), memref(buf));
