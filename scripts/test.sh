@@ -87,6 +87,8 @@ scripts/unsafe-report.sh
 python3 scripts/import-graph.py
 # The generated FileCheck blocks (`// BLESS`) match what the tools print.
 python3 scripts/bless.py --check
+# No source file past 600 lines, no function past 100 (issue 39).
+python3 scripts/sizes.py --check
 # Every repository path README.md, ARCHITECTURE.md and docs/ name exists.
 scripts/doc-paths.sh
 # Quick start 1 stays true: the main job end to end (output discarded).

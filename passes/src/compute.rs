@@ -122,7 +122,7 @@ pub(crate) enum Compute {
 impl Compute {
     /// The catalog's function `f` as a computation. Exhaustive: a function
     /// ODS gains fails the build here until it is emitted.
-    fn of(f: ScalarFn) -> Self {
+    pub(crate) fn of(f: ScalarFn) -> Self {
         use ScalarFn as F;
         match f {
             F::Identity => Compute::Identity,
@@ -150,7 +150,7 @@ impl Compute {
     }
 
     /// The number of operands it reads.
-    fn arity(self) -> usize {
+    pub(crate) fn arity(self) -> usize {
         match self {
             Compute::Identity | Compute::Unary(_) => 1,
             Compute::Binary(_) => 2,

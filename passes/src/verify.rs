@@ -53,6 +53,7 @@ use ocannl_shape::{
 
 use crate::{
     broadcast::{Dim, verify_compatible_operand_broadcast},
+    compute::Compute,
     op_logic::OwnedLogic,
     pass::{PassDef, PassFailed, PassOptions},
 };
@@ -473,24 +474,10 @@ fn check_combine_arity(
 }
 
 /// The number of operands a combining function joins; `None` for a function
-/// that joins none (unary ones). Exhaustive: a function ODS gains fails the
-/// build here until its arity is stated.
+/// that joins none (unary ones): the arity of what it computes
+/// (`compute.rs`, whose exhaustive match fails the build for a function ODS
+/// gains until it is lowered).
 fn combined_operands(f: ScalarFn) -> Option<usize> {
-    use ScalarFn as F;
-    match f {
-        F::Fma | F::Where => Some(3),
-        F::Add | F::Sub | F::Mul | F::Div | F::Max | F::Min | F::Pow => Some(2),
-        F::Identity
-        | F::Neg
-        | F::Relu
-        | F::Abs
-        | F::Recip
-        | F::Exp
-        | F::Log
-        | F::Sqrt
-        | F::Tanh
-        | F::Sin
-        | F::Cos
-        | F::Erf => None,
-    }
+    // The arity the lowering computes it with (one table of the functions).
+    Some(Compute::of(f).arity()).filter(|&n| n > 1)
 }

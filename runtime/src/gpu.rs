@@ -227,7 +227,7 @@ impl<'c, 'a> Reader<'_, 'c, 'a> {
             let mut next = block.first_operation();
             while let Some(op) = next {
                 next = op.next_in_block();
-                match self.step(plan, &mut frame, &op, depth)? {
+                match self.step(plan, &mut frame, &op, name, depth)? {
                     Flow::Next => {}
                     Flow::Branch(to) => {
                         current = to;
@@ -272,19 +272,20 @@ impl<'c, 'a> Reader<'_, 'c, 'a> {
         Ok(block)
     }
 
-    /// Reads one op of a host function into `plan` (or into `frame`, for
-    /// the values it defines).
+    /// Reads one op of the host function `function` into `plan` (or into
+    /// `frame`, for the values it defines).
     fn step(
         &self,
         plan: &mut Plan,
         frame: &mut Frame,
         op: &OperationRef<'c, 'a>,
+        function: &str,
         depth: usize,
     ) -> Result<Flow<'c, 'a>, Error> {
         let name = ir::op_name(op);
         let unsupported = || {
             Error::new(format!(
-                "the CUDA runner does not execute '{name}' in the host function '@{name}'"
+                "the CUDA runner does not execute '{name}' in the host function '@{function}'"
             ))
         };
         match name.as_str() {
