@@ -123,6 +123,18 @@ impl Model {
     /// its dims or type, a node reads an undefined value, a value is
     /// produced twice, or the graph has a cycle.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ImportError> {
+        Self::from_bytes_in(bytes, None)
+    }
+
+    /// [`Model::from_bytes`] for a model file in directory `dir`, whose
+    /// initializers may keep their data in files beside it (external data:
+    /// `model/external.rs`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Model::from_bytes`]; and external data that cannot be read
+    /// (a location outside `dir`, a missing file, a range past its end).
+    pub fn from_bytes_in(bytes: &[u8], dir: Option<&std::path::Path>) -> Result<Self, ImportError> {
         if bytes.len() as u64 > MAX_MODEL_BYTES {
             return Err(ImportError::model(format!(
                 "the model is {} bytes, past the protobuf limit of 2 GiB ({MAX_MODEL_BYTES} bytes): \
@@ -144,9 +156,19 @@ impl Model {
         let model = ModelProto::decode(bytes)
             .map_err(|e| ImportError::model(format!("not an ONNX model (protobuf: {e})")))?;
         let opset = default_opset(&model)?;
-        let graph = model
+        let mut graph = model
             .graph
             .ok_or_else(|| ImportError::model("the model has no graph"))?;
+        for t in graph
+            .initializer
+            .iter_mut()
+            .filter(|t| external::is_external(t))
+        {
+            external::load(t, dir).map_err(|m| {
+                let name = t.name.as_deref().unwrap_or("");
+                ImportError::model(format!("initializer '{name}': {m}"))
+            })?;
+        }
         Ok(Self {
             opset,
             graph: check_graph(graph)?,
@@ -389,11 +411,9 @@ pub(crate) fn check_tensor_data(t: &TensorProto) -> Result<(), ImportError> {
             .filter(|&c| c <= i64::MAX as u64)
             .ok_or_else(|| err(format!("dims {:?} hold more than 2^63 elements", t.dims)))?;
     }
-    if t.data_location == Some(tensor_proto::DataLocation::External as i32)
-        || !t.external_data.is_empty()
-    {
+    if external::is_external(t) {
         return Err(err(
-            "data stored in an external file is not supported".into()
+            "data stored in an external file was not read (import the model from its file)".into(),
         ));
     }
     let data_type = t.data_type.unwrap_or(0);
@@ -429,6 +449,7 @@ pub(crate) fn check_tensor_data(t: &TensorProto) -> Result<(), ImportError> {
     Ok(())
 }
 
+mod external;
 pub mod wire;
 
 #[cfg(test)]

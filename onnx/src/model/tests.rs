@@ -241,3 +241,96 @@ fn shipped_models_decode_and_check() {
     );
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// An initializer `b` of two floats whose data is external: `entries` are
+/// its `external_data` key/value pairs.
+fn external_model(entries: &[(&str, &str)]) -> Vec<u8> {
+    use crate::proto::StringStringEntryProto;
+    let b = TensorProto {
+        name: Some("b".into()),
+        dims: vec![2],
+        data_type: Some(DataType::Float as i32),
+        data_location: Some(tensor_proto::DataLocation::External as i32),
+        external_data: entries
+            .iter()
+            .map(|(k, v)| StringStringEntryProto {
+                key: Some((*k).into()),
+                value: Some((*v).into()),
+            })
+            .collect(),
+        ..Default::default()
+    };
+    model(vec![node("add", "Add", &["x", "b"], &["y"])], vec![b], 17)
+}
+
+#[test]
+fn external_data_is_read_from_beside_the_model() {
+    let dir = std::env::temp_dir().join(format!("ocannl-onnx-external-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("w")).expect("temp dir");
+    // 4 bytes of padding, then 1.5 and -2.0 (little endian f32).
+    let mut data = vec![0u8; 4];
+    data.extend(1.5f32.to_le_bytes());
+    data.extend((-2.0f32).to_le_bytes());
+    std::fs::write(dir.join("w/m.onnx.data"), &data).expect("write");
+    let ok = external_model(&[
+        ("location", "w/m.onnx.data"),
+        ("offset", "4"),
+        ("length", "8"),
+    ]);
+    let m = Model::from_bytes_in(&ok, Some(&dir)).expect("read");
+    let b = &m.graph.initializers[0];
+    assert_eq!(b.raw_data.as_deref(), Some(&data[4..]));
+    // The length defaults to the rest of the file.
+    let rest = external_model(&[("location", "./w/m.onnx.data"), ("offset", "4")]);
+    assert!(Model::from_bytes_in(&rest, Some(&dir)).is_ok());
+    let bad = |entries: &[(&str, &str)], needle: &str| {
+        let e = Model::from_bytes_in(&external_model(entries), Some(&dir))
+            .expect_err(needle)
+            .to_string();
+        assert!(e.contains("initializer 'b'") && e.contains(needle), "{e}");
+    };
+    bad(&[("location", "../m.onnx.data")], "without '..'");
+    bad(
+        &[("location", "/etc/passwd")],
+        "relative to the model's directory",
+    );
+    bad(&[("location", "")], "relative to the model's directory");
+    bad(&[("offset", "0")], "without a 'location'");
+    bad(
+        &[("location", "w/missing.data")],
+        "cannot read external data",
+    );
+    bad(&[("location", "w")], "is not a file");
+    bad(
+        &[
+            ("location", "w/m.onnx.data"),
+            ("offset", "8"),
+            ("length", "8"),
+        ],
+        "reach past them",
+    );
+    bad(
+        &[
+            ("location", "w/m.onnx.data"),
+            ("offset", "18446744073709551615"),
+            ("length", "2"),
+        ],
+        "reach past them",
+    );
+    bad(
+        &[("location", "w/m.onnx.data"), ("offset", "-1")],
+        "non-negative integer",
+    );
+    bad(
+        &[("location", "w/m.onnx.data"), ("color", "red")],
+        "unknown external data key",
+    );
+    // The whole file is 12 bytes: 3 floats for a tensor of 2.
+    bad(&[("location", "w/m.onnx.data")], "initializer 'b'");
+    // Decoded from bytes alone, without the model's directory.
+    let e = Model::from_bytes(&ok)
+        .expect_err("no directory")
+        .to_string();
+    assert!(e.contains("needs the model's directory"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}

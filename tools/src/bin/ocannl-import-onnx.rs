@@ -59,7 +59,7 @@ fn main() -> ExitCode {
         Ok(b) => b,
         Err(e) => return fail(format!("{shown}: error: cannot read the model: {e}")),
     };
-    let model = match Model::from_bytes(&bytes) {
+    let model = match Model::from_bytes_in(&bytes, cli.model.parent()) {
         Ok(m) => m,
         Err(e) => return fail(format!("{shown}: error: {e}")),
     };

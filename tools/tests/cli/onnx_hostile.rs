@@ -1176,3 +1176,76 @@ fn onnx_convolutions_reading_only_padding_lower() {
     );
     assert_eq!(f32s(&res[0]), [0.5]);
 }
+
+/// Weights kept in a file beside the model (ONNX external data, as
+/// `torch.onnx.export(..., dynamo=True)` writes `model.onnx.data`) are read
+/// from the model's directory; a location that leaves it, or a file that is
+/// missing or too short, is an error naming the initializer.
+#[test]
+fn onnx_external_data_is_read_beside_the_model() {
+    use ocannl_onnx::proto::StringStringEntryProto;
+    let test = "onnx_external";
+    let model = |entries: &[(&str, &str)]| {
+        let b = TensorProto {
+            name: Some("b".into()),
+            data_type: Some(F32),
+            dims: vec![2],
+            data_location: Some(tensor_proto::DataLocation::External as i32),
+            external_data: entries
+                .iter()
+                .map(|(k, v)| StringStringEntryProto {
+                    key: Some((*k).into()),
+                    value: Some((*v).into()),
+                })
+                .collect(),
+            ..Default::default()
+        };
+        Model::new(
+            vec![node("Add", &["x", "b"], &["y"], vec![])],
+            vec![f32v("x", &[2])],
+            vec![f32v("y", &[2])],
+        )
+        .inits(vec![b])
+    };
+    let weights: Vec<u8> = [0.0f32, 1.5, -2.0]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    scratch(test, "m.onnx.data", &weights);
+    let entries = [
+        ("location", "m.onnx.data"),
+        ("offset", "4"),
+        ("length", "8"),
+    ];
+    let (out, data) = import_and_run(
+        test,
+        "m",
+        model(&entries),
+        &[f32_npy("(2,)", &[1.0, 1.0])],
+        1,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(f32s(&data[0]), [2.5, -1.0]);
+    import_rejects(
+        test,
+        "up",
+        model(&[("location", "../m.onnx.data")]),
+        "initializer 'b': external data location '../m.onnx.data'",
+    );
+    import_rejects(
+        test,
+        "missing",
+        model(&[("location", "nope.data")]),
+        "cannot read external data",
+    );
+    import_rejects(
+        test,
+        "short",
+        model(&[("location", "m.onnx.data"), ("offset", "8")]),
+        "initializer 'b'",
+    );
+}
