@@ -1,5 +1,5 @@
 //! Activations written as pointwise ops: Sigmoid, Softplus, LeakyRelu,
-//! Elu, Gelu.
+//! Elu, Gelu, HardSigmoid, HardSwish.
 
 use super::{Attrs, R, Translator, Val};
 use crate::proto::NodeProto;
@@ -31,6 +31,41 @@ impl Translator {
         let l = self.unary("log", &d, "...".into());
         let r = self.unary("relu", &x, "...".into());
         let v = self.binary("add", &r, &l, self.out_spec(node, 0))?;
+        self.bind(node, 0, v);
+        Ok(())
+    }
+
+    /// ONNX HardSigmoid, `max(0, min(1, alpha * x + beta))` (alpha 0.2 and
+    /// beta 0.5 unless given), and HardSwish, `x * HardSigmoid(x)` with
+    /// alpha 1/6 and beta 0.5 (MobileNetV3's activations; onnxruntime's
+    /// kernels compute them in this order, NaN passing through).
+    pub(super) fn hard_sigmoid(&mut self, node: &NodeProto, swish: bool) -> R<()> {
+        let a = Attrs::of(node);
+        let x = self.input(node, 0)?;
+        let (alpha, beta) = if swish {
+            (f64::from(1.0f32 / 6.0), 0.5)
+        } else {
+            (
+                f64::from(a.float("alpha").unwrap_or(0.2)),
+                f64::from(a.float("beta").unwrap_or(0.5)),
+            )
+        };
+        let al = self.scalar(x.elem, alpha);
+        let scaled = self.binary("mul", &x, &al, "...".into())?;
+        let be = self.scalar(x.elem, beta);
+        let shifted = self.binary("add", &scaled, &be, "...".into())?;
+        let one = self.scalar(x.elem, 1.0);
+        let capped = self.binary("min", &shifted, &one, "...".into())?;
+        let zero = self.scalar(x.elem, 0.0);
+        let spec = if swish {
+            "...".into()
+        } else {
+            self.out_spec(node, 0)
+        };
+        let mut v = self.binary("max", &capped, &zero, spec)?;
+        if swish {
+            v = self.binary("mul", &x, &v, self.out_spec(node, 0))?;
+        }
         self.bind(node, 0, v);
         Ok(())
     }

@@ -20,6 +20,8 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
         | "Erf" | "Sigmoid" | "Identity" | "Softplus" => &[("consumed_inputs", Ints)],
         "LeakyRelu" | "Elu" => &[("alpha", Float), ("consumed_inputs", Ints)],
         "Gelu" => &[("approximate", String)],
+        "HardSigmoid" => &[("alpha", Float), ("beta", Float), ("consumed_inputs", Ints)],
+        "HardSwish" => &[],
         "Clip" => &[("min", Float), ("max", Float), ("consumed_inputs", Ints)],
         "Dropout" => &[
             ("ratio", Float),
