@@ -39,7 +39,7 @@ if onnx_data=$(.onnx-venv/bin/python -c 'import onnx, os; print(os.path.join(os.
     .onnx-venv/bin/python tools/tests/onnx/node_tests.py target/release --min-pass-rate 0.95 \
       --only test_conv test_gemm test_matmul test_softmax test_maxpool test_averagepool \
         test_layer_normalization test_concat test_transpose test_flatten test_reduce_sum \
-        test_hardsigmoid test_hardswish pytorch-
+        test_hardsigmoid test_hardswish test_prelu pytorch-
   else
     missing "onnxruntime is not installed; the light models are not run"
   fi

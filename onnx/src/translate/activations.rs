@@ -1,5 +1,5 @@
 //! Activations written as pointwise ops: Sigmoid, Softplus, LeakyRelu,
-//! Elu, Gelu, HardSigmoid, HardSwish.
+//! Elu, Gelu, HardSigmoid, HardSwish, PRelu.
 
 use super::{Attrs, R, Translator, Val};
 use crate::proto::NodeProto;
@@ -66,6 +66,35 @@ impl Translator {
         if swish {
             v = self.binary("mul", &x, &v, self.out_spec(node, 0))?;
         }
+        self.bind(node, 0, v);
+        Ok(())
+    }
+
+    /// ONNX PRelu: `x` where `x >= 0`, else `slope * x`, the slope
+    /// broadcasting to `x` (one per channel, as PyTorch exports it). As
+    /// LeakyRelu, a `where` on `relu(-x) != 0`, so that no slope reaches
+    /// the kept side. Before opset 7 a 1-D slope is per channel: it aligns
+    /// with axis 1 of `x`, not with its last axis.
+    pub(super) fn prelu(&mut self, node: &NodeProto) -> R<()> {
+        let x = self.input(node, 0)?;
+        let mut slope = self.input(node, 1)?;
+        if let (true, Some(1), Some(xr @ 3..)) = (self.opset < 7, slope.rank, x.rank) {
+            let mut out = vec!["c".to_owned()];
+            out.extend(std::iter::repeat_n("0".to_owned(), xr - 2));
+            let pinned = self.pinned(&out.join(","));
+            let v = self.einsum(
+                &format!("c => {}", out.join(",")),
+                &[&slope],
+                None,
+                None,
+                pinned,
+            );
+            slope = super::elementwise::with_rank(v, Some(xr - 1));
+        }
+        let nx = self.unary("neg", &x, "...".into());
+        let below = self.unary("relu", &nx, "...".into());
+        let scaled = self.binary("mul", &x, &slope, "...".into())?;
+        let v = self.ternary("where", &below, &scaled, &x, x.spec.clone())?;
         self.bind(node, 0, v);
         Ok(())
     }

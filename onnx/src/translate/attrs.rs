@@ -22,6 +22,7 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
         "Gelu" => &[("approximate", String)],
         "HardSigmoid" => &[("alpha", Float), ("beta", Float), ("consumed_inputs", Ints)],
         "HardSwish" => &[],
+        "PRelu" => &[("consumed_inputs", Ints)],
         "Clip" => &[("min", Float), ("max", Float), ("consumed_inputs", Ints)],
         "Dropout" => &[
             ("ratio", Float),

@@ -91,6 +91,7 @@ impl Translator {
             "LeakyRelu" | "Elu" => self.leaky_relu_elu(node, op)?,
             "Gelu" => self.gelu(node)?,
             "HardSigmoid" | "HardSwish" => self.hard_sigmoid(node, op == "HardSwish")?,
+            "PRelu" => self.prelu(node)?,
             "Constant" => self.constant_node(node)?,
             "ConstantOfShape" => self.constant_of_shape(node)?,
             "Conv" => self.conv(node)?,
