@@ -103,7 +103,7 @@ use melior::{
     dialect::func::func as func_op,
     ir::{
         Attribute, Block, BlockLike, BlockRef, Identifier, Location, Region, RegionLike, Type,
-        Value, ValueLike,
+        ValueLike,
         attribute::{IntegerAttribute, StringAttribute, TypeAttribute},
         operation::{Operation, OperationLike, OperationRef},
         r#type::FunctionType,
@@ -142,13 +142,6 @@ fn at<'c>(location: Location<'c>, message: impl Into<String>) -> Located<'c> {
         location,
         message: message.into(),
     }
-}
-
-/// The identity of an SSA value of the function being lowered (its raw
-/// pointer): the key of the body's maps from old values to buffers and of
-/// the fusion groups' values.
-fn key(v: Value<'_, '_>) -> usize {
-    v.to_raw().ptr as usize
 }
 
 /// Where new module-level ops (constants' globals, the lowered function)

@@ -26,7 +26,7 @@ use std::collections::{HashMap, HashSet};
 use melior::{
     Context,
     ir::{
-        BlockLike, RegionLike, Type, Value, ValueLike,
+        BlockLike, RegionLike, Type, Value,
         operation::{OperationLike, OperationRef},
     },
 };
@@ -39,11 +39,11 @@ use ocannl_shape::projection::Projections;
 
 use self::target::Target;
 use crate::{
-    buffers::{Scalar, buffer_type, scalar},
+    buffers::{Scalar, scalar},
     compute::{Accum, scalar_function},
     pass::{PassDef, PassFailed, PassOptions},
     projection_attrs::read_projections,
-    schedule::{SCHEDULE, Schedule, attach, tiled::tiled},
+    schedule::{SCHEDULE, Schedule, attach, epilogue::layout, tiled::tiled},
     tensor_types::is_ocannl_function,
 };
 
@@ -188,10 +188,6 @@ impl<'c> NestFacts<'c> {
     /// `None` when the types are not lowerable or the projections absent
     /// or malformed (the lowering reports those).
     fn of(op: OperationRef<'c, '_>) -> Option<Self> {
-        let layout = |v: Value<'c, '_>| -> Option<(Vec<u64>, Type<'c>)> {
-            let (mty, dims, _) = buffer_type(v.r#type(), "value").ok()?;
-            Some((dims, ir::shaped_element(mty)?))
-        };
         let (dims, elem) = layout(op.result(0).ok()?.into())?;
         let operands: Vec<(Vec<u64>, Type<'c>)> =
             op.operands().map(layout).collect::<Option<_>>()?;

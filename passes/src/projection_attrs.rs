@@ -277,6 +277,7 @@ pub(crate) fn read_projections(
         )));
     }
     let mut decoded = Vec::with_capacity(maps.len());
+    let all: Vec<usize> = (0..product_space.len()).collect();
     for (k, dims) in operand_dims
         .iter()
         .map(Vec::as_slice)
@@ -289,7 +290,6 @@ pub(crate) fn read_projections(
             format!("operand #{k}'s map")
         };
         let map = maps.element(k).ok().and_then(ir::affine_map_value);
-        let all: Vec<usize> = (0..product_space.len()).collect();
         let indices = read_map(map, &all, &product_space, dims, &what).map_err(|m| bad(&m))?;
         let empty = product_space.contains(&0);
         if k == operand_dims.len() && !empty {

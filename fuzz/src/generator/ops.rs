@@ -49,18 +49,7 @@ pub fn ops_with(logic: ShapeLogic, elem: Elem) -> Vec<&'static OpDef> {
 
 /// Emits one op; false when the chosen op did not fit (nothing emitted).
 pub fn gen_op(g: &mut FnGen<'_>) -> bool {
-    const LOGICS: [ShapeLogic; 10] = [
-        ShapeLogic::PointwiseUn,
-        ShapeLogic::PointwiseBin,
-        ShapeLogic::PointwiseTern,
-        ShapeLogic::Compose,
-        ShapeLogic::ComposeAccumulate,
-        ShapeLogic::Transpose,
-        ShapeLogic::Einsum,
-        ShapeLogic::Block,
-        ShapeLogic::BatchSlice,
-        ShapeLogic::Terminal,
-    ];
+    const LOGICS: [ShapeLogic; 10] = ShapeLogic::ALL;
     let weights: Vec<u32> = LOGICS.iter().map(|&l| weight(l)).collect();
     let logic = LOGICS[g.rng.weighted(&weights)];
     let elem = g.elem;

@@ -79,6 +79,20 @@ pub fn broadcast(a: &[i64], b: &[i64]) -> Option<Vec<i64>> {
 }
 
 impl<'r> Builder<'r> {
+    /// `axes` of a tensor of rank `rank` as an axes list, each counted from
+    /// the end (negative) 30% of the time.
+    pub(super) fn axes_list(&mut self, axes: &[usize], rank: usize) -> Vec<i64> {
+        axes.iter()
+            .map(|&a| {
+                if self.rng.chance(0.3) {
+                    a as i64 - rank as i64
+                } else {
+                    a as i64
+                }
+            })
+            .collect()
+    }
+
     /// A builder for a model of opset `opset`.
     pub fn new(rng: &'r mut Rng, opset: i64) -> Self {
         Builder {

@@ -21,7 +21,7 @@ use super::{
     arena::{ALIGNMENT, Arena},
     at,
     emit::{At, Emitter},
-    fusion, key,
+    fusion,
     nests::Out,
     target::Target,
 };
@@ -29,7 +29,7 @@ use crate::{
     buffers::buffer_type,
     schedule::{
         SCHEDULE, Schedule,
-        epilogue::{Other, Step},
+        epilogue::{Other, Step, key},
     },
 };
 

@@ -46,8 +46,8 @@ impl Solver {
         )
     }
 
-    /// The error of a row too short to take a broadcast of a marked row.
-    fn marked_too_few(&self, cur: &Row, subr: &Row, origin: Origin) -> ShapeError {
+    /// The error of a row too short to take a broadcast of another.
+    pub(super) fn too_few_axes(&self, cur: &Row, subr: &Row, origin: Origin) -> ShapeError {
         self.row_error(
             ShapeErrorKind::TooFewAxes,
             format!(
@@ -84,7 +84,7 @@ impl Solver {
             (None, Some(w)) => {
                 let c = &cur.end;
                 if c.len() < subr.known_len() {
-                    return Err(self.marked_too_few(&cur, &subr, origin));
+                    return Err(self.too_few_axes(&cur, &subr, origin));
                 }
                 self.close_to_fresh(w, c.len() - subr.known_len(), origin)?;
                 Ok(retry(cur, subr, origin, out))
@@ -118,7 +118,7 @@ impl Solver {
         let (c, sb, se) = (&cur.end, &subr.beg, &subr.end);
         let n = sb.len() + se.len();
         if c.len() < n {
-            return Err(self.marked_too_few(cur, subr, origin));
+            return Err(self.too_few_axes(cur, subr, origin));
         }
         let mark = out.len();
         pairs(

@@ -239,24 +239,12 @@ impl Solver {
         if marked || !subr.beg.is_empty() {
             return self.marked_ineq(cur, subr, origin, out);
         }
-        let too_few = |s: &Self, cur: &Row, subr: &Row| {
-            s.row_error(
-                ShapeErrorKind::TooFewAxes,
-                format!(
-                    "a row of {} cannot take a broadcast of a row of {}",
-                    describe_len(cur),
-                    describe_len(subr)
-                ),
-                origin,
-                &[cur, subr],
-            )
-        };
         match (cur.var, subr.var) {
             // [c] >= [s]: |c| >= |s|, and the last |s| axes of c are >= s.
             (None, None) => {
                 let (c, s) = (&cur.end, &subr.end);
                 if c.len() < s.len() {
-                    return Err(too_few(self, &cur, &subr));
+                    return Err(self.too_few_axes(&cur, &subr, origin));
                 }
                 pairs(out, &c[c.len() - s.len()..], s, false, origin, Some(1));
                 Ok(Step::Replace)
@@ -269,7 +257,7 @@ impl Solver {
             (None, Some(w)) => {
                 let c = &cur.end;
                 if c.len() < subr.known_len() {
-                    return Err(too_few(self, &cur, &subr));
+                    return Err(self.too_few_axes(&cur, &subr, origin));
                 }
                 let mid_end = c.len() - subr.end.len();
                 if subr.end.is_empty() {

@@ -260,16 +260,7 @@ impl Builder<'_> {
                 .filter(|i| !axes.contains(i))
                 .map(|i| x.shape[i])
                 .collect();
-            let mut list: Vec<i64> = axes
-                .iter()
-                .map(|&a| {
-                    if self.rng.chance(0.3) {
-                        a as i64 - r as i64
-                    } else {
-                        a as i64
-                    }
-                })
-                .collect();
+            let mut list: Vec<i64> = self.axes_list(&axes, r);
             self.rng.shuffle(&mut list);
             let c = self.init_i64(list, false);
             self.node1("Squeeze", vec![x.name, c], vec![], out);
@@ -289,16 +280,7 @@ impl Builder<'_> {
                     out.push(*src.next().expect("rank"));
                 }
             }
-            let list: Vec<i64> = axes
-                .iter()
-                .map(|&a| {
-                    if self.rng.chance(0.3) {
-                        a as i64 - out_r as i64
-                    } else {
-                        a as i64
-                    }
-                })
-                .collect();
+            let list: Vec<i64> = self.axes_list(&axes, out_r);
             let c = self.init_i64(list, false);
             self.node1("Unsqueeze", vec![x.name, c], vec![], out);
         }

@@ -98,16 +98,7 @@ impl Builder<'_> {
             a
         };
         let all = axes.len() == r;
-        let list: Vec<i64> = axes
-            .iter()
-            .map(|&a| {
-                if self.rng.chance(0.3) {
-                    a as i64 - r as i64
-                } else {
-                    a as i64
-                }
-            })
-            .collect();
+        let list: Vec<i64> = self.axes_list(&axes, r);
         let out: Vec<i64> = (0..r)
             .filter_map(|i| {
                 if !axes.contains(&i) {
