@@ -22,6 +22,7 @@
 mod activations;
 mod attrs;
 mod axes;
+mod composite;
 mod constants;
 mod conv;
 mod elementwise;
@@ -30,6 +31,8 @@ mod matmul;
 mod norm;
 mod ops;
 mod shape_ops;
+mod shape_values;
+mod typed;
 
 pub(crate) use attrs::Attrs;
 use emit::{escape, multichar};

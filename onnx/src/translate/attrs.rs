@@ -97,7 +97,11 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
         ],
         "ConstantOfShape" => &[("value", Tensor)],
         "LayerNormalization" => &[("axis", Int), ("epsilon", Float), ("stash_type", Int)],
-        _ => return None,
+        _ => {
+            return super::composite::known(op)
+                .or_else(|| super::typed::known(op))
+                .or_else(|| super::shape_values::known(op));
+        }
     })
 }
 

@@ -5,7 +5,8 @@
 //!
 //! This module checks a node (domain, attributes, element types) and
 //! dispatches it by op family: `elementwise`, `activations`, `constants`,
-//! `conv`, `matmul`, `norm`, `shape_ops`.
+//! `conv`, `matmul`, `norm`, `shape_ops`, and (each with its own table of
+//! attributes) `composite`, `typed` and `shape_values`.
 
 use super::{Attrs, R, Translator};
 use crate::proto::NodeProto;
@@ -111,7 +112,16 @@ impl Translator {
             "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" => self.reduce(node, op)?,
             "Gather" => self.gather(node)?,
             "Split" => self.split(node)?,
-            _ => return self.err(format!("the op {op} is not supported")),
+            _ => {
+                // The op families in their own modules: each says whether
+                // it translated the node.
+                let done = self.composite(node, op)?
+                    || self.typed(node, op)?
+                    || self.shape_value_op(node, op)?;
+                if !done {
+                    return self.err(format!("the op {op} is not supported"));
+                }
+            }
         }
         Ok(())
     }
