@@ -93,9 +93,14 @@ pub fn translate(model: &Model, opts: &Options) -> Result<String, ImportError> {
         attr_at: HashMap::new(),
         checks: Vec::new(),
         mixed: None,
+        shape_vals: HashMap::new(),
+        ranks: HashMap::new(),
     };
     if !opts.erase_shapes {
         for v in g.value_info.iter().chain(&g.outputs) {
+            if let (Some(name), Some(rank)) = (v.name.as_deref(), recorded_rank(v)) {
+                t.ranks.insert(name.to_owned(), rank);
+            }
             if let (Some(name), Some(shape)) = (v.name.as_deref(), static_shape(v)) {
                 t.declared.insert(name.to_owned(), shape);
             }
@@ -264,6 +269,14 @@ fn symbolic_dim(p: &str) -> String {
     out
 }
 
+/// The rank of a value's recorded shape (symbolic dims included).
+fn recorded_rank(v: &ValueInfoProto) -> Option<usize> {
+    let Some(type_proto::Value::TensorType(tt)) = v.r#type.as_ref()?.value.as_ref() else {
+        return None;
+    };
+    Some(tt.shape.as_ref()?.dim.len())
+}
+
 /// The dims of a value whose every dim is a known size.
 fn static_shape(v: &ValueInfoProto) -> Option<Vec<u64>> {
     use crate::proto::tensor_shape_proto::dimension::Value as D;
@@ -341,6 +354,12 @@ struct Translator {
     /// Operands of different element types met by `emit` (an error for
     /// the node being translated).
     mixed: Option<String>,
+    /// Values of shape computations, held as expressions over dims (see
+    /// `shape_values`) and materialised on first use as data.
+    shape_vals: HashMap<String, shape_values::sym::ShapeVal>,
+    /// The ranks ONNX records for intermediates (`value_info`, symbolic
+    /// dims included; kept unless `--erase-shapes`).
+    ranks: HashMap<String, usize>,
 }
 
 type R<T> = Result<T, ImportError>;
@@ -399,6 +418,11 @@ impl Translator {
         if let Some(v) = self.values.get(name) {
             return Ok(v.clone());
         }
+        if let Some(sv) = self.shape_vals.get(name).cloned() {
+            let v = self.materialize(&sv)?;
+            self.values.insert(name.to_owned(), v.clone());
+            return Ok(v);
+        }
         let Some(c) = self.consts.get(name).cloned() else {
             if let Some(why) = self.undefined.get(name) {
                 return self.err(format!("'{name}' is not computed ({why})"));
@@ -431,6 +455,9 @@ impl Translator {
         let Some(name) = node.input.get(i).filter(|s| !s.is_empty()) else {
             return Ok(None);
         };
+        if let Some(t) = self.shape_vals.get(name.as_str()).and_then(|v| v.to_tensor()) {
+            return Ok(Some(t));
+        }
         match self.consts.get(name.as_str()) {
             Some(t) => Ok(Some(t.clone())),
             None => self.err(format!(

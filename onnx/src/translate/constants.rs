@@ -29,10 +29,12 @@ impl Translator {
         Ok(())
     }
 
-    /// ONNX ConstantOfShape.
+    /// ONNX ConstantOfShape, to a constant or computed shape (a computed
+    /// dim is its dimension variable, see `shape_values`).
     pub(super) fn constant_of_shape(&mut self, node: &NodeProto) -> R<()> {
+        use super::shape_values::sym::Sym;
         let a = Attrs::of(node);
-        let dims = self.const_ints(node, 0)?.unwrap_or_default();
+        let dims = self.shape_arg(node, 0)?.unwrap_or_default();
         let (elem, v) = match a.tensor("value") {
             Some(t) => {
                 let t = Tensor::decode(t).map_err(|m| self.error(m))?;
@@ -47,25 +49,54 @@ impl Translator {
             }
             None => (Elem::F32, Elem::F32.scalar_attr(0.0)),
         };
-        if dims.contains(&0) {
-            return self.err(format!(
-                "ConstantOfShape to {dims:?}: empty tensors (a size-0 axis) are not supported"
-            ));
-        }
+        let shown: Vec<String> = dims.iter().map(ToString::to_string).collect();
+        let shown = format!("[{}]", shown.join(", "));
         if dims.len() as u64 > MAX_AXES {
             return self.err(format!(
                 "ConstantOfShape to {} axes, more than {MAX_AXES}",
                 dims.len()
             ));
         }
-        if dims.iter().any(|&d| d < 0) {
-            return self.err(format!(
-                "ConstantOfShape to {dims:?}: sizes must not be negative"
-            ));
+        let mut axes = Vec::with_capacity(dims.len());
+        let mut known = Vec::with_capacity(dims.len());
+        for d in &dims {
+            match d {
+                Sym::Num(0) => {
+                    return self.err(format!(
+                        "ConstantOfShape to {shown}: empty tensors (a size-0 axis) are not supported"
+                    ));
+                }
+                Sym::Num(n) if *n < 0 => {
+                    return self.err(format!(
+                        "ConstantOfShape to {shown}: sizes must not be negative"
+                    ));
+                }
+                Sym::Num(n) => {
+                    axes.push(n.to_string());
+                    known.push(*n as u64);
+                }
+                Sym::Dim(v) => axes.push(v.clone()),
+                Sym::Op(..) => {
+                    return self.err(format!(
+                        "ConstantOfShape to {shown}: a computed size that is not a dimension is not supported"
+                    ));
+                }
+            }
         }
-        let dims: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
-        let v = self.fill_attr(elem, &dims, &v);
-        self.bind(node, 0, v);
+        let out = if known.len() == dims.len() {
+            self.fill_attr(elem, &known, &v)
+        } else {
+            let v = self.emit(
+                "constant",
+                &[],
+                &format!("value = {v}"),
+                elem,
+                axes.join(","),
+                None,
+            );
+            super::elementwise::with_rank(v, Some(dims.len()))
+        };
+        self.bind(node, 0, out);
         Ok(())
     }
 }

@@ -64,6 +64,10 @@ impl Translator {
             return self.err(format!("the op {op} is not supported"));
         };
         super::attrs::check(op, allowed, node).map_err(|m| self.error(m))?;
+        // Shape computations are evaluated, not emitted.
+        if self.shape_value_node(node, op)? {
+            return Ok(());
+        }
         if FLOAT_ONLY.contains(&op)
             && let Some(first) = node.input.first().filter(|n| !n.is_empty())
         {

@@ -27,20 +27,25 @@ impl Translator {
         Ok(())
     }
 
-    /// ONNX Reshape to a constant shape: `-1` is a fresh dimension variable
-    /// (the element count decides it), `0` copies the input's size at that
-    /// position (a known size, or a dimension variable shared with a view
-    /// of the input).
+    /// ONNX Reshape to a constant or computed shape (see
+    /// `shape_values`): `-1` is a fresh dimension variable (the element
+    /// count decides it), `0` copies the input's size at that position (a
+    /// known size, or a dimension variable shared with a view of the
+    /// input), a computed dim is its dimension variable, or a fresh one
+    /// for an expression over several.
     pub(super) fn reshape(&mut self, node: &NodeProto) -> R<()> {
+        use super::shape_values::sym::Sym;
         let at = Attrs::of(node);
         let x = self.input(node, 0)?;
-        let target = match at.ints("shape") {
-            Some(s) if self.opset < 5 => s,
-            _ => match self.const_ints(node, 1)? {
+        let target: Vec<Sym> = match at.ints("shape") {
+            Some(s) if self.opset < 5 => s.into_iter().map(Sym::Num).collect(),
+            _ => match self.shape_arg(node, 1)? {
                 Some(s) => s,
                 None => return self.err("Reshape needs its shape input"),
             },
         };
+        let shown: Vec<String> = target.iter().map(ToString::to_string).collect();
+        let shown = format!("[{}]", shown.join(", "));
         let allowzero = at.int("allowzero").unwrap_or(0) == 1;
         if target.len() as u64 > super::axes::MAX_AXES {
             return self.err(format!(
@@ -49,20 +54,29 @@ impl Translator {
                 super::axes::MAX_AXES
             ));
         }
-        if target.iter().filter(|&&d| d == -1).count() > 1 {
-            return self.err(format!("shape {target:?} has more than one -1"));
+        let is = |k: i64| move |d: &Sym| d.num() == Some(k);
+        if target.iter().filter(|d| is(-1)(d)).count() > 1 {
+            return self.err(format!("shape {shown} has more than one -1"));
         }
-        if allowzero && target.contains(&0) {
+        if allowzero && target.iter().any(is(0)) {
             return self.err(format!(
-                "shape {target:?}: empty tensors (allowzero) are not supported"
+                "shape {shown}: empty tensors (allowzero) are not supported"
             ));
         }
-        if target.iter().any(|&d| d < -1) {
-            return self.err(format!("shape {target:?}: sizes must be positive, 0 or -1"));
+        if target.iter().any(|d| d.num().is_some_and(|n| n < -1)) {
+            return self.err(format!("shape {shown}: sizes must be positive, 0 or -1"));
         }
-        let copies: Vec<usize> = (0..target.len()).filter(|&i| target[i] == 0).collect();
+        let unknown = target
+            .iter()
+            .filter(|d| matches!(d, Sym::Op(..)) || is(-1)(d))
+            .count();
+        if unknown > 1 {
+            return self.err(format!(
+                "shape {shown}: more than one size is left to the element count (a -1 and computed dims that are not dimensions)"
+            ));
+        }
+        let copies: Vec<usize> = (0..target.len()).filter(|&i| is(0)(&target[i])).collect();
         let mut src = x.clone();
-        let mut axes: Vec<String> = Vec::new();
         let mut names: Vec<Option<String>> = vec![None; target.len()];
         if let Some(&last) = copies.last() {
             match &x.shape {
@@ -73,7 +87,7 @@ impl Translator {
                 }
                 Some(d) => {
                     return self.err(format!(
-                        "shape {target:?} copies axis {last} of a rank-{} input",
+                        "shape {shown} copies axis {last} of a rank-{} input",
                         d.len()
                     ));
                 }
@@ -89,11 +103,13 @@ impl Translator {
                 }
             }
         }
-        for (i, &d) in target.iter().enumerate() {
+        let mut axes: Vec<String> = Vec::new();
+        for (i, d) in target.iter().enumerate() {
             axes.push(match (&names[i], d) {
                 (Some(n), _) => n.clone(),
-                (None, -1) => self.fresh_var(),
-                (None, d) => d.to_string(),
+                (None, Sym::Num(d)) if *d > 0 => d.to_string(),
+                (None, Sym::Dim(v)) => v.clone(),
+                (None, _) => self.fresh_var(),
             });
         }
         let elem = x.elem;
@@ -515,7 +531,7 @@ impl Translator {
 
     /// `ocannl.concat` of `parts` on the axis of `lay` (the other axes
     /// shared): `lay(p0); lay(p1)... => lay(p0^p1...)`.
-    fn concat_along(&mut self, lay: &Layout, parts: &[&Val], out_spec: String) -> Val {
+    pub(super) fn concat_along(&mut self, lay: &Layout, parts: &[&Val], out_spec: String) -> Val {
         let names: Vec<String> = (0..parts.len()).map(|k| format!("p{k}")).collect();
         let ins: Vec<String> = names.iter().map(|n| lay.map(|_| Some(n.clone()))).collect();
         let spec = format!(
