@@ -43,8 +43,9 @@ use inkwell::{
     passes::PassBuilderOptions,
     targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine},
 };
+/// The MLIR context programs are compiled in (see [`context`]).
+pub use melior::Context;
 use melior::{
-    Context,
     dialect::DialectRegistry,
     ir::{
         BlockLike, Module, RegionLike, attribute::TypeAttribute, operation::OperationLike,

@@ -193,6 +193,11 @@ impl Input {
         &self.path
     }
 
+    /// The path as the user gave it.
+    pub fn given(&self) -> &Path {
+        &self.given
+    }
+
     /// `message` with the path the reader opened replaced by the user's.
     pub fn rename(&self, message: String) -> String {
         if self.path == self.given {

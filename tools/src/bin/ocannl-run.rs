@@ -6,6 +6,11 @@
 //!            [--outputs OUT.npy ...] [--bench N] [--threads N] [--emit llvm|asm|obj -o FILE]
 //! ```
 //!
+//! `--inputs` may be given several times, one set of arguments each (with
+//! `--outputs` once per set, or not at all): the function runs on each set
+//! in turn, and is compiled once per distinct binding of the input shapes
+//! (a model with symbolic dims runs at several sizes in one process).
+//!
 //! Exit codes: 0 success, 1 user error (bad file, bad input, failed
 //! inference, flags out of range or without effect), never a panic. Every
 //! flag is checked before any file is read or anything compiled; the
@@ -19,7 +24,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use clap::{Parser, ValueEnum};
+use clap::{CommandFactory, Parser, ValueEnum};
 use ocannl_runtime::{
     Emit, Error, InputShape, Lowering, Program,
     array::{Array, SplitMix64},
@@ -55,15 +60,23 @@ struct Cli {
     entry: Option<String>,
     /// One .npy file per argument, in order (C order; the dtype must match
     /// the element type, the shape the inferred shape in memory order
-    /// batch, output, input).
-    #[arg(long, num_args = 1..)]
-    inputs: Vec<PathBuf>,
+    /// batch, output, input). Given several times: one run per set, the
+    /// function compiled once per distinct set of input shapes.
+    #[arg(long = "inputs", num_args = 1.., action = clap::ArgAction::Append)]
+    inputs_given: Vec<PathBuf>,
+    /// `--inputs`, one set per occurrence.
+    #[arg(skip)]
+    inputs: Vec<Vec<PathBuf>>,
     /// Seed of the random inputs used when --inputs is absent (default 0).
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
-    /// Where to write the results (.npy), one per result in order.
-    #[arg(long, num_args = 1..)]
-    outputs: Vec<PathBuf>,
+    /// Where to write the results (.npy), one per result in order (once
+    /// per `--inputs` set when there are several).
+    #[arg(long = "outputs", num_args = 1.., action = clap::ArgAction::Append)]
+    outputs_given: Vec<PathBuf>,
+    /// `--outputs`, one set per occurrence.
+    #[arg(skip)]
+    outputs: Vec<Vec<PathBuf>>,
     /// Run N times and print the median time.
     #[arg(long, value_name = "N")]
     bench: Option<usize>,
@@ -126,10 +139,12 @@ enum Target {
 static GLOBAL: ocannl_tools::MiMalloc = ocannl_tools::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli: Cli = match ocannl_tools::cli::parse("ocannl-run") {
+    let mut cli: Cli = match ocannl_tools::cli::parse("ocannl-run") {
         Ok(cli) => cli,
         Err(code) => return code,
     };
+    cli.inputs = occurrences("inputs_given");
+    cli.outputs = occurrences("outputs_given");
     if ocannl_passes::driver::stdout_closed_at_start() {
         // It prints the results (or what --emit wrote) there.
         let _ = writeln!(
@@ -153,23 +168,133 @@ fn main() -> ExitCode {
     }
 }
 
+/// The values of the flag `id`, one list per occurrence (the command line
+/// parsed again: it parsed once already).
+fn occurrences(id: &str) -> Vec<Vec<PathBuf>> {
+    let Ok(matches) = Cli::command().try_get_matches_from(std::env::args_os()) else {
+        return Vec::new();
+    };
+    let Ok(Some(sets)) = matches.try_get_occurrences::<PathBuf>(id) else {
+        return Vec::new();
+    };
+    sets.map(|set| set.cloned().collect()).collect()
+}
+
 fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
     let threads = check_flags(cli)?;
     // What a CUDA run needs, before compiling: the answers do not depend
     // on the program. The device stays open (its context retained) until
     // the run opens it again.
     let _device = open_device(cli)?;
-    let (file, inputs) = open_files(cli)?;
+    let (file, sets) = open_files(cli)?;
     // Read the data first: its dimensions settle what inference leaves open
     // in the arguments.
-    let (data, shapes) = read_data(cli, &inputs)?;
+    let data = sets
+        .iter()
+        .map(|set| read_data(set))
+        .collect::<Result<Vec<_>, _>>()?;
     let context = ocannl_runtime::context()?;
+    if data.is_empty() {
+        return run_binding(cli, out, &context, &file, threads, &mut []);
+    }
+    // One compilation per distinct binding of the input shapes, each run
+    // on every set that has it; what a run prints is kept and printed in
+    // the order of the sets.
+    let mut runs: Vec<Run> = data
+        .into_iter()
+        .enumerate()
+        .map(|(k, (arrays, shapes))| Run {
+            index: k,
+            compiled_for: k,
+            arrays,
+            shapes,
+            printed: Vec::new(),
+        })
+        .collect();
+    let several = runs.len() > 1;
+    let mut done = vec![false; runs.len()];
+    let mut result = Ok(());
+    for first in 0..runs.len() {
+        if done[first] {
+            continue;
+        }
+        let key = runs[first].key();
+        let mut group: Vec<Run> = Vec::new();
+        for (k, run) in runs.iter_mut().enumerate() {
+            if !done[k] && run.key() == key {
+                done[k] = true;
+                run.compiled_for = first;
+                group.push(std::mem::take(run));
+            }
+        }
+        result = run_binding(cli, out, &context, &file, threads, &mut group);
+        for run in group {
+            let k = run.index;
+            runs[k] = run;
+        }
+        if result.is_err() {
+            break;
+        }
+    }
+    for run in &runs {
+        if run.printed.is_empty() {
+            break;
+        }
+        match (several, run.compiled_for) {
+            (false, _) => {}
+            (true, f) if f == run.index => say!(out, "inputs set {}:", run.index + 1),
+            (true, f) => say!(
+                out,
+                "inputs set {} (the shapes of set {}: its code, not compiled again):",
+                run.index + 1,
+                f + 1
+            ),
+        }
+        out.write_all(&run.printed)
+            .map_err(|e| Error::new(format!("cannot write to standard output: {e}")))?;
+    }
+    result
+}
+
+/// One `--inputs` set: its arrays and their shapes, and what its run
+/// printed.
+#[derive(Default)]
+struct Run {
+    index: usize,
+    /// The set whose compilation it runs (the first with its shapes).
+    compiled_for: usize,
+    arrays: Vec<Array>,
+    shapes: Vec<InputShape>,
+    printed: Vec<u8>,
+}
+
+impl Run {
+    /// What a compilation depends on: the inputs' dims and dtypes.
+    fn key(&self) -> Vec<(Vec<u64>, String)> {
+        self.arrays
+            .iter()
+            .map(|a| (a.shape.clone(), format!("{:?}", a.elem())))
+            .collect()
+    }
+}
+
+/// Compiles the program for the shapes of `runs` (all the same; none:
+/// random inputs of the inferred shapes) and runs it on each, or writes
+/// the generated code (`--emit`).
+fn run_binding(
+    cli: &Cli,
+    out: &mut impl Write,
+    context: &ocannl_runtime::Context,
+    file: &Input,
+    threads: usize,
+    runs: &mut [Run],
+) -> Result<(), Error> {
     let started = Instant::now();
     let program = Program::compile_lowered(
-        &context,
+        context,
         file.path(),
         cli.entry.as_deref(),
-        (!cli.inputs.is_empty()).then_some(shapes.as_slice()),
+        runs.first().map(|r| r.shapes.as_slice()),
         threads,
         lowering(cli)?,
     )
@@ -178,35 +303,94 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
         return emit(out, &program, kind, file);
     }
     let signature = program.signature().clone();
-    if !cli.outputs.is_empty() && cli.outputs.len() != signature.outputs.len() {
-        return Err(Error::new(format!(
-            "'@{}' has {} result(s) but {} --outputs file(s) were given",
-            program.entry(),
-            signature.outputs.len(),
-            cli.outputs.len()
-        )));
+    for paths in &cli.outputs {
+        if paths.len() != signature.outputs.len() {
+            return Err(Error::new(format!(
+                "'@{}' has {} result(s) but {} --outputs file(s) were given",
+                program.entry(),
+                signature.outputs.len(),
+                paths.len()
+            )));
+        }
     }
-    let mut inputs: Vec<Array> = if cli.inputs.is_empty() {
+    let no_paths = Vec::new();
+    let paths = |k: usize| cli.outputs.get(k).unwrap_or(&no_paths);
+    if runs.is_empty() {
         program.check_memory(true)?;
         let mut rng = SplitMix64::new(cli.seed.unwrap_or(0));
-        signature
+        let mut inputs = signature
             .inputs
             .iter()
             .map(|s| Array::random(s.elem, &s.dims, &mut rng))
-            .collect::<Result<_, _>>()?
-    } else {
-        data
-    };
+            .collect::<Result<Vec<_>, _>>()?;
+        return run_set(
+            cli,
+            out,
+            &program,
+            &mut inputs,
+            paths(0),
+            (threads, started),
+        );
+    }
+    let compile_time = started.elapsed();
     if cli.target == Target::Cuda {
-        return run_cuda(cli, out, &program, &inputs, started.elapsed());
+        for run in runs.iter_mut() {
+            let paths = paths(run.index);
+            run_cuda(
+                cli,
+                &mut run.printed,
+                &program,
+                &run.arrays,
+                paths,
+                compile_time,
+            )?;
+        }
+        return Ok(());
     }
     let jit = program.jit()?;
     let compile_time = started.elapsed();
     recheck_threads(threads)?;
-    let outputs = jit.run(&mut inputs)?;
-    print_results(out, &outputs, &signature.outputs, &cli.outputs)?;
+    for run in runs.iter_mut() {
+        let outputs = jit.run(&mut run.arrays)?;
+        print_results(
+            &mut run.printed,
+            &outputs,
+            &signature.outputs,
+            paths(run.index),
+        )?;
+        if let Some(n) = cli.bench {
+            let times = jit.bench(&mut run.arrays, n)?;
+            print_bench(
+                &mut run.printed,
+                program.entry(),
+                times,
+                threads,
+                compile_time,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// A run on one set of inputs made up for the inferred shapes.
+fn run_set(
+    cli: &Cli,
+    out: &mut impl Write,
+    program: &Program<'_>,
+    inputs: &mut [Array],
+    paths: &[PathBuf],
+    (threads, started): (usize, Instant),
+) -> Result<(), Error> {
+    if cli.target == Target::Cuda {
+        return run_cuda(cli, out, program, inputs, paths, started.elapsed());
+    }
+    let jit = program.jit()?;
+    let compile_time = started.elapsed();
+    recheck_threads(threads)?;
+    let outputs = jit.run(inputs)?;
+    print_results(out, &outputs, &program.signature().outputs, paths)?;
     if let Some(n) = cli.bench {
-        let times = jit.bench(&mut inputs, n)?;
+        let times = jit.bench(inputs, n)?;
         print_bench(out, program.entry(), times, threads, compile_time)?;
     }
     Ok(())
@@ -234,33 +418,33 @@ fn open_device(cli: &Cli) -> Result<Option<ocannl_runtime::cuda::Gpu>, Error> {
 
 /// The program file and the `--inputs` files: all there (a pipe may block
 /// until written) before any is read, then opened to be read with a bound.
-fn open_files(cli: &Cli) -> Result<(Input, Vec<Input>), Error> {
+fn open_files(cli: &Cli) -> Result<(Input, Vec<Vec<Input>>), Error> {
     check_readable(&cli.file).map_err(Error::new)?;
-    for path in &cli.inputs {
+    for path in cli.inputs.iter().flatten() {
         check_readable(path).map_err(|e| Error::new(format!("--inputs: {e}")))?;
     }
     let file = Input::open(&cli.file, Some(MAX_INPUT_BYTES)).map_err(Error::new)?;
-    let inputs = cli
+    let open = |p: &PathBuf| Input::open(p, None).map_err(|e| Error::new(format!("--inputs: {e}")));
+    let sets = cli
         .inputs
         .iter()
-        .map(|p| Input::open(p, None).map_err(|e| Error::new(format!("--inputs: {e}"))))
+        .map(|set| set.iter().map(open).collect::<Result<Vec<_>, _>>())
         .collect::<Result<Vec<_>, _>>()?;
-    Ok((file, inputs))
+    Ok((file, sets))
 }
 
 /// The arrays of the `--inputs` files (opened as `inputs`), and their
 /// shapes named by the paths the user gave.
-fn read_data(cli: &Cli, inputs: &[Input]) -> Result<(Vec<Array>, Vec<InputShape>), Error> {
+fn read_data(inputs: &[Input]) -> Result<(Vec<Array>, Vec<InputShape>), Error> {
     let data: Vec<Array> = inputs
         .iter()
         .map(|i| Array::read_npy(i.path()).map_err(|e| Error::new(i.rename(e.to_string()))))
         .collect::<Result<_, _>>()?;
-    let shapes: Vec<InputShape> = cli
-        .inputs
+    let shapes: Vec<InputShape> = inputs
         .iter()
         .zip(&data)
-        .map(|(p, a)| InputShape {
-            name: format!("'{}'", p.display()),
+        .map(|(i, a)| InputShape {
+            name: format!("'{}'", i.given().display()),
             dims: a.shape.clone(),
         })
         .collect();
@@ -392,6 +576,20 @@ fn check_combinations(cli: &Cli, gpu_emit: bool) -> Result<(), Error> {
             "--seed picks the random inputs used without --inputs: give one or the other".into(),
         );
     }
+    if cli.inputs.len() > 1 && cli.emit.is_some() {
+        return fail("--emit writes the code of one binding: give one --inputs set".into());
+    }
+    if cli.outputs.len() > 1.max(cli.inputs.len())
+        || (cli.inputs.len() > 1
+            && !cli.outputs.is_empty()
+            && cli.outputs.len() != cli.inputs.len())
+    {
+        return fail(format!(
+            "{} --outputs set(s) for {} --inputs set(s): give one per set, or none",
+            cli.outputs.len(),
+            cli.inputs.len().max(1)
+        ));
+    }
     Ok(())
 }
 
@@ -427,8 +625,9 @@ fn thread_count(cli: &Cli, gpu_emit: bool) -> Result<usize, Error> {
 /// The `--outputs` files and the file of `-o`: distinct and writable
 /// (`gpu_emit`: `-o` may be a directory for PTX or cubin).
 fn check_outputs(cli: &Cli, gpu_emit: bool) -> Result<(), Error> {
-    for (i, path) in cli.outputs.iter().enumerate() {
-        if cli.outputs[..i].contains(path) {
+    let all: Vec<&PathBuf> = cli.outputs.iter().flatten().collect();
+    for (i, path) in all.iter().enumerate() {
+        if all[..i].contains(path) {
             return Err(Error::new(format!(
                 "--outputs names '{}' twice: one result would overwrite another",
                 path.display()
@@ -453,13 +652,14 @@ fn run_cuda(
     out: &mut impl Write,
     program: &Program<'_>,
     inputs: &[Array],
+    paths: &[PathBuf],
     compile_time: Duration,
 ) -> Result<(), Error> {
     let times = cli.bench.unwrap_or(0);
     let device = cli.device.unwrap_or(0);
     let (outputs, timings, name) = ocannl_runtime::gpu::run(program, device, inputs, times)?;
     let signature = program.signature();
-    print_results(out, &outputs, &signature.outputs, &cli.outputs)?;
+    print_results(out, &outputs, &signature.outputs, paths)?;
     if !timings.is_empty() {
         let median = |f: fn(&ocannl_runtime::gpu::Timing) -> f32| {
             let mut v: Vec<f32> = timings.iter().map(f).collect();
