@@ -1,6 +1,14 @@
 //! ONNX ops written as compositions of the dialect's existing ops
 //! (einsums, concatenations, pointwise ops): each names the ONNX operator
 //! semantics it follows (onnx.ai/onnx/operators).
+//!
+//! `index` holds the shared blocks (slices, strided reads, reversal,
+//! index grids); each other submodule a family of ops.
+
+mod index;
+mod pad;
+mod repeat;
+mod slice;
 
 use super::{R, Translator};
 use crate::proto::{NodeProto, attribute_proto::AttributeType as K};
@@ -8,20 +16,35 @@ use crate::proto::{NodeProto, attribute_proto::AttributeType as K};
 /// The attributes of the ops this module translates (see
 /// `attrs::known`); `None`: not one of them.
 pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
-    #[allow(clippy::match_single_binding)]
-    match op {
-        _ => None,
-    }
+    use K::{Float, Int, Ints, String};
+    Some(match op {
+        "Slice" => &[("starts", Ints), ("ends", Ints), ("axes", Ints)],
+        "Pad" => &[
+            ("mode", String),
+            ("pads", Ints),
+            ("paddings", Ints),
+            ("value", Float),
+        ],
+        "Expand" | "Tile" => &[],
+        "Trilu" => &[("upper", Int)],
+        "EyeLike" => &[("dtype", Int), ("k", Int)],
+        _ => return None,
+    })
 }
 
 impl Translator {
     /// Translates `node` when its op is one of this module's; `false`
     /// otherwise.
     pub(super) fn composite(&mut self, node: &NodeProto, op: &str) -> R<bool> {
-        let _ = node;
-        #[allow(clippy::match_single_binding)]
         match op {
-            _ => Ok(false),
+            "Slice" => self.slice(node)?,
+            "Pad" => self.pad(node)?,
+            "Expand" => self.expand(node)?,
+            "Tile" => self.tile(node)?,
+            "Trilu" => self.trilu(node)?,
+            "EyeLike" => self.eye_like(node)?,
+            _ => return Ok(false),
         }
+        Ok(true)
     }
 }

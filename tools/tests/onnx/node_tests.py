@@ -43,6 +43,11 @@ UNSUPPORTED = ("not supported", "are supported", "must be a constant", "needs it
 CONST_POSITIONS = {("Reshape", 1), ("Squeeze", 1), ("Unsqueeze", 1), ("ReduceSum", 1),
                    ("ReduceMean", 1), ("ReduceMax", 1), ("ReduceMin", 1), ("Split", 1),
                    ("Gather", 1), ("ConstantOfShape", 0)}
+# The ops of onnx/src/translate/composite.rs.
+CONST_POSITIONS |= {("Slice", 1), ("Slice", 2), ("Slice", 3), ("Slice", 4), ("Pad", 1), ("Pad", 3),
+                    ("Expand", 1), ("Tile", 1), ("Trilu", 1), ("ReduceL1", 1), ("ReduceL2", 1),
+                    ("ReduceLogSum", 1), ("ReduceLogSumExp", 1), ("ReduceSumSquare", 1),
+                    ("ReduceProd", 1), ("Resize", 1), ("Resize", 2), ("Resize", 3)}
 
 
 def inline_constants(model, inputs):
