@@ -65,3 +65,30 @@ with open("rosette.onnx", "rb") as f:
     data = f.read()
 with open("truncated.onnx", "wb") as f:
     f.write(data[: len(data) // 2])
+
+# A shape subgraph as exporters write attention's head split: the leading
+# dims of a MatMul's result, read with Shape and Slice, concatenated with
+# (2, 4) as Reshape's shape; and x.view(x.size(0), -1).
+I64 = TensorProto.INT64
+
+
+def ints(name, vals):
+    return helper.make_tensor(name, I64, [len(vals)], vals)
+
+
+save(helper.make_graph(
+    [helper.make_node("MatMul", ["x", "w"], ["p"], name="proj"),
+     helper.make_node("Shape", ["p"], ["s"], name="shape"),
+     helper.make_node("Slice", ["s", "zero", "two"], ["lead"], name="lead"),
+     helper.make_node("Concat", ["lead", "heads"], ["s4"], axis=0, name="cat"),
+     helper.make_node("Reshape", ["p", "s4"], ["p4"], name="split"),
+     helper.make_node("Transpose", ["p4"], ["t"], perm=[0, 2, 1, 3], name="swap"),
+     helper.make_node("Shape", ["x"], ["sx"], name="shape_x"),
+     helper.make_node("Gather", ["sx", "zero"], ["b"], axis=0, name="batch"),
+     helper.make_node("Concat", ["b", "minus1"], ["flat"], axis=0, name="cat2"),
+     helper.make_node("Reshape", ["x", "flat"], ["f"], name="view")],
+    "shape_subgraph", [vi("x", ["batch", "seq", 8])],
+    [vi("t", ["batch", 2, "seq", 4]), vi("f", ["batch", None])],
+    initializer=[helper.make_tensor("w", F, [8, 8], [0.0] * 64),
+                 ints("zero", [0]), ints("two", [2]), ints("heads", [2, 4]),
+                 ints("minus1", [-1])]), "shape-subgraph.onnx")
