@@ -5,8 +5,10 @@
 //! `index` holds the shared blocks (slices, strided reads, reversal,
 //! index grids); each other submodule a family of ops.
 
+mod act;
 mod index;
 mod pad;
+mod reduce;
 mod repeat;
 mod slice;
 
@@ -28,6 +30,17 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
         "Expand" | "Tile" => &[],
         "Trilu" => &[("upper", Int)],
         "EyeLike" => &[("dtype", Int), ("k", Int)],
+        "ReduceL1" | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare"
+        | "ReduceProd" => &[
+            ("axes", Ints),
+            ("keepdims", Int),
+            ("noop_with_empty_axes", Int),
+        ],
+        "Selu" => &[("alpha", Float), ("gamma", Float)],
+        "Celu" | "ThresholdedRelu" | "Swish" => &[("alpha", Float)],
+        "Shrink" => &[("bias", Float), ("lambd", Float)],
+        "Softsign" | "Mish" => &[],
+        "Hardmax" => &[("axis", Int)],
         _ => return None,
     })
 }
@@ -43,6 +56,12 @@ impl Translator {
             "Tile" => self.tile(node)?,
             "Trilu" => self.trilu(node)?,
             "EyeLike" => self.eye_like(node)?,
+            "ReduceL1" | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare"
+            | "ReduceProd" => self.reduce_composite(node, op)?,
+            "Selu" | "Celu" | "ThresholdedRelu" | "Shrink" | "Softsign" | "Mish" | "Swish" => {
+                self.activation(node, op)?;
+            }
+            "Hardmax" => self.hardmax(node)?,
             _ => return Ok(false),
         }
         Ok(true)
