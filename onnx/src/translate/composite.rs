@@ -6,6 +6,7 @@
 //! index grids); each other submodule a family of ops.
 
 mod act;
+mod einsum;
 mod index;
 mod pad;
 mod reduce;
@@ -41,6 +42,7 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
         "Shrink" => &[("bias", Float), ("lambd", Float)],
         "Softsign" | "Mish" => &[],
         "Hardmax" => &[("axis", Int)],
+        "Einsum" => &[("equation", String)],
         _ => return None,
     })
 }
@@ -62,6 +64,7 @@ impl Translator {
                 self.activation(node, op)?;
             }
             "Hardmax" => self.hardmax(node)?,
+            "Einsum" => self.einsum_node(node)?,
             _ => return Ok(false),
         }
         Ok(true)
