@@ -8,6 +8,7 @@
 mod act;
 mod einsum;
 mod index;
+mod norm;
 mod pad;
 mod reduce;
 mod repeat;
@@ -43,6 +44,11 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
         "Softsign" | "Mish" => &[],
         "Hardmax" => &[("axis", Int)],
         "Einsum" => &[("equation", String)],
+        "InstanceNormalization" => &[("epsilon", Float)],
+        "GroupNormalization" => &[("epsilon", Float), ("num_groups", Int), ("stash_type", Int)],
+        "RMSNormalization" => &[("axis", Int), ("epsilon", Float), ("stash_type", Int)],
+        "MeanVarianceNormalization" => &[("axes", Ints)],
+        "LpNormalization" => &[("axis", Int), ("p", Int)],
         _ => return None,
     })
 }
@@ -65,6 +71,11 @@ impl Translator {
             }
             "Hardmax" => self.hardmax(node)?,
             "Einsum" => self.einsum_node(node)?,
+            "InstanceNormalization" => self.instance_norm(node)?,
+            "GroupNormalization" => self.group_norm(node)?,
+            "RMSNormalization" => self.rms_norm(node)?,
+            "MeanVarianceNormalization" => self.mvn(node)?,
+            "LpNormalization" => self.lp_norm(node)?,
             _ => return Ok(false),
         }
         Ok(true)
