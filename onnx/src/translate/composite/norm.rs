@@ -134,7 +134,7 @@ impl Translator {
 
     /// The rows of a normalisation over the axes from `axis` to the end:
     /// all of them, the kept ones.
-    fn from_axis(&self, x: &Val, axis: i64) -> R<(String, String)> {
+    fn trailing_rows(&self, x: &Val, axis: i64) -> R<(String, String)> {
         check_axis(axis).map_err(|m| self.error(m))?;
         match (axis < 0, x.rank) {
             (_, Some(r)) => {
@@ -164,7 +164,7 @@ impl Translator {
             return self.err("stash_type other than 1 (float) is not supported");
         }
         let eps = at.float("epsilon").map_or(1e-5, f64::from);
-        let (full, kept) = self.from_axis(&x, at.int("axis").unwrap_or(-1))?;
+        let (full, kept) = self.trailing_rows(&x, at.int("axis").unwrap_or(-1))?;
         let sq = self.binary("mul", &x, &x, "...".into())?;
         let ms = self.mean_of(&sq, &format!("{full} => {kept}"))?;
         let e = self.scalar(x.elem, eps);
