@@ -366,6 +366,7 @@ fn gen_catalog(ops: &[OpDesc]) -> String {
             "constant" => "Constant",
             "range" => "Range",
             "reshape" => "Reshape",
+            "gather" => "Gather",
             other => panic!("op {}: unknown computes {other:?}", op.mnemonic),
         };
         let init = match op.init_operand {

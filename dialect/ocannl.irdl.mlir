@@ -172,6 +172,24 @@ irdl.dialect @ocannl {
     irdl.operands(a: %3, b: %7, c: %11)
     irdl.results(result: %15)
   }
+  irdl.operation @gather {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    %8 = irdl.base @ocannl::@tensor
+    %9 = irdl.base "!builtin.tensor"
+    %10 = irdl.base "!builtin.unranked_tensor"
+    %11 = irdl.any_of(%8, %9, %10)
+    %12 = irdl.base "#builtin.string"
+    irdl.operands(data: %3, indices: %7)
+    irdl.results(result: %11)
+    irdl.attributes {"spec" = %12}
+  }
   irdl.operation @log {
     %0 = irdl.base @ocannl::@tensor
     %1 = irdl.base "!builtin.tensor"

@@ -90,6 +90,9 @@ pub enum Computes {
     Range,
     /// The operand's cells copied in memory order.
     Reshape,
+    /// A nest over the result that reads the data operand's gathered axis
+    /// at the indices operand's values (`ocannl.gather`).
+    Gather,
 }
 
 include!(concat!(env!("OUT_DIR"), "/functions.rs"));

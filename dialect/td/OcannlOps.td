@@ -36,7 +36,9 @@ def Ocannl_AccumulateMin : Ocannl_Accumulator<"min", "inf">;
 ///  - `minOperands`/`maxOperands`: arity bounds for ops with a variadic
 ///    operand group (`-1`: no upper bound).
 ///  - `computes`: `nest` (a loop nest over the op's product space, from its
-///    projections), `blocks` (one nest per block of a concatenation), or a
+///    projections), `blocks` (one nest per block of a concatenation),
+///    `gather` (a nest over the result reading one axis at run-time
+///    indices), or a
 ///    terminal's own kind: `constant`, `range`, `reshape` (cells copied in
 ///    memory order).
 ///  - `scalarFn`: for a nest, the function of the operands' cells at each
@@ -203,6 +205,27 @@ def Ocannl_EinsumOp : Ocannl_Op<"einsum", "Einsum"> {
                        OptionalAttr<Ocannl_CombineAttr>:$combine);
   let minOperands = 1;
   let maxOperands = 3;
+}
+
+def Ocannl_GatherOp : Ocannl_Op<"gather", "Einsum"> {
+  let computes = "gather";
+  let scalarFn = "identity";
+  let summary = "cells picked by run-time indices (ONNX Gather, embedding lookups)";
+  let description = [{
+    `spec = "data; indices => result"` in the einsum notation with exactly
+    one label of `data` absent from the result: the gathered axis. Shape
+    logic `Einsum` (labels equate sizes, so shapes infer as for an einsum);
+    the result cell at the other labels reads `data` at those labels and,
+    on the gathered axis, at the integer held by `indices` there. An index
+    `k < 0` reads `k + n` (ONNX's negative indices, `n` the axis size); an
+    index still outside `[0, n)` gives 0 (never a read out of bounds).
+
+    ```mlir
+    %e = "ocannl.gather"(%table, %ids) {spec = "v,e; b,s => b,s,e"} : (!ocannl.tensor<f32, "100,16">, !ocannl.tensor<i64, "2,7">) -> !ocannl.tensor<f32, "2,7,16">
+    ```
+  }];
+  let arguments = (ins Ocannl_AnyTensor:$data, Ocannl_AnyTensor:$indices,
+                       Ocannl_EinsumSpecAttr:$spec);
 }
 
 def Ocannl_ConcatOp : Ocannl_Op<"concat", "Block"> {

@@ -27,6 +27,7 @@ mod constants;
 mod conv;
 mod elementwise;
 mod emit;
+mod gather;
 mod matmul;
 mod norm;
 mod ops;

@@ -89,6 +89,7 @@ mod concat;
 mod cpu;
 mod emit;
 mod fusion;
+mod gather;
 mod gpu;
 mod nests;
 mod projections;

@@ -225,11 +225,15 @@ impl Translator {
         usize::try_from(k).ok().and_then(|k| d.get(k).copied())
     }
 
-    /// ONNX Gather with constant indices along `axis`: a scalar index is
+    /// ONNX Gather with constant indices along `axis` (run-time indices:
+    /// see `gather`): a scalar index is
     /// a fixed index (the axis goes); a list of indices is one size-1
     /// slice per index (a fixed index kept as an axis of size 1),
     /// concatenated. Negative indices need the axis size.
     pub(super) fn gather(&mut self, node: &NodeProto) -> R<()> {
+        if !self.known_input(node, 1) {
+            return self.gather_dynamic(node);
+        }
         let x = self.input(node, 0)?;
         let axis = Attrs::of(node).int("axis").unwrap_or(0);
         let Some(idx) = self.const_input(node, 1)? else {

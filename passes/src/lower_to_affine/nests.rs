@@ -108,6 +108,9 @@ impl<'c> Emitter<'c> {
             Computes::Blocks => self
                 .lower_block(at, op, operands, buf, dims)
                 .map(|()| false),
+            Computes::Gather => self
+                .lower_gather(*at, op, operands, buf, dims)
+                .map(|()| false),
             Computes::Nest => {
                 let nest = Nest {
                     op,

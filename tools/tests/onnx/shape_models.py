@@ -149,12 +149,34 @@ def reshape_guard():
     return m, [[(1, 2, 3)], [(4, 2, 3)]]
 
 
-MODELS = [batch_view, heads, positions, mean_by_hand, reshape_guard]
+def embedding():
+    """GPT-2's embeddings: token ids looked up at run time (`Gather` of a
+    table at an int64 input, negative ids included), plus the positions'
+    embeddings at `Range(0, seq)`."""
+    nodes = [
+        h.make_node("Gather", ["wte", "ids"], ["tok"]),
+        h.make_node("Shape", ["ids"], ["s"]),
+        const("i1", np.int64(1)),
+        h.make_node("Gather", ["s", "i1"], ["n"], axis=0),
+        const("zero", np.int64(0)),
+        const("one", np.int64(1)),
+        h.make_node("Range", ["zero", "n", "one"], ["pos"]),
+        h.make_node("Gather", ["wpe", "pos"], ["pe"]),
+        h.make_node("Add", ["tok", "pe"], ["y"]),
+    ]
+    m = model("embedding", nodes, [vi("ids", ["batch", "seq"], T.INT64)],
+              [vi("y", ["batch", "seq", 8])], [init("wte", (50, 8)), init("wpe", (16, 8))])
+    return m, [[(2, 3)], [(1, 16)], [(3, 5)]]
+
+
+MODELS = [batch_view, heads, positions, mean_by_hand, reshape_guard, embedding]
 
 
 def inputs_for(m, shapes, k):
     rng = np.random.default_rng(k)
-    return [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    types = [i.type.tensor_type.elem_type for i in m.graph.input]
+    return [rng.integers(-50, 50, s).astype(np.int64) if t == T.INT64
+            else rng.standard_normal(s).astype(np.float32) for s, t in zip(shapes, types)]
 
 
 def check(bin_dir, make, work):
