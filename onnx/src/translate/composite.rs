@@ -13,6 +13,7 @@ mod pad;
 mod reduce;
 mod repeat;
 mod slice;
+mod space;
 
 use super::{R, Translator};
 use crate::proto::{NodeProto, attribute_proto::AttributeType as K};
@@ -49,6 +50,7 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
         "RMSNormalization" => &[("axis", Int), ("epsilon", Float), ("stash_type", Int)],
         "MeanVarianceNormalization" => &[("axes", Ints)],
         "LpNormalization" => &[("axis", Int), ("p", Int)],
+        "DepthToSpace" | "SpaceToDepth" => &[("blocksize", Int), ("mode", String)],
         _ => return None,
     })
 }
@@ -76,6 +78,7 @@ impl Translator {
             "RMSNormalization" => self.rms_norm(node)?,
             "MeanVarianceNormalization" => self.mvn(node)?,
             "LpNormalization" => self.lp_norm(node)?,
+            "DepthToSpace" | "SpaceToDepth" => self.depth_space(node, op == "DepthToSpace")?,
             _ => return Ok(false),
         }
         Ok(true)
