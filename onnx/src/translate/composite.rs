@@ -6,6 +6,7 @@
 //! index grids); each other submodule a family of ops.
 
 mod act;
+mod convt;
 mod einsum;
 mod index;
 mod norm;
@@ -51,6 +52,16 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
         "MeanVarianceNormalization" => &[("axes", Ints)],
         "LpNormalization" => &[("axis", Int), ("p", Int)],
         "DepthToSpace" | "SpaceToDepth" => &[("blocksize", Int), ("mode", String)],
+        "ConvTranspose" => &[
+            ("auto_pad", String),
+            ("dilations", Ints),
+            ("group", Int),
+            ("kernel_shape", Ints),
+            ("output_padding", Ints),
+            ("output_shape", Ints),
+            ("pads", Ints),
+            ("strides", Ints),
+        ],
         _ => return None,
     })
 }
@@ -79,6 +90,7 @@ impl Translator {
             "MeanVarianceNormalization" => self.mvn(node)?,
             "LpNormalization" => self.lp_norm(node)?,
             "DepthToSpace" | "SpaceToDepth" => self.depth_space(node, op == "DepthToSpace")?,
+            "ConvTranspose" => self.conv_transpose(node)?,
             _ => return Ok(false),
         }
         Ok(true)
