@@ -33,6 +33,7 @@ mod norm;
 mod ops;
 mod shape_ops;
 mod shape_values;
+mod split_equal;
 mod typed;
 
 pub(crate) use attrs::Attrs;

@@ -308,6 +308,10 @@ impl Translator {
         if n == 0 {
             return self.err("Split needs at least one output");
         }
+        let sized = at.ints("split").is_some_and(|s| !s.is_empty()) || self.known_input(node, 1);
+        if !sized && Self::axis_size(&x, axis).is_none() {
+            return self.split_equal(node, &x, axis);
+        }
         let sizes = self.split_sizes(node, &x, axis)?;
         let lay = Layout::new(&[axis], x.rank).map_err(|m| self.error(m))?;
         if let Some(total) = Self::axis_size(&x, axis) {

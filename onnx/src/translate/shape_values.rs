@@ -65,6 +65,7 @@ const EVALUATED: &[&str] = &[
     "Unsqueeze",
     "Squeeze",
     "Reshape",
+    "ConstantOfShape",
 ];
 
 impl Translator {
@@ -79,9 +80,9 @@ impl Translator {
     }
 
     /// Evaluates `node` on shape values when it is `Shape` or `Size`, or
-    /// an op of [`EVALUATED`] whose inputs are shape values (at least one)
-    /// and small integer constants; `false`: translate it as usual (its
-    /// shape-value inputs are then materialised).
+    /// an op of [`EVALUATED`] whose inputs are shape values and small
+    /// integer constants; `false`: translate it as usual (its shape-value
+    /// inputs are then materialised).
     pub(super) fn shape_value_node(&mut self, node: &NodeProto, op: &str) -> R<bool> {
         let out = match op {
             "Shape" => Some(self.shape_of(node)?),
@@ -104,27 +105,28 @@ impl Translator {
     }
 
     /// The node's inputs as shape values (`None` for an absent optional
-    /// one), when at least one is a shape value and every other is a
-    /// small integer constant.
+    /// one), when each is a shape value or a small integer constant (an op
+    /// of constants alone is folded: exporters compute sizes such as a
+    /// head's width with `Div` and `Mod` of constants).
     fn shape_inputs(&self, node: &NodeProto) -> Option<Vec<Option<ShapeVal>>> {
-        let mut any = false;
         let mut ins = Vec::new();
         for name in &node.input {
             if name.is_empty() {
                 ins.push(None);
             } else if let Some(v) = self.shape_vals.get(name) {
-                any = true;
                 ins.push(Some(v.clone()));
             } else {
                 let t = self.consts.get(name)?;
                 ins.push(Some(ShapeVal::of_tensor(t, MAX_CELLS)?));
             }
         }
-        any.then_some(ins)
+        ins.iter().any(Option::is_some).then_some(ins)
     }
 
     /// `Shape(x)`: `x`'s dims from `start` to `end` (opset 15; clamped,
-    /// negative from the end).
+    /// negative from the end). It may be empty (a scalar's shape, or
+    /// `x.shape[3:]` of a rank-3 `x`): a value for other shape ops, an
+    /// error only if used as data.
     fn shape_of(&mut self, node: &NodeProto) -> R<ShapeVal> {
         let Some(x) = node.input.first().filter(|s| !s.is_empty()) else {
             return self.err("input #0 is required");
@@ -140,9 +142,6 @@ impl Translator {
         } else {
             Vec::new()
         };
-        if items.is_empty() {
-            return self.err("Shape with no dims (an empty result) is not supported");
-        }
         Ok(ShapeVal::vector(items))
     }
 

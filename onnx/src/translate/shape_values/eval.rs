@@ -48,6 +48,7 @@ impl Translator {
             "Concat" => self.concat_shape(node, ins)?,
             "Unsqueeze" | "Squeeze" => self.squeeze_shape(node, op, x, ins)?,
             "Reshape" => self.reshape_shape(node, x, ins)?,
+            "ConstantOfShape" => self.filled(node, x)?,
             _ => None,
         })
     }
@@ -146,9 +147,6 @@ impl Translator {
             items.push(x.items[i as usize].clone());
             i = i.saturating_add(step);
         }
-        if items.is_empty() {
-            return self.err("Slice of a shape to no dims (an empty result) is not supported");
-        }
         Ok(Some(ShapeVal {
             dims: vec![items.len() as u64],
             items,
@@ -223,6 +221,37 @@ impl Translator {
                 .collect();
         }
         Ok(Some(ShapeVal { dims, ..x.clone() }))
+    }
+
+    /// `ConstantOfShape` of known dims with an integer value: a small
+    /// integer tensor (exporters build shapes from them).
+    fn filled(&self, node: &NodeProto, dims: &ShapeVal) -> R<Option<ShapeVal>> {
+        let Some(dims) = dims.numbers() else {
+            return Ok(None);
+        };
+        let Some(value) = Attrs::of(node).tensor("value") else {
+            return Ok(None);
+        };
+        let t = crate::tensor::Tensor::decode(value).map_err(|m| self.error(m))?;
+        let Some(v) = ShapeVal::of_tensor(&t, 1) else {
+            return Ok(None);
+        };
+        let Ok(dims) = dims
+            .iter()
+            .map(|&d| u64::try_from(d))
+            .collect::<Result<Vec<u64>, _>>()
+        else {
+            return Ok(None);
+        };
+        let n = dims.iter().try_fold(1u64, |a, &d| a.checked_mul(d));
+        match n {
+            Some(n) if (1..=super::MAX_CELLS as u64).contains(&n) => Ok(Some(ShapeVal {
+                dims,
+                items: vec![v.items[0].clone(); n as usize],
+                ..v
+            })),
+            _ => Ok(None),
+        }
     }
 
     /// `Reshape` of a shape value to known dims.
