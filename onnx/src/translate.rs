@@ -31,6 +31,7 @@ mod gather;
 mod matmul;
 mod norm;
 mod ops;
+mod recurrent;
 mod shape_ops;
 mod shape_values;
 mod split_equal;

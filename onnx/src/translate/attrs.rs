@@ -99,6 +99,7 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
         "LayerNormalization" => &[("axis", Int), ("epsilon", Float), ("stash_type", Int)],
         _ => {
             return super::composite::known(op)
+                .or_else(|| super::recurrent::known(op))
                 .or_else(|| super::typed::known(op))
                 .or_else(|| super::shape_values::known(op));
         }

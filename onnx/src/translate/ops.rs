@@ -6,7 +6,8 @@
 //! This module checks a node (domain, attributes, element types) and
 //! dispatches it by op family: `elementwise`, `activations`, `constants`,
 //! `conv`, `matmul`, `norm`, `shape_ops`, and (each with its own table of
-//! attributes) `composite`, `typed` and `shape_values`.
+//! attributes) `composite`, `recurrent`, `typed` and
+//! `shape_values`.
 
 use super::{Attrs, R, Translator};
 use crate::proto::NodeProto;
@@ -120,6 +121,7 @@ impl Translator {
                 // The op families in their own modules: each says whether
                 // it translated the node.
                 let done = self.composite(node, op)?
+                    || self.recurrent(node, op)?
                     || self.typed(node, op)?
                     || self.shape_value_op(node, op)?;
                 if !done {
