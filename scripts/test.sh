@@ -39,7 +39,16 @@ if onnx_data=$(.onnx-venv/bin/python -c 'import onnx, os; print(os.path.join(os.
     .onnx-venv/bin/python tools/tests/onnx/node_tests.py target/release --min-pass-rate 0.95 \
       --only test_conv test_gemm test_matmul test_softmax test_maxpool test_averagepool \
         test_layer_normalization test_concat test_transpose test_flatten test_reduce_sum \
-        test_hardsigmoid test_hardswish test_prelu pytorch-
+        test_hardsigmoid test_hardswish test_prelu \
+        test_slice constant_pad edge_pad reflect_pad wrap_pad test_expand test_tile test_tri \
+        test_eyelike test_reduce_l test_reduce_prod test_reduce_sum_square test_einsum test_selu \
+        test_celu test_thresholdedrelu test_shrink test_softsign test_mish test_swish test_hardmax \
+        test_instancenorm test_group_normalization test_rms_normalization test_mvn \
+        normalization_axis test_lpnormalization test_depthtospace test_spacetodepth \
+        test_convtranspose test_resize pytorch-
+    # The compositions of onnx/src/translate/composite/ against onnxruntime
+    # on random data and larger shapes.
+    .onnx-venv/bin/python tools/tests/onnx/composite_ort.py target/release
   else
     missing "onnxruntime is not installed; the light models are not run"
   fi

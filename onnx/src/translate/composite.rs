@@ -13,6 +13,7 @@ mod norm;
 mod pad;
 mod reduce;
 mod repeat;
+mod resize;
 mod slice;
 mod space;
 
@@ -62,6 +63,17 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
             ("pads", Ints),
             ("strides", Ints),
         ],
+        "Resize" => &[
+            ("antialias", Int),
+            ("axes", Ints),
+            ("coordinate_transformation_mode", String),
+            ("cubic_coeff_a", Float),
+            ("exclude_outside", Int),
+            ("extrapolation_value", Float),
+            ("keep_aspect_ratio_policy", String),
+            ("mode", String),
+            ("nearest_mode", String),
+        ],
         _ => return None,
     })
 }
@@ -91,6 +103,7 @@ impl Translator {
             "LpNormalization" => self.lp_norm(node)?,
             "DepthToSpace" | "SpaceToDepth" => self.depth_space(node, op == "DepthToSpace")?,
             "ConvTranspose" => self.conv_transpose(node)?,
+            "Resize" => self.resize(node)?,
             _ => return Ok(false),
         }
         Ok(true)

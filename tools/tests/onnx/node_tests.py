@@ -47,7 +47,9 @@ CONST_POSITIONS = {("Reshape", 1), ("Squeeze", 1), ("Unsqueeze", 1), ("ReduceSum
 CONST_POSITIONS |= {("Slice", 1), ("Slice", 2), ("Slice", 3), ("Slice", 4), ("Pad", 1), ("Pad", 3),
                     ("Expand", 1), ("Tile", 1), ("Trilu", 1), ("ReduceL1", 1), ("ReduceL2", 1),
                     ("ReduceLogSum", 1), ("ReduceLogSumExp", 1), ("ReduceSumSquare", 1),
-                    ("ReduceProd", 1), ("Resize", 1), ("Resize", 2), ("Resize", 3)}
+                    ("ReduceProd", 1), ("Resize", 3)}
+# Float inputs read as constants (Resize's roi and scales).
+FLOAT_CONST_POSITIONS = {("Resize", 1), ("Resize", 2)}
 
 
 def inline_constants(model, inputs):
@@ -64,7 +66,10 @@ def inline_constants(model, inputs):
     keep_inputs, keep_data = [], []
     for vi, data in zip(feeds, inputs):
         is_int = isinstance(data, np.ndarray) and data.dtype.kind == "i"
-        if is_int and uses.get(vi.name) and all(u in CONST_POSITIONS for u in uses[vi.name]):
+        is_float = isinstance(data, np.ndarray) and data.dtype.kind == "f"
+        used = uses.get(vi.name)
+        if used and ((is_int and all(u in CONST_POSITIONS for u in used))
+                     or (is_float and all(u in FLOAT_CONST_POSITIONS for u in used))):
             m.graph.initializer.append(onnx.numpy_helper.from_array(data, vi.name))
         else:
             keep_inputs.append(vi)

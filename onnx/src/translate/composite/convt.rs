@@ -161,37 +161,7 @@ impl Translator {
             let spec = format!("n,c,{ins}; c,m,{ks} => n,m,{os}");
             self.einsum(&spec, &[&xs, &wf], None, None, "...".into())
         } else {
-            let cg = c / g;
-            // The weight's channels split first (a strided axis needs its
-            // kernel label on a plain axis).
-            let mut wdims = vec![g, cg, mg];
-            wdims.extend(&kernel);
-            let wv = self.einsum(
-                &format!("{cg}*g+c,j,{ks} => g,c,j,{ks}"),
-                &[&wf],
-                None,
-                None,
-                super::super::dims_spec(&wdims),
-            );
-            let spec = format!("n,{cg}*g+c,{ins}; g,c,j,{ks} => n,g,j,{os}");
-            let nv = self.fresh_var();
-            let ov: Vec<String> = (0..s).map(|_| self.fresh_var()).collect();
-            let ov = ov.join(",");
-            let grouped = self.einsum(
-                &spec,
-                &[&xs, &wv],
-                None,
-                None,
-                format!("{nv},{g},{mg},{ov}"),
-            );
-            self.emit(
-                "reshape",
-                &[&grouped],
-                "",
-                x.elem,
-                format!("{nv},{},{ov}", g * mg),
-                None,
-            )
+            self.convt_groups(&xs, &wf, (c, mg, g), &kernel, &ins)
         };
         let y = match bias {
             None => y,
@@ -202,6 +172,46 @@ impl Translator {
         };
         self.bind(node, 0, with_rank(y, Some(s + 2)));
         Ok(())
+    }
+
+    /// The grouped product of the stuffed input `xs` and the reversed
+    /// weight `wf` (`c` input channels, `mg` outputs per group, `g`
+    /// groups; `ins`: the input's spatial axes).
+    fn convt_groups(
+        &mut self,
+        xs: &Val,
+        wf: &Val,
+        (c, mg, g): (u64, u64, u64),
+        kernel: &[u64],
+        ins: &str,
+    ) -> Val {
+        let s = kernel.len();
+        let (ks, os) = (labels("k", s).join(","), labels("o", s).join(","));
+        let cg = c / g;
+        // The weight's channels split first (a strided axis needs its
+        // kernel label on a plain axis).
+        let mut wdims = vec![g, cg, mg];
+        wdims.extend(kernel);
+        let wv = self.einsum(
+            &format!("{cg}*g+c,j,{ks} => g,c,j,{ks}"),
+            &[wf],
+            None,
+            None,
+            super::super::dims_spec(&wdims),
+        );
+        let spec = format!("n,{cg}*g+c,{ins}; g,c,j,{ks} => n,g,j,{os}");
+        let nv = self.fresh_var();
+        let ov: Vec<String> = (0..s).map(|_| self.fresh_var()).collect();
+        let ov = ov.join(",");
+        let grouped = self.einsum(&spec, &[xs, &wv], None, None, format!("{nv},{g},{mg},{ov}"));
+        self.emit(
+            "reshape",
+            &[&grouped],
+            "",
+            xs.elem,
+            format!("{nv},{},{ov}", g * mg),
+            None,
+        )
     }
 
     /// `x` with `stride - 1` zeros after each cell of axis `k` (of `r`),

@@ -196,3 +196,42 @@ impl Translator {
         known(v, dims, x.rank)
     }
 }
+
+impl Translator {
+    /// A 1-D constant holding `values` in `elem` (f32, f64, i32, i64).
+    pub(super) fn vector(&mut self, elem: Elem, values: &[f64]) -> R<Val> {
+        use crate::proto::tensor_proto::DataType as D;
+        let mut bytes = Vec::new();
+        let data_type = match elem {
+            Elem::F32 => {
+                values
+                    .iter()
+                    .for_each(|&v| bytes.extend((v as f32).to_le_bytes()));
+                D::Float
+            }
+            Elem::F64 => {
+                values.iter().for_each(|&v| bytes.extend(v.to_le_bytes()));
+                D::Double
+            }
+            Elem::I32 => {
+                values
+                    .iter()
+                    .for_each(|&v| bytes.extend((v as i32).to_le_bytes()));
+                D::Int32
+            }
+            Elem::I64 => {
+                values
+                    .iter()
+                    .for_each(|&v| bytes.extend((v as i64).to_le_bytes()));
+                D::Int64
+            }
+            other => return self.err(format!("{} tensors are not supported here", other.mlir())),
+        };
+        let t = crate::tensor::Tensor {
+            data_type: data_type as i32,
+            dims: vec![values.len() as u64],
+            bytes,
+        };
+        self.constant(&t)
+    }
+}

@@ -1,0 +1,511 @@
+//! ONNX Resize: per resized axis, each output cell as a weighted sum of a
+//! few input cells (onnx.ai's reference `_interpolate_1d_along_axis`,
+//! computed here at import: coordinate transformation, neighbours,
+//! nearest / linear / cubic coefficients, antialias, exclude_outside,
+//! extrapolation). Each tap is a gather (a where-einsum against `i -
+//! idx[o]`, exact) times its weights; the taps add up.
+
+use super::super::axes::Layout;
+use super::super::{Attrs, R, Translator, Val};
+use super::index::{known, with_axis};
+use crate::proto::NodeProto;
+
+/// How output cells interpolate.
+#[derive(Clone)]
+pub(super) enum Interp {
+    Nearest(String),
+    Linear { antialias: bool },
+    Cubic { a: f64, antialias: bool },
+}
+
+/// One axis: per output cell its taps (input index, weight; weights of 0
+/// left out), and whether it is extrapolated.
+#[derive(Debug)]
+pub(super) struct AxisPlan {
+    pub(super) taps: Vec<Vec<(u64, f64)>>,
+    pub(super) outside: Vec<bool>,
+}
+
+fn cubic(x: f64, a: f64) -> f64 {
+    let x = x.abs();
+    if x <= 1.0 {
+        (a + 2.0) * x * x * x - (a + 3.0) * x * x + 1.0
+    } else if x < 2.0 {
+        a * x * x * x - 5.0 * a * x * x + 8.0 * a * x - 4.0 * a
+    } else {
+        0.0
+    }
+}
+
+fn normalised(c: Vec<f64>) -> Vec<f64> {
+    let s: f64 = c.iter().sum();
+    c.into_iter().map(|v| v / s).collect()
+}
+
+impl Interp {
+    /// The coefficients for the fraction `ratio` (in (0, 1]).
+    fn coeffs(&self, ratio: f64, scale: f64) -> Result<Vec<f64>, String> {
+        Ok(match self {
+            Interp::Nearest(m) => {
+                if ratio.fract() == 0.0 {
+                    return Ok(vec![0.0, 1.0]);
+                }
+                let (lo, hi) = match m.as_str() {
+                    "round_prefer_floor" => (ratio <= 0.5, ratio > 0.5),
+                    "round_prefer_ceil" => (ratio < 0.5, ratio >= 0.5),
+                    "floor" => (true, false),
+                    "ceil" => (false, true),
+                    other => return Err(format!("nearest_mode '{other}' is not supported")),
+                };
+                vec![f64::from(u8::from(lo)), f64::from(u8::from(hi))]
+            }
+            Interp::Linear { antialias: false } => vec![1.0 - ratio, ratio],
+            Interp::Linear { antialias: true } => {
+                let s = scale.min(1.0);
+                let start = (-1.0 / s).floor() as i64 + 1;
+                let foot = 2 - 2 * start;
+                normalised(
+                    (start..start + foot)
+                        .map(|i| (1.0 - ((i as f64 - ratio) * s).abs()).clamp(0.0, 1.0))
+                        .collect(),
+                )
+            }
+            Interp::Cubic {
+                a,
+                antialias: false,
+            } => {
+                let a = *a;
+                let (r, q) = (ratio, 1.0 - ratio);
+                vec![
+                    ((a * (r + 1.0) - 5.0 * a) * (r + 1.0) + 8.0 * a) * (r + 1.0) - 4.0 * a,
+                    ((a + 2.0) * r - (a + 3.0)) * r * r + 1.0,
+                    ((a + 2.0) * q - (a + 3.0)) * q * q + 1.0,
+                    ((a * (q + 1.0) - 5.0 * a) * (q + 1.0) + 8.0 * a) * (q + 1.0) - 4.0 * a,
+                ]
+            }
+            Interp::Cubic { a, antialias: true } => {
+                let s = scale.min(1.0);
+                let start = (-2.0 / s).floor() as i64 + 1;
+                normalised(
+                    (start..2 - start)
+                        .map(|i| cubic(s * (i as f64 - ratio), *a))
+                        .collect(),
+                )
+            }
+        })
+    }
+}
+
+/// The source coordinate of output cell `y` (and whether it is outside
+/// the input, for `tf_crop_and_resize`).
+fn source(
+    mode: &str,
+    y: f64,
+    scale: f64,
+    (n, out): (u64, u64),
+    roi: (f64, f64),
+) -> Result<(f64, bool), String> {
+    let (n, out_i) = (n as f64, out as f64);
+    let width = scale * n;
+    Ok(match mode {
+        "align_corners" if width == 1.0 => (0.0, false),
+        "align_corners" => (y * (n - 1.0) / (width - 1.0), false),
+        "asymmetric" => (y / scale, false),
+        "tf_crop_and_resize" => {
+            let x = if width == 1.0 {
+                (roi.1 - roi.0) * (n - 1.0) / 2.0
+            } else {
+                y * (roi.1 - roi.0) * (n - 1.0) / (width - 1.0)
+            } + roi.0 * (n - 1.0);
+            (x, x < 0.0 || x > n - 1.0)
+        }
+        "pytorch_half_pixel" if width == 1.0 => (-0.5, false),
+        "pytorch_half_pixel" | "half_pixel" => ((y + 0.5) / scale - 0.5, false),
+        "half_pixel_symmetric" => {
+            let offset = n / 2.0 * (1.0 - out_i / width);
+            (offset + (y + 0.5) / scale - 0.5, false)
+        }
+        other => {
+            return Err(format!(
+                "coordinate_transformation_mode '{other}' is not supported"
+            ));
+        }
+    })
+}
+
+/// The plan of one axis of `n` input cells resized to `out`.
+pub(super) fn plan_axis(
+    interp: &Interp,
+    mode: &str,
+    scale: f64,
+    (n, out): (u64, u64),
+    roi: (f64, f64),
+    exclude_outside: bool,
+) -> Result<AxisPlan, String> {
+    let mut taps = Vec::new();
+    let mut outside = Vec::new();
+    for o in 0..out {
+        let (x, ext) = source(mode, o as f64, scale, (n, out), roi)?;
+        let xi = x.floor();
+        let ratio = if x == xi { 1.0 } else { x - xi };
+        let mut c = interp.coeffs(ratio, scale)?;
+        let k = c.len() as i64;
+        let pad = (k + 1) / 2;
+        let xp = x + pad as f64;
+        let (pp, frac) = (xp.floor(), xp - xp.floor());
+        let off = if k % 2 == 0 {
+            if frac == 0.0 { -(k / 2) } else { -(k / 2) + 1 }
+        } else {
+            let base = -((k - 1) / 2);
+            if frac <= 0.5 { base } else { base + 1 }
+        };
+        let start = pp as i64 + off;
+        let idx: Vec<i64> = (0..k).map(|j| start + j - pad).collect();
+        if exclude_outside {
+            for (j, &i) in idx.iter().enumerate() {
+                if i < 0 || i >= n as i64 {
+                    c[j] = 0.0;
+                }
+            }
+            let s: f64 = c.iter().sum();
+            let s = if s == 0.0 { 1.0 } else { s };
+            c.iter_mut().for_each(|v| *v /= s);
+        }
+        let mut cell: Vec<(u64, f64)> = Vec::new();
+        for (j, &i) in idx.iter().enumerate() {
+            if c[j] == 0.0 {
+                continue;
+            }
+            let i = i.clamp(0, n as i64 - 1) as u64;
+            match cell.iter_mut().find(|t| t.0 == i) {
+                Some(t) => t.1 += c[j],
+                None => cell.push((i, c[j])),
+            }
+        }
+        taps.push(cell);
+        outside.push(ext);
+    }
+    Ok(AxisPlan { taps, outside })
+}
+
+impl Translator {
+    /// `x`'s selected axis (of `lay`, `n` cells) resized by `plan`.
+    pub(super) fn resize_axis(
+        &mut self,
+        x: &Val,
+        lay: &Layout,
+        n: u64,
+        plan: &AxisPlan,
+        extrapolation: f64,
+    ) -> R<Val> {
+        let out = plan.taps.len() as u64;
+        let k = super::index::selected_index(lay);
+        let dims = with_axis(x, k, Some(out));
+        let width = plan.taps.iter().map(Vec::len).max().unwrap_or(0);
+        let range = self.iota(x.elem, n, 0);
+        let zero = self.scalar(x.elem, 0.0);
+        let from = lay.map(|_| Some("mi".into()));
+        let to = lay.map(|_| Some("mo".into()));
+        let mut sum: Option<Val> = None;
+        for t in 0..width {
+            let idx: Vec<f64> = plan
+                .taps
+                .iter()
+                .map(|c| c.get(t).map_or(-1.0, |p| p.0 as f64))
+                .collect();
+            let w: Vec<f64> = plan
+                .taps
+                .iter()
+                .map(|c| c.get(t).map_or(0.0, |p| p.1))
+                .collect();
+            let iv = self.vector(x.elem, &idx)?;
+            let g = self.einsum(
+                "mi; mo => mo,mi",
+                &[&range, &iv],
+                None,
+                Some("sub"),
+                format!("{out},{n}"),
+            );
+            let spec = self.axis_result(lay, dims.as_deref(), Some(out));
+            let mut v = self.einsum(
+                &format!("mo,mi; ; {from} => {to}"),
+                &[&g, &zero, x],
+                None,
+                Some("where"),
+                spec,
+            );
+            if plan
+                .taps
+                .iter()
+                .any(|c| c.get(t).is_some_and(|p| p.1 != 1.0))
+            {
+                let wv = self.vector(x.elem, &w)?;
+                let spec = self.axis_result(lay, dims.as_deref(), Some(out));
+                v = self.einsum(&format!("{to}; mo => {to}"), &[&v, &wv], None, None, spec);
+            }
+            v = known(v, dims.clone(), x.rank);
+            sum = Some(match sum {
+                None => v,
+                Some(s) => {
+                    let spec = s.spec.clone();
+                    known(self.binary("add", &s, &v, spec)?, dims.clone(), x.rank)
+                }
+            });
+        }
+        let Some(mut v) = sum else {
+            return self.err("Resize to an axis without cells is not supported (empty tensors)");
+        };
+        if plan.outside.iter().any(|&o| o) {
+            let inside: Vec<f64> = plan
+                .outside
+                .iter()
+                .map(|&o| if o { 0.0 } else { 1.0 })
+                .collect();
+            let m = self.vector(x.elem, &inside)?;
+            let e = self.scalar(x.elem, extrapolation);
+            let spec = self.axis_result(lay, dims.as_deref(), Some(out));
+            v = self.einsum(
+                &format!("mo; {to}; => {to}"),
+                &[&m, &v, &e],
+                None,
+                Some("where"),
+                spec,
+            );
+            v = known(v, dims, x.rank);
+        }
+        Ok(v)
+    }
+}
+
+/// A resized axis: its number, scale, output size and region of interest.
+type Resized = (usize, f64, u64, (f64, f64));
+
+/// Where `isclose` (Python's defaults) would call `a` 1.
+fn near_one(a: f64) -> bool {
+    (a - 1.0).abs() <= 1e-9 * a.abs().max(1.0)
+}
+
+impl Translator {
+    /// A constant float input (`None`: absent or empty).
+    fn const_floats(&self, node: &NodeProto, i: usize) -> R<Option<Vec<f64>>> {
+        match self.const_input(node, i)? {
+            None => Ok(None),
+            Some(t) if t.is_empty() => Ok(None),
+            Some(t) => match t.to_f64() {
+                Some(v) => Ok(Some(v)),
+                None => self.err(format!("input #{i} must hold numbers")),
+            },
+        }
+    }
+
+    /// Resize's interpolation from `mode` and its attributes.
+    fn interp(&self, node: &NodeProto, x: &Val) -> R<Interp> {
+        let at = Attrs::of(node);
+        let antialias = match at.int("antialias").unwrap_or(0) {
+            0 => false,
+            1 => true,
+            v => return self.err(format!("the attribute 'antialias' must be 0 or 1, got {v}")),
+        };
+        let mode = at.string("mode").unwrap_or_else(|| "nearest".into());
+        let i = match mode.as_str() {
+            "nearest" if antialias => {
+                return self.err("antialias with mode 'nearest' is not supported");
+            }
+            "nearest" if self.opset < 11 => Interp::Nearest("floor".into()),
+            "nearest" => Interp::Nearest(
+                at.string("nearest_mode")
+                    .unwrap_or_else(|| "round_prefer_floor".into()),
+            ),
+            "linear" => Interp::Linear { antialias },
+            "cubic" if self.opset >= 11 => Interp::Cubic {
+                a: at.float("cubic_coeff_a").map_or(-0.75, f64::from),
+                antialias,
+            },
+            other => return self.err(format!("Resize mode '{other}' is not supported")),
+        };
+        if !matches!(i, Interp::Nearest(_)) && !x.elem.is_float() {
+            return self.err(format!(
+                "Resize mode '{mode}' of {} tensors is not supported",
+                x.elem.mlir()
+            ));
+        }
+        Ok(i)
+    }
+
+    /// The resized axes with their scales, output sizes and regions of
+    /// interest (onnx.ai's `_interpolate_nd`): `(axis, scale, out, roi)`.
+    fn resize_axes(&self, node: &NodeProto, d: &[u64]) -> R<Vec<Resized>> {
+        let at = Attrs::of(node);
+        let r = d.len();
+        let (roi, scales, sizes) = if self.opset < 11 {
+            (None, self.const_floats(node, 1)?, None)
+        } else {
+            (
+                self.const_floats(node, 1)?,
+                self.const_floats(node, 2)?,
+                self.const_ints(node, 3)?.filter(|s| !s.is_empty()),
+            )
+        };
+        let axes: Vec<usize> = match at.ints("axes") {
+            None => (0..r).collect(),
+            Some(a) => {
+                Layout::new(&a, Some(r)).map_err(|m| self.error(m))?;
+                a.iter()
+                    .map(|&v| {
+                        if v < 0 {
+                            (v + r as i64) as usize
+                        } else {
+                            v as usize
+                        }
+                    })
+                    .collect()
+            }
+        };
+        let k = axes.len();
+        let mut scale = vec![1.0; r];
+        let mut out = d.to_vec();
+        match (&scales, &sizes) {
+            (Some(_), Some(_)) => return self.err("Resize with both scales and sizes"),
+            (None, None) => return self.err("Resize needs its scales or sizes input"),
+            (Some(s), None) => {
+                if s.len() != k || s.iter().any(|&v| !(v > 0.0 && v < 1e9)) {
+                    return self.err(format!("scales {s:?} for {k} axes"));
+                }
+                for (j, &a) in axes.iter().enumerate() {
+                    scale[a] = s[j];
+                    // In f32, as onnxruntime computes it (0.7 * 40 is 28, not
+                    // 27.99...).
+                    out[a] = (s[j] as f32 * d[a] as f32).floor() as u64;
+                }
+            }
+            (None, Some(s)) => {
+                if s.len() != k || s.iter().any(|&v| !(1..1 << 40).contains(&v)) {
+                    return self.err(format!("sizes {s:?} for {k} axes"));
+                }
+                for (j, &a) in axes.iter().enumerate() {
+                    scale[a] = s[j] as f64 / d[a] as f64;
+                    out[a] = s[j] as u64;
+                }
+                let policy = at
+                    .string("keep_aspect_ratio_policy")
+                    .unwrap_or_else(|| "stretch".into());
+                let pick = axes.iter().map(|&a| scale[a]);
+                let one = match policy.as_str() {
+                    "stretch" => None,
+                    "not_larger" => pick.reduce(f64::min),
+                    "not_smaller" => pick.reduce(f64::max),
+                    other => {
+                        return self.err(format!(
+                            "keep_aspect_ratio_policy '{other}' is not supported"
+                        ));
+                    }
+                };
+                if let Some(s) = one {
+                    for &a in &axes {
+                        scale[a] = s;
+                        out[a] = (s * d[a] as f64 + 0.5) as u64;
+                    }
+                }
+            }
+        }
+        let mut rois = vec![(0.0, 1.0); r];
+        if let Some(v) = roi {
+            if v.len() != 2 * k {
+                return self.err(format!("roi of {} values for {k} axes", v.len()));
+            }
+            for (j, &a) in axes.iter().enumerate() {
+                rois[a] = (v[j], v[k + j]);
+            }
+        }
+        let mut plan = Vec::new();
+        for &a in &axes {
+            if out[a] == 0 {
+                return self.err("Resize to an empty axis is not supported (empty tensors)");
+            }
+            let trivial = rois[a].0.abs() <= 1e-9 && near_one(rois[a].1);
+            if near_one(scale[a]) && out[a] == d[a] && trivial {
+                continue;
+            }
+            plan.push((a, scale[a], out[a], rois[a]));
+        }
+        Ok(plan)
+    }
+
+    /// ONNX Resize (opset 10 on), on an input of known dims.
+    pub(super) fn resize(&mut self, node: &NodeProto) -> R<()> {
+        let at = Attrs::of(node);
+        let x = self.input(node, 0)?;
+        let Some(d) = x.shape.clone() else {
+            return self
+                .err("Resize needs the input's dims, which are not known here (not supported)");
+        };
+        let interp = self.interp(node, &x)?;
+        let mode = if self.opset < 11 {
+            "asymmetric".to_owned()
+        } else {
+            at.string("coordinate_transformation_mode")
+                .unwrap_or_else(|| "half_pixel".into())
+        };
+        let exclude = at.int("exclude_outside").unwrap_or(0) != 0;
+        let extrapolation = at.float("extrapolation_value").map_or(0.0, f64::from);
+        let axes = self.resize_axes(node, &d)?;
+        let mut v = x.clone();
+        for (a, scale, out, roi) in axes {
+            let n = v.shape.as_ref().map_or(d[a], |s| s[a]);
+            let plan = plan_axis(&interp, &mode, scale, (n, out), roi, exclude)
+                .map_err(|m| self.error(m))?;
+            let lay = Layout::new(&[a as i64], Some(d.len())).map_err(|m| self.error(m))?;
+            v = self.resize_axis(&v, &lay, n, &plan, extrapolation)?;
+        }
+        if v.ssa == x.ssa {
+            v = self.unary("identity", &x, "...".into());
+        }
+        self.bind(node, 0, v);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Interp, plan_axis};
+
+    #[test]
+    fn plans_follow_the_reference() {
+        // 2 -> 4, half_pixel, linear: x_ori = -0.25, 0.25, 0.75, 1.25.
+        let p = plan_axis(
+            &Interp::Linear { antialias: false },
+            "half_pixel",
+            2.0,
+            (2, 4),
+            (0.0, 1.0),
+            false,
+        )
+        .unwrap();
+        assert_eq!(p.taps[0], vec![(0, 1.0)]);
+        assert_eq!(p.taps[1], vec![(0, 0.75), (1, 0.25)]);
+        assert_eq!(p.taps[3], vec![(1, 1.0)]);
+        // Nearest, asymmetric, floor: 3 -> 7 reads 0,0,0,1,1,2,2.
+        let p = plan_axis(
+            &Interp::Nearest("floor".into()),
+            "asymmetric",
+            7.0 / 3.0,
+            (3, 7),
+            (0.0, 1.0),
+            false,
+        )
+        .unwrap();
+        let idx: Vec<u64> = p.taps.iter().map(|t| t[0].0).collect();
+        assert_eq!(idx, [0, 0, 0, 1, 1, 2, 2]);
+        assert!(
+            plan_axis(
+                &Interp::Nearest("up".into()),
+                "asymmetric",
+                1.5,
+                (2, 3),
+                (0.0, 1.0),
+                false
+            )
+            .is_err()
+        );
+    }
+}
