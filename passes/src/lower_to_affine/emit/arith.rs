@@ -217,7 +217,8 @@ impl<'c> Emitter<'c> {
                 | B::ShrU,
                 Scalar::Float,
             ) => {
-                return Err(format!("'{f:?}' is not lowered for element type {elem}"));
+                let name = format!("{f:?}").to_lowercase();
+                return Err(format!("'{name}' is not lowered for element type {elem}"));
             }
         };
         Ok(self.put_value(at, op))
