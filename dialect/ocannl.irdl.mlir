@@ -24,6 +24,30 @@ irdl.dialect @ocannl {
     irdl.operands(operand: %3)
     irdl.results(result: %7)
   }
+  irdl.operation @acos {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    irdl.operands(operand: %3)
+    irdl.results(result: %7)
+  }
+  irdl.operation @acosh {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    irdl.operands(operand: %3)
+    irdl.results(result: %7)
+  }
   irdl.operation @add {
     %0 = irdl.base @ocannl::@tensor
     %1 = irdl.base "!builtin.tensor"
@@ -40,6 +64,70 @@ irdl.dialect @ocannl {
     irdl.operands(lhs: %3, rhs: %7)
     irdl.results(result: %11)
   }
+  irdl.operation @and {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    %8 = irdl.base @ocannl::@tensor
+    %9 = irdl.base "!builtin.tensor"
+    %10 = irdl.base "!builtin.unranked_tensor"
+    %11 = irdl.any_of(%8, %9, %10)
+    irdl.operands(lhs: %3, rhs: %7)
+    irdl.results(result: %11)
+  }
+  irdl.operation @asin {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    irdl.operands(operand: %3)
+    irdl.results(result: %7)
+  }
+  irdl.operation @asinh {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    irdl.operands(operand: %3)
+    irdl.results(result: %7)
+  }
+  irdl.operation @atan {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    irdl.operands(operand: %3)
+    irdl.results(result: %7)
+  }
+  irdl.operation @atanh {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    irdl.operands(operand: %3)
+    irdl.results(result: %7)
+  }
   irdl.operation @batch_slice {
     %0 = irdl.base @ocannl::@tensor
     %1 = irdl.base "!builtin.tensor"
@@ -53,6 +141,30 @@ irdl.dialect @ocannl {
     irdl.operands(operand: %3)
     irdl.results(result: %7)
     irdl.attributes {"index" = %8}
+  }
+  irdl.operation @cast {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    irdl.operands(operand: %3)
+    irdl.results(result: %7)
+  }
+  irdl.operation @ceil {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    irdl.operands(operand: %3)
+    irdl.results(result: %7)
   }
   irdl.operation @concat {
     %0 = irdl.base @ocannl::@tensor
@@ -83,6 +195,18 @@ irdl.dialect @ocannl {
     irdl.attributes {"value" = %4}
   }
   irdl.operation @cos {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    irdl.operands(operand: %3)
+    irdl.results(result: %7)
+  }
+  irdl.operation @cosh {
     %0 = irdl.base @ocannl::@tensor
     %1 = irdl.base "!builtin.tensor"
     %2 = irdl.base "!builtin.unranked_tensor"
@@ -128,6 +252,22 @@ irdl.dialect @ocannl {
     irdl.results(result: %11)
     irdl.attributes {"spec" = %12}
   }
+  irdl.operation @eq {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    %8 = irdl.base @ocannl::@tensor
+    %9 = irdl.base "!builtin.tensor"
+    %10 = irdl.base "!builtin.unranked_tensor"
+    %11 = irdl.any_of(%8, %9, %10)
+    irdl.operands(lhs: %3, rhs: %7)
+    irdl.results(result: %11)
+  }
   irdl.operation @erf {
     %0 = irdl.base @ocannl::@tensor
     %1 = irdl.base "!builtin.tensor"
@@ -141,6 +281,18 @@ irdl.dialect @ocannl {
     irdl.results(result: %7)
   }
   irdl.operation @exp {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    irdl.operands(operand: %3)
+    irdl.results(result: %7)
+  }
+  irdl.operation @floor {
     %0 = irdl.base @ocannl::@tensor
     %1 = irdl.base "!builtin.tensor"
     %2 = irdl.base "!builtin.unranked_tensor"
@@ -190,6 +342,54 @@ irdl.dialect @ocannl {
     irdl.results(result: %11)
     irdl.attributes {"spec" = %12}
   }
+  irdl.operation @ge {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    %8 = irdl.base @ocannl::@tensor
+    %9 = irdl.base "!builtin.tensor"
+    %10 = irdl.base "!builtin.unranked_tensor"
+    %11 = irdl.any_of(%8, %9, %10)
+    irdl.operands(lhs: %3, rhs: %7)
+    irdl.results(result: %11)
+  }
+  irdl.operation @gt {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    %8 = irdl.base @ocannl::@tensor
+    %9 = irdl.base "!builtin.tensor"
+    %10 = irdl.base "!builtin.unranked_tensor"
+    %11 = irdl.any_of(%8, %9, %10)
+    irdl.operands(lhs: %3, rhs: %7)
+    irdl.results(result: %11)
+  }
+  irdl.operation @le {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    %8 = irdl.base @ocannl::@tensor
+    %9 = irdl.base "!builtin.tensor"
+    %10 = irdl.base "!builtin.unranked_tensor"
+    %11 = irdl.any_of(%8, %9, %10)
+    irdl.operands(lhs: %3, rhs: %7)
+    irdl.results(result: %11)
+  }
   irdl.operation @log {
     %0 = irdl.base @ocannl::@tensor
     %1 = irdl.base "!builtin.tensor"
@@ -201,6 +401,22 @@ irdl.dialect @ocannl {
     %7 = irdl.any_of(%4, %5, %6)
     irdl.operands(operand: %3)
     irdl.results(result: %7)
+  }
+  irdl.operation @lt {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    %8 = irdl.base @ocannl::@tensor
+    %9 = irdl.base "!builtin.tensor"
+    %10 = irdl.base "!builtin.unranked_tensor"
+    %11 = irdl.any_of(%8, %9, %10)
+    irdl.operands(lhs: %3, rhs: %7)
+    irdl.results(result: %11)
   }
   irdl.operation @matmul {
     %0 = irdl.base @ocannl::@tensor
@@ -250,7 +466,39 @@ irdl.dialect @ocannl {
     irdl.operands(lhs: %3, rhs: %7)
     irdl.results(result: %11)
   }
+  irdl.operation @mod {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    %8 = irdl.base @ocannl::@tensor
+    %9 = irdl.base "!builtin.tensor"
+    %10 = irdl.base "!builtin.unranked_tensor"
+    %11 = irdl.any_of(%8, %9, %10)
+    irdl.operands(lhs: %3, rhs: %7)
+    irdl.results(result: %11)
+  }
   irdl.operation @mul {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    %8 = irdl.base @ocannl::@tensor
+    %9 = irdl.base "!builtin.tensor"
+    %10 = irdl.base "!builtin.unranked_tensor"
+    %11 = irdl.any_of(%8, %9, %10)
+    irdl.operands(lhs: %3, rhs: %7)
+    irdl.results(result: %11)
+  }
+  irdl.operation @ne {
     %0 = irdl.base @ocannl::@tensor
     %1 = irdl.base "!builtin.tensor"
     %2 = irdl.base "!builtin.unranked_tensor"
@@ -277,6 +525,34 @@ irdl.dialect @ocannl {
     %7 = irdl.any_of(%4, %5, %6)
     irdl.operands(operand: %3)
     irdl.results(result: %7)
+  }
+  irdl.operation @not {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    irdl.operands(operand: %3)
+    irdl.results(result: %7)
+  }
+  irdl.operation @or {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    %8 = irdl.base @ocannl::@tensor
+    %9 = irdl.base "!builtin.tensor"
+    %10 = irdl.base "!builtin.unranked_tensor"
+    %11 = irdl.any_of(%8, %9, %10)
+    irdl.operands(lhs: %3, rhs: %7)
+    irdl.results(result: %11)
   }
   irdl.operation @pow {
     %0 = irdl.base @ocannl::@tensor
@@ -328,6 +604,22 @@ irdl.dialect @ocannl {
     irdl.operands(operand: %3)
     irdl.results(result: %7)
   }
+  irdl.operation @rem {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    %8 = irdl.base @ocannl::@tensor
+    %9 = irdl.base "!builtin.tensor"
+    %10 = irdl.base "!builtin.unranked_tensor"
+    %11 = irdl.any_of(%8, %9, %10)
+    irdl.operands(lhs: %3, rhs: %7)
+    irdl.results(result: %11)
+  }
   irdl.operation @reshape {
     %0 = irdl.base @ocannl::@tensor
     %1 = irdl.base "!builtin.tensor"
@@ -340,7 +632,75 @@ irdl.dialect @ocannl {
     irdl.operands(operand: %3)
     irdl.results(result: %7)
   }
+  irdl.operation @round {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    irdl.operands(operand: %3)
+    irdl.results(result: %7)
+  }
+  irdl.operation @shl {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    %8 = irdl.base @ocannl::@tensor
+    %9 = irdl.base "!builtin.tensor"
+    %10 = irdl.base "!builtin.unranked_tensor"
+    %11 = irdl.any_of(%8, %9, %10)
+    irdl.operands(lhs: %3, rhs: %7)
+    irdl.results(result: %11)
+  }
+  irdl.operation @shr {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    %8 = irdl.base @ocannl::@tensor
+    %9 = irdl.base "!builtin.tensor"
+    %10 = irdl.base "!builtin.unranked_tensor"
+    %11 = irdl.any_of(%8, %9, %10)
+    irdl.operands(lhs: %3, rhs: %7)
+    irdl.results(result: %11)
+  }
+  irdl.operation @sign {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    irdl.operands(operand: %3)
+    irdl.results(result: %7)
+  }
   irdl.operation @sin {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    irdl.operands(operand: %3)
+    irdl.results(result: %7)
+  }
+  irdl.operation @sinh {
     %0 = irdl.base @ocannl::@tensor
     %1 = irdl.base "!builtin.tensor"
     %2 = irdl.base "!builtin.unranked_tensor"
@@ -379,6 +739,18 @@ irdl.dialect @ocannl {
     %11 = irdl.any_of(%8, %9, %10)
     irdl.operands(lhs: %3, rhs: %7)
     irdl.results(result: %11)
+  }
+  irdl.operation @tan {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    irdl.operands(operand: %3)
+    irdl.results(result: %7)
   }
   irdl.operation @tanh {
     %0 = irdl.base @ocannl::@tensor
@@ -423,5 +795,21 @@ irdl.dialect @ocannl {
     %15 = irdl.any_of(%12, %13, %14)
     irdl.operands(condition: %3, on_true: %7, on_false: %11)
     irdl.results(result: %15)
+  }
+  irdl.operation @xor {
+    %0 = irdl.base @ocannl::@tensor
+    %1 = irdl.base "!builtin.tensor"
+    %2 = irdl.base "!builtin.unranked_tensor"
+    %3 = irdl.any_of(%0, %1, %2)
+    %4 = irdl.base @ocannl::@tensor
+    %5 = irdl.base "!builtin.tensor"
+    %6 = irdl.base "!builtin.unranked_tensor"
+    %7 = irdl.any_of(%4, %5, %6)
+    %8 = irdl.base @ocannl::@tensor
+    %9 = irdl.base "!builtin.tensor"
+    %10 = irdl.base "!builtin.unranked_tensor"
+    %11 = irdl.any_of(%8, %9, %10)
+    irdl.operands(lhs: %3, rhs: %7)
+    irdl.results(result: %11)
   }
 }

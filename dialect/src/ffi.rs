@@ -45,8 +45,8 @@ pub(crate) use shim::{
     reject_custom_syntax, relax_variadic_verifier,
 };
 pub use types::{
-    bit_width, function_type, is_plain_memref, is_signless_integer, ranked_tensor_type,
-    shaped_dims, shaped_element,
+    bit_width, function_type, is_plain_memref, is_signless_integer, is_unsigned_integer,
+    ranked_tensor_type, shaped_dims, shaped_element, signless,
 };
 
 /// The text of an MLIR string reference: `""` for an empty one (which MLIR

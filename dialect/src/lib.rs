@@ -30,9 +30,9 @@ pub mod ir {
     pub use crate::ffi::{
         Elements, Select, affine_map_attr, affine_map_value, bit_width, clone_op, collect_ops,
         elements, erase_op, float_value, function_type, integer_set_attr, integer_value,
-        is_dense_elements, is_plain_memref, is_signless_integer, op_name, ranked_tensor_type,
-        reshape_dense, set_attribute, set_discardable_attribute, shaped_dims, shaped_element,
-        str_of, string_attr, string_value, symbol_ref_value,
+        is_dense_elements, is_plain_memref, is_signless_integer, is_unsigned_integer, op_name,
+        ranked_tensor_type, reshape_dense, set_attribute, set_discardable_attribute, shaped_dims,
+        shaped_element, signless, str_of, string_attr, string_value, symbol_ref_value,
     };
 }
 

@@ -93,6 +93,38 @@ def Ocannl_CosOp : Ocannl_UnaryOp<"cos", "cosine">;
 def Ocannl_AbsOp : Ocannl_UnaryOp<"abs", "absolute value">;
 def Ocannl_RecipOp : Ocannl_UnaryOp<"recip", "reciprocal `1/x`">;
 def Ocannl_ErfOp : Ocannl_UnaryOp<"erf", "error function `erf(x)` (ONNX's Erf and Gelu)">;
+def Ocannl_FloorOp : Ocannl_UnaryOp<"floor", "floor (ONNX's Floor)">;
+def Ocannl_CeilOp : Ocannl_UnaryOp<"ceil", "ceiling (ONNX's Ceil)">;
+def Ocannl_RoundOp : Ocannl_UnaryOp<"round", "rounding half to even (ONNX's Round)">;
+def Ocannl_SignOp : Ocannl_UnaryOp<"sign", "sign: -1, 0 or 1 (NaN stays NaN; ONNX's Sign)">;
+def Ocannl_TanOp : Ocannl_UnaryOp<"tan", "tangent">;
+def Ocannl_AtanOp : Ocannl_UnaryOp<"atan", "arctangent">;
+def Ocannl_AsinOp : Ocannl_UnaryOp<"asin", "arcsine">;
+def Ocannl_AcosOp : Ocannl_UnaryOp<"acos", "arccosine">;
+def Ocannl_SinhOp : Ocannl_UnaryOp<"sinh", "hyperbolic sine">;
+def Ocannl_CoshOp : Ocannl_UnaryOp<"cosh", "hyperbolic cosine">;
+def Ocannl_AsinhOp : Ocannl_UnaryOp<"asinh", "inverse hyperbolic sine">;
+def Ocannl_AcoshOp : Ocannl_UnaryOp<"acosh", "inverse hyperbolic cosine">;
+def Ocannl_AtanhOp : Ocannl_UnaryOp<"atanh", "inverse hyperbolic tangent">;
+def Ocannl_NotOp : Ocannl_UnaryOp<"not",
+    "bitwise complement of an integer; logical not of `i1` (ONNX's Not and BitwiseNot)">;
+
+def Ocannl_CastOp : Ocannl_Op<"cast", "Pointwise_un"> {
+  let summary = "elementwise conversion to the result's element type";
+  let description = [{
+    Converts each cell to the result's element type (ONNX's Cast,
+    onnx.ai/onnx/operators/onnx__Cast.html). Shape logic `Pointwise_un`.
+    Floats to integers truncate toward zero; out-of-range values and NaN
+    give an unspecified value of the type but never trap. Numbers to `i1`
+    are `x != 0` (NaN is true); `i1` to numbers is 0 or 1. Integers
+    convert by their signedness (`ui8` zero-extends, `i8` sign-extends).
+
+    ```mlir
+    %r = "ocannl.cast"(%x) : (!ocannl.tensor<f32, "b|3">) -> !ocannl.tensor<i32, "b|3">
+    ```
+  }];
+  let arguments = (ins Ocannl_AnyTensor:$operand);
+}
 
 //===----------------------------------------------------------------------===//
 // Pointwise_bin: NumPy-style broadcasting per row.
@@ -120,6 +152,41 @@ def Ocannl_DivOp : Ocannl_BinaryOp<"div", "division">;
 def Ocannl_MaxOp : Ocannl_BinaryOp<"max", "maximum">;
 def Ocannl_MinOp : Ocannl_BinaryOp<"min", "minimum">;
 def Ocannl_PowOp : Ocannl_BinaryOp<"pow", "power `a^b`">;
+def Ocannl_ModOp : Ocannl_BinaryOp<"mod",
+    "remainder with the divisor's sign (Python's `%`, floored; ONNX's Mod with fmod = 0); `x mod 0` is 0 for integers">;
+def Ocannl_RemOp : Ocannl_BinaryOp<"rem",
+    "remainder with the dividend's sign (C's `fmod`, truncated; ONNX's Mod with fmod = 1); `x rem 0` is 0 for integers">;
+def Ocannl_AndOp : Ocannl_BinaryOp<"and", "bitwise and (logical on `i1`)">;
+def Ocannl_OrOp : Ocannl_BinaryOp<"or", "bitwise or (logical on `i1`)">;
+def Ocannl_XorOp : Ocannl_BinaryOp<"xor", "bitwise exclusive or (logical on `i1`)">;
+def Ocannl_ShlOp : Ocannl_BinaryOp<"shl",
+    "shift left by `b` bits (0 when `b` is at least the width; ONNX's BitShift LEFT)">;
+def Ocannl_ShrOp : Ocannl_BinaryOp<"shr",
+    "shift right by `b` bits, logical for unsigned and arithmetic for signed integers (ONNX's BitShift RIGHT)">;
+
+/// A comparison: the operands share an element type, the result is `i1`.
+class Ocannl_CompareOp<string mnemonic, string what>
+    : Ocannl_Op<mnemonic, "Pointwise_bin"> {
+  let summary = "elementwise comparison " # what # " with an `i1` result";
+  let description = [{
+    Shape logic `Pointwise_bin` (broadcasting as `ocannl.add`). The result
+    is `i1`; floats compare ordered (a NaN operand gives false), except
+    `ne`, which is true for NaN. Unsigned integers compare unsigned (ONNX's
+    Equal, Less, LessOrEqual, Greater, GreaterOrEqual).
+
+    ```mlir
+    %r = "ocannl.}] # mnemonic # [{"(%a, %b) : (!ocannl.tensor<f32, "2|3">, !ocannl.tensor<f32, "3">) -> !ocannl.tensor<i1, "2|3">
+    ```
+  }];
+  let arguments = (ins Ocannl_AnyTensor:$lhs, Ocannl_AnyTensor:$rhs);
+}
+
+def Ocannl_EqOp : Ocannl_CompareOp<"eq", "`a == b`">;
+def Ocannl_NeOp : Ocannl_CompareOp<"ne", "`a != b`">;
+def Ocannl_LtOp : Ocannl_CompareOp<"lt", "`a < b`">;
+def Ocannl_LeOp : Ocannl_CompareOp<"le", "`a <= b`">;
+def Ocannl_GtOp : Ocannl_CompareOp<"gt", "`a > b`">;
+def Ocannl_GeOp : Ocannl_CompareOp<"ge", "`a >= b`">;
 
 //===----------------------------------------------------------------------===//
 // The remaining shape logics.
@@ -129,9 +196,11 @@ def Ocannl_WhereOp : Ocannl_Op<"where", "Pointwise_tern"> {
   let summary = "elementwise select `cond ? a : b`";
   let description = [{
     Shape logic `Pointwise_tern`: all three operands broadcast to the result.
+    The condition has any element type (`i1` from a comparison, or a number:
+    nonzero, and NaN, is true); the branches have the result's (ONNX's Where).
 
     ```mlir
-    %r = "ocannl.where"(%c, %a, %b) : (!ocannl.tensor<f32, "3">, !ocannl.tensor<f32, "3">, !ocannl.tensor<f32, "1">) -> !ocannl.tensor<f32, "3">
+    %r = "ocannl.where"(%c, %a, %b) : (!ocannl.tensor<i1, "3">, !ocannl.tensor<f32, "3">, !ocannl.tensor<f32, "1">) -> !ocannl.tensor<f32, "3">
     ```
   }];
   let arguments = (ins Ocannl_AnyTensor:$condition, Ocannl_AnyTensor:$on_true,

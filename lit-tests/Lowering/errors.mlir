@@ -107,7 +107,7 @@ func.func @maps_negative_space(%x: !ocannl.tensor<f32, "3">) -> !ocannl.tensor<f
 
 // Element types LLVM cannot generate code for on every host.
 func.func @f80_tensor(
-    // expected-error @+1 {{argument #0: element type f80 is not supported by the lowering (f16, bf16, f32, f64, i1, i8, i16, i32 and i64 are)}}
+    // expected-error @+1 {{argument #0: element type f80 is not supported by the lowering (f16, bf16, f32, f64, i1, i8, i16, i32, i64, ui8, ui16, ui32 and ui64 are)}}
     %x: !ocannl.tensor<f80, "3">) {
   return
 }

@@ -23,6 +23,16 @@ pub enum Elem {
     I32,
     /// `i64`.
     I64,
+    /// `i1` (ONNX's bool).
+    Bool,
+    /// `ui8`.
+    U8,
+    /// `ui16`.
+    U16,
+    /// `ui32`.
+    U32,
+    /// `ui64`.
+    U64,
 }
 
 impl Elem {
@@ -30,17 +40,23 @@ impl Elem {
     ///
     /// # Errors
     ///
-    /// Types other than `f32`, `f64`, `i32` and `i64` (the ones `ocannl-run`
-    /// reads and writes): a message naming the type.
+    /// Types `ocannl-run` does not read and write (f16, bf16, 8-bit and
+    /// 4-bit floats, strings, complex numbers): a message naming the type.
     pub fn of_onnx(data_type: i32) -> Result<Self, String> {
         Ok(match D::try_from(data_type) {
             Ok(D::Float) => Elem::F32,
             Ok(D::Double) => Elem::F64,
-            // f16, bf16, i8 and i16 compute in the dialect, but `.npy`
-            // data for them does not load in ocannl-run yet: imported
-            // models would not run.
+            // f16 and bf16 compute in the dialect, but `.npy` data for them
+            // does not load in ocannl-run yet: imported models would not run.
+            Ok(D::Int8) => Elem::I8,
+            Ok(D::Int16) => Elem::I16,
             Ok(D::Int32) => Elem::I32,
             Ok(D::Int64) => Elem::I64,
+            Ok(D::Bool) => Elem::Bool,
+            Ok(D::Uint8) => Elem::U8,
+            Ok(D::Uint16) => Elem::U16,
+            Ok(D::Uint32) => Elem::U32,
+            Ok(D::Uint64) => Elem::U64,
             Ok(d) => return Err(format!("element type {} is not supported", d.as_str_name())),
             Err(_) => return Err(format!("element type #{data_type} is not supported")),
         })
@@ -57,7 +73,22 @@ impl Elem {
             Elem::I16 => "i16",
             Elem::I32 => "i32",
             Elem::I64 => "i64",
+            Elem::Bool => "i1",
+            Elem::U8 => "ui8",
+            Elem::U16 => "ui16",
+            Elem::U32 => "ui32",
+            Elem::U64 => "ui64",
         }
+    }
+
+    /// Whether this is an unsigned integer type (ONNX's bool is not: `i1`).
+    pub fn is_unsigned(self) -> bool {
+        matches!(self, Elem::U8 | Elem::U16 | Elem::U32 | Elem::U64)
+    }
+
+    /// Whether this is `i1` (ONNX's bool).
+    pub fn is_bool(self) -> bool {
+        self == Elem::Bool
     }
 
     /// The largest finite value of a float type (`numeric_limits::max()`),
@@ -92,6 +123,7 @@ impl Elem {
                 };
                 format!("0x{bits:04X} : {}", self.mlir())
             }
+            _ if self.is_unsigned() => format!("{} : {}", v.max(0.0) as u64, self.mlir()),
             _ => format!("{} : {}", v as i64, self.mlir()),
         }
     }
@@ -208,6 +240,9 @@ impl Tensor {
         if elem.is_float() {
             return format!("0x{bits:0w$X} : {}", elem.mlir(), w = 2 * width);
         }
+        if elem.is_unsigned() || elem.is_bool() {
+            return format!("{bits} : {}", elem.mlir());
+        }
         // Sign-extend from the cell's width.
         let shift = 64 - 8 * width as u32;
         let v = ((bits << shift) as i64) >> shift;
@@ -247,6 +282,15 @@ impl Tensor {
                 .collect(),
             D::Int8 => b.iter().map(|&v| f64::from(v as i8)).collect(),
             D::Uint8 | D::Bool => b.iter().map(|&v| f64::from(v)).collect(),
+            D::Uint16 => chunks(2)
+                .map(|c| f64::from(u16::from_le_bytes(c.try_into().unwrap())))
+                .collect(),
+            D::Uint32 => chunks(4)
+                .map(|c| f64::from(u32::from_le_bytes(c.try_into().unwrap())))
+                .collect(),
+            D::Uint64 => chunks(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap()) as f64)
+                .collect(),
             D::Float16 => chunks(2)
                 .map(|c| f16_to_f64(u16::from_le_bytes(c.try_into().unwrap())))
                 .collect(),

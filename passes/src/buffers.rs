@@ -4,6 +4,8 @@
 
 use melior::ir::{Type, TypeLike, Value, ValueLike, r#type::MemRefType};
 use ocannl_dialect::{ir, types::TensorType, types::shape_spec};
+
+use crate::compute::Compute;
 use ocannl_shape::projection::{cell_count, memory_dims};
 
 /// The kind of a supported element type.
@@ -11,7 +13,9 @@ use ocannl_shape::projection::{cell_count, memory_dims};
 pub(crate) enum Scalar {
     /// `f16`, `bf16`, `f32`, `f64`.
     Float,
-    /// A signless integer of 1, 8, 16, 32 or 64 bits.
+    /// An integer of 1, 8, 16, 32 or 64 bits (signless, or unsigned in a
+    /// tensor type: its buffer holds the signless type, and the op's
+    /// [`Compute`] carries the signedness).
     Int(u32),
 }
 
@@ -26,9 +30,10 @@ impl Scalar {
 }
 
 /// The element types the lowering (and LLVM's code generation for every
-/// host) supports: `f16`, `bf16`, `f32`, `f64`, and signless `i1`, `i8`,
-/// `i16`, `i32`, `i64`. Others (`f80`, `f128`, `tf32`, 8-bit floats,
-/// `i128`, `ui32`, `index`, ...) are errors: LLVM's instruction selection
+/// host) supports: `f16`, `bf16`, `f32`, `f64`, signless `i1`, `i8`,
+/// `i16`, `i32`, `i64`, and unsigned `ui8`, `ui16`, `ui32`, `ui64`
+/// (docs/decisions/0047-unsigned-integers.md). Others (`f80`, `f128`,
+/// `tf32`, 8-bit floats, `i128`, `si32`, `ui1`, `index`, ...) are errors: LLVM's instruction selection
 /// aborts on some of them, and `arith`/`math` do not define every op on
 /// signed/unsigned integers or `index`.
 /// A vector type is judged by its element type.
@@ -40,14 +45,15 @@ pub(crate) fn scalar(elem: Type<'_>) -> Result<Scalar, String> {
     };
     let unsupported = || {
         format!(
-            "element type {elem} is not supported by the lowering (f16, bf16, f32, f64, i1, i8, i16, i32 and i64 are)"
+            "element type {elem} is not supported by the lowering (f16, bf16, f32, f64, i1, i8, i16, i32, i64, ui8, ui16, ui32 and ui64 are)"
         )
     };
     if elem.is_f16() || elem.is_bf16() || elem.is_f32() || elem.is_f64() {
         return Ok(Scalar::Float);
     }
-    if ir::is_signless_integer(elem) {
+    if ir::is_signless_integer(elem) || ir::is_unsigned_integer(elem) {
         return match ir::bit_width(elem) {
+            Some(1) if ir::is_unsigned_integer(elem) => Err(unsupported()),
             Some(w @ (1 | 8 | 16 | 32 | 64)) => Ok(Scalar::Int(w)),
             _ => Err(unsupported()),
         };
@@ -94,7 +100,7 @@ pub(crate) fn buffer_type<'c>(
         })?;
     let shape: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
     Ok((
-        MemRefType::new(elem, &shape, None, None).into(),
+        MemRefType::new(ir::signless(elem), &shape, None, None).into(),
         dims,
         bytes,
     ))
@@ -114,18 +120,41 @@ pub(crate) fn buffer_dims(buf: Value<'_, '_>) -> Vec<u64> {
         .collect()
 }
 
-/// Every operand has the result's element type `elem` (but operand #0 when
-/// it is a `where` condition).
+/// The operands' element types against the result's `elem`, as `compute`
+/// reads them: a cast's operand has any type, a comparison's operands one
+/// type and its result `i1`, a `where`'s condition any type and its
+/// branches the result's; other ops' operands have the result's type.
 pub(crate) fn check_elements(
     operands: &[Value<'_, '_>],
     elem: Type<'_>,
-    condition: bool,
+    compute: &Compute,
 ) -> Result<(), String> {
-    for (i, o) in operands.iter().enumerate() {
-        if !(condition && i == 0) && element_of(*o) != elem {
+    let (expected, from) = match compute {
+        Compute::Cast { .. } => return Ok(()),
+        Compute::Compare(..) => {
+            if !(ir::is_signless_integer(elem) && ir::bit_width(elem) == Some(1)) {
+                return Err(format!(
+                    "a comparison's result has element type {elem}, not i1"
+                ));
+            }
+            match operands.first() {
+                Some(o) => (element_of(*o), 1),
+                None => return Ok(()),
+            }
+        }
+        Compute::Where => (elem, 1),
+        _ => (elem, 0),
+    };
+    for (i, o) in operands.iter().enumerate().skip(from) {
+        if element_of(*o) != expected {
             return Err(format!(
-                "operand #{i} has element type {} but the result has {elem}",
-                element_of(*o)
+                "operand #{i} has element type {} but {} {expected}",
+                element_of(*o),
+                if expected == elem {
+                    "the result has"
+                } else {
+                    "operand #0 has"
+                }
             ));
         }
     }

@@ -4,8 +4,15 @@
 //! that brings values to the result ([`Accum`]). `emit/arith.rs` emits
 //! them as `arith`/`math` ops.
 
-use melior::ir::operation::OperationRef;
-use ocannl_dialect::catalog::{self, Accumulator, OpAccum, OpScalarFn, ScalarFn};
+use melior::ir::{
+    Value, ValueLike,
+    operation::{OperationLike, OperationRef},
+};
+use ocannl_dialect::{
+    catalog::{self, Accumulator, OpAccum, OpScalarFn, ScalarFn},
+    ir,
+    types::TensorType,
+};
 
 use crate::op_logic::string_attr;
 
@@ -44,6 +51,16 @@ impl Accum {
     /// The op's operator (ODS `accum`; `attr`: the op's `accum` attribute,
     /// `None`: add).
     pub(crate) fn of(op: OperationRef<'_, '_>, def: &catalog::OpDef) -> Result<Self, String> {
+        let accum = Self::of_op(op, def)?;
+        if matches!(accum.0, Accumulator::Max | Accumulator::Min)
+            && unsigned(op.result(0).ok().map(Into::into))
+        {
+            return Err("max and min accumulation of unsigned integers is not lowered".into());
+        }
+        Ok(accum)
+    }
+
+    fn of_op(op: OperationRef<'_, '_>, def: &catalog::OpDef) -> Result<Self, String> {
         match def.accum {
             OpAccum::Fixed(a) => Ok(Self(a)),
             OpAccum::Attr => {
@@ -71,6 +88,23 @@ pub(crate) enum UnaryFn {
     Sin,
     Cos,
     Erf,
+    Floor,
+    Ceil,
+    Round,
+    Sign,
+    Tan,
+    Atan,
+    Asin,
+    Acos,
+    Sinh,
+    Cosh,
+    Asinh,
+    Acosh,
+    Atanh,
+    /// Bitwise complement (logical not of `i1`).
+    Not,
+    /// The sign of an unsigned integer (0 or 1).
+    SignU,
 }
 
 impl UnaryFn {
@@ -88,6 +122,21 @@ impl UnaryFn {
             UnaryFn::Sin => "sin",
             UnaryFn::Cos => "cos",
             UnaryFn::Erf => "erf",
+            UnaryFn::Floor => "floor",
+            UnaryFn::Ceil => "ceil",
+            UnaryFn::Round => "round",
+            UnaryFn::Sign => "sign",
+            UnaryFn::Tan => "tan",
+            UnaryFn::Atan => "atan",
+            UnaryFn::Asin => "asin",
+            UnaryFn::Acos => "acos",
+            UnaryFn::Sinh => "sinh",
+            UnaryFn::Cosh => "cosh",
+            UnaryFn::Asinh => "asinh",
+            UnaryFn::Acosh => "acosh",
+            UnaryFn::Atanh => "atanh",
+            UnaryFn::Not => "not",
+            UnaryFn::SignU => "sign",
         }
     }
 }
@@ -102,6 +151,51 @@ pub(crate) enum BinaryFn {
     Max,
     Min,
     Pow,
+    /// Floored remainder (the divisor's sign).
+    Mod,
+    /// Truncated remainder (the dividend's sign).
+    Rem,
+    And,
+    Or,
+    Xor,
+    Shl,
+    /// Arithmetic shift right (logical for unsigned: [`BinaryFn::unsigned`]).
+    Shr,
+    /// Unsigned division (by 0: 0).
+    DivU,
+    MaxU,
+    MinU,
+    /// Unsigned remainder (by 0: 0).
+    RemU,
+    /// Logical shift right.
+    ShrU,
+}
+
+impl BinaryFn {
+    /// The function on unsigned integers of the same width (the memory
+    /// holds them as signless integers: [`crate::buffers::scalar`]).
+    pub(crate) fn unsigned(self) -> Self {
+        use BinaryFn as B;
+        match self {
+            B::Div => B::DivU,
+            B::Max => B::MaxU,
+            B::Min => B::MinU,
+            B::Mod | B::Rem => B::RemU,
+            B::Shr => B::ShrU,
+            f => f,
+        }
+    }
+}
+
+/// A comparison's predicate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
 }
 
 /// What an op computes at each point of its product space.
@@ -117,6 +211,14 @@ pub(crate) enum Compute {
     Fma,
     /// `c != 0 ? a : b`.
     Where,
+    /// A conversion to the result's element type; the operand's and the
+    /// result's integers are unsigned when the flags say so.
+    Cast {
+        from_unsigned: bool,
+        to_unsigned: bool,
+    },
+    /// A comparison with an `i1` result (unsigned when the flag says so).
+    Compare(Cmp, bool),
 }
 
 impl Compute {
@@ -139,6 +241,37 @@ impl Compute {
             F::Sin => Compute::Unary(UnaryFn::Sin),
             F::Cos => Compute::Unary(UnaryFn::Cos),
             F::Erf => Compute::Unary(UnaryFn::Erf),
+            F::Floor => Compute::Unary(UnaryFn::Floor),
+            F::Ceil => Compute::Unary(UnaryFn::Ceil),
+            F::Round => Compute::Unary(UnaryFn::Round),
+            F::Sign => Compute::Unary(UnaryFn::Sign),
+            F::Tan => Compute::Unary(UnaryFn::Tan),
+            F::Atan => Compute::Unary(UnaryFn::Atan),
+            F::Asin => Compute::Unary(UnaryFn::Asin),
+            F::Acos => Compute::Unary(UnaryFn::Acos),
+            F::Sinh => Compute::Unary(UnaryFn::Sinh),
+            F::Cosh => Compute::Unary(UnaryFn::Cosh),
+            F::Asinh => Compute::Unary(UnaryFn::Asinh),
+            F::Acosh => Compute::Unary(UnaryFn::Acosh),
+            F::Atanh => Compute::Unary(UnaryFn::Atanh),
+            F::Not => Compute::Unary(UnaryFn::Not),
+            F::Cast => Compute::Cast {
+                from_unsigned: false,
+                to_unsigned: false,
+            },
+            F::Eq => Compute::Compare(Cmp::Eq, false),
+            F::Ne => Compute::Compare(Cmp::Ne, false),
+            F::Lt => Compute::Compare(Cmp::Lt, false),
+            F::Le => Compute::Compare(Cmp::Le, false),
+            F::Gt => Compute::Compare(Cmp::Gt, false),
+            F::Ge => Compute::Compare(Cmp::Ge, false),
+            F::Mod => Compute::Binary(BinaryFn::Mod),
+            F::Rem => Compute::Binary(BinaryFn::Rem),
+            F::And => Compute::Binary(BinaryFn::And),
+            F::Or => Compute::Binary(BinaryFn::Or),
+            F::Xor => Compute::Binary(BinaryFn::Xor),
+            F::Shl => Compute::Binary(BinaryFn::Shl),
+            F::Shr => Compute::Binary(BinaryFn::Shr),
             F::Add => Compute::Binary(BinaryFn::Add),
             F::Sub => Compute::Binary(BinaryFn::Sub),
             F::Mul => Compute::Binary(BinaryFn::Mul),
@@ -152,11 +285,41 @@ impl Compute {
     /// The number of operands it reads.
     pub(crate) fn arity(self) -> usize {
         match self {
-            Compute::Identity | Compute::Unary(_) => 1,
-            Compute::Binary(_) => 2,
+            Compute::Identity | Compute::Unary(_) | Compute::Cast { .. } => 1,
+            Compute::Binary(_) | Compute::Compare(..) => 2,
             Compute::Fma | Compute::Where => 3,
         }
     }
+
+    /// The computation for unsigned integers: `operand` (the first
+    /// operand's, or a `where` branch's, element type) and `result` say
+    /// which are unsigned. Division, remainders, max and min, shifts and
+    /// comparisons differ; `abs` and `relu` are the identity.
+    pub(crate) fn with_signedness(self, operand: bool, result: bool) -> Self {
+        match self {
+            Compute::Cast { .. } => Compute::Cast {
+                from_unsigned: operand,
+                to_unsigned: result,
+            },
+            Compute::Compare(c, _) => Compute::Compare(c, operand),
+            Compute::Binary(f) if operand => Compute::Binary(f.unsigned()),
+            Compute::Unary(UnaryFn::Abs | UnaryFn::Relu) if operand => Compute::Identity,
+            Compute::Unary(UnaryFn::Sign) if operand => Compute::Unary(UnaryFn::SignU),
+            c => c,
+        }
+    }
+}
+
+/// Whether value `v`'s element type (of an ocannl or builtin tensor) is an
+/// unsigned integer type.
+fn unsigned(v: Option<Value<'_, '_>>) -> bool {
+    v.and_then(|v| ir::shaped_element(v.r#type()).or_else(|| tensor_elem(v)))
+        .is_some_and(ir::is_unsigned_integer)
+}
+
+/// The element type of an ocannl tensor value.
+fn tensor_elem<'c>(v: Value<'c, '_>) -> Option<melior::ir::Type<'c>> {
+    TensorType::classify(v.r#type()).map(|t| t.element_type())
 }
 
 /// What `op` (catalog entry `def`, `n` operands) computes at each point:
@@ -169,8 +332,17 @@ pub(crate) fn scalar_function(
 ) -> Result<Compute, String> {
     // The operand the result starts from is not an argument.
     let n = n - usize::from(def.init_operand.is_some());
+    // A `where` reads its branches' element type, other ops their first
+    // operand's.
+    let first = if def.scalar_fn == OpScalarFn::Fixed(ScalarFn::Where) {
+        1
+    } else {
+        0
+    };
+    let unsigned_operand = unsigned(op.operand(first).ok());
+    let unsigned_result = unsigned(op.result(0).ok().map(Into::into));
     let function = |f: ScalarFn| -> Result<Compute, String> {
-        let c = Compute::of(f);
+        let c = Compute::of(f).with_signedness(unsigned_operand, unsigned_result);
         if c.arity() == n {
             Ok(c)
         } else {

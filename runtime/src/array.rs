@@ -11,58 +11,112 @@ use npyz::{DType, Order, TypeChar};
 
 use crate::Error;
 
-/// The element types `ocannl-run` exchanges with `.npy` files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Elem {
-    /// `f32` / `float32`.
-    F32,
-    /// `f64` / `float64`.
-    F64,
-    /// `i32` / `int32`.
-    I32,
-    /// `i64` / `int64`.
-    I64,
+/// Defines [`Elem`] and [`Data`] from one table: variant, Rust type,
+/// MLIR name, NumPy name, `.npy` descr.
+macro_rules! elements {
+    ($($v:ident($t:ty, $mlir:literal, $numpy:literal, $descr:literal)),* $(,)?) => {
+        /// The element types `ocannl-run` exchanges with `.npy` files
+        /// (unsigned integers are MLIR's `ui8`..., booleans `i1`).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Elem {
+            $(#[doc = concat!("`", $mlir, "` / `", $numpy, "`.")] $v,)*
+        }
+
+        impl Elem {
+            /// The element type of an MLIR type name (`f32`, `ui8`, ...).
+            pub fn from_mlir(name: &str) -> Option<Self> {
+                match name {
+                    $($mlir => Some(Self::$v),)*
+                    _ => None,
+                }
+            }
+
+            /// NumPy's name.
+            pub fn numpy(self) -> &'static str {
+                match self {
+                    $(Self::$v => $numpy,)*
+                }
+            }
+
+            /// Bytes per element.
+            pub fn size(self) -> usize {
+                match self {
+                    $(Self::$v => std::mem::size_of::<$t>(),)*
+                }
+            }
+
+            /// The MLIR name.
+            pub fn mlir(self) -> &'static str {
+                match self {
+                    $(Self::$v => $mlir,)*
+                }
+            }
+
+            /// The `.npy` descr written for it (little endian).
+            fn descr(self) -> &'static str {
+                match self {
+                    $(Self::$v => $descr,)*
+                }
+            }
+        }
+
+        /// The cells of an array, in C (row-major) order.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum Data {
+            $(#[doc = concat!($numpy, " cells.")] $v(Vec<$t>),)*
+        }
+
+        /// `$body` with `$x` bound to the cells of `$data` (a `Vec` of the
+        /// variant's type).
+        macro_rules! each {
+            ($data:expr, $x:ident => $body:expr) => {
+                match $data {
+                    $(Data::$v($x) => $body,)*
+                }
+            };
+        }
+
+        impl Data {
+            /// Zeroed cells; `None` when they do not fit in memory.
+            fn zeroed(elem: Elem, n: usize) -> Option<Self> {
+                fn zeroed<T: Clone + Default>(n: usize) -> Option<Vec<T>> {
+                    let mut v = Vec::new();
+                    v.try_reserve_exact(n).ok()?;
+                    v.resize(n, T::default());
+                    Some(v)
+                }
+                Some(match elem {
+                    $(Elem::$v => Data::$v(zeroed(n)?),)*
+                })
+            }
+
+            fn elem(&self) -> Elem {
+                match self {
+                    $(Data::$v(_) => Elem::$v,)*
+                }
+            }
+
+            fn read(elem: Elem, npy: npyz::NpyFile<BufReader<File>>) -> std::io::Result<Self> {
+                Ok(match elem {
+                    $(Elem::$v => Data::$v(npy.into_vec()?),)*
+                })
+            }
+        }
+    };
 }
 
-impl Elem {
-    /// The element type of an MLIR type name (`f32`, `i64`, ...).
-    pub fn from_mlir(name: &str) -> Option<Self> {
-        Some(match name {
-            "f32" => Self::F32,
-            "f64" => Self::F64,
-            "i32" => Self::I32,
-            "i64" => Self::I64,
-            _ => return None,
-        })
-    }
-
-    /// NumPy's name.
-    pub fn numpy(self) -> &'static str {
-        match self {
-            Self::F32 => "float32",
-            Self::F64 => "float64",
-            Self::I32 => "int32",
-            Self::I64 => "int64",
-        }
-    }
-
-    /// Bytes per element.
-    pub fn size(self) -> usize {
-        match self {
-            Self::F32 | Self::I32 => 4,
-            Self::F64 | Self::I64 => 8,
-        }
-    }
-
-    /// The MLIR name.
-    pub fn mlir(self) -> &'static str {
-        match self {
-            Self::F32 => "f32",
-            Self::F64 => "f64",
-            Self::I32 => "i32",
-            Self::I64 => "i64",
-        }
-    }
+elements! {
+    F32(f32, "f32", "float32", "<f4"),
+    F64(f64, "f64", "float64", "<f8"),
+    I32(i32, "i32", "int32", "<i4"),
+    I64(i64, "i64", "int64", "<i8"),
+    Bool(bool, "i1", "bool", "|b1"),
+    I8(i8, "i8", "int8", "|i1"),
+    I16(i16, "i16", "int16", "<i2"),
+    U8(u8, "ui8", "uint8", "|u1"),
+    U16(u16, "ui16", "uint16", "<u2"),
+    U32(u32, "ui32", "uint32", "<u4"),
+    U64(u64, "ui64", "uint64", "<u8"),
 }
 
 impl fmt::Display for Elem {
@@ -71,17 +125,69 @@ impl fmt::Display for Elem {
     }
 }
 
-/// The cells of an array, in C (row-major) order.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Data {
-    /// float32 cells.
-    F32(Vec<f32>),
-    /// float64 cells.
-    F64(Vec<f64>),
-    /// int32 cells.
-    I32(Vec<i32>),
-    /// int64 cells.
-    I64(Vec<i64>),
+/// A cell's value and bytes, for every element type.
+trait Cell: Copy {
+    fn to_f64(self) -> f64;
+    fn le_bytes(self, out: &mut Vec<u8>);
+    fn ne_bytes(self, out: &mut Vec<u8>);
+    fn from_ne(bytes: &[u8]) -> Self;
+    fn random(rng: &mut SplitMix64) -> Self;
+}
+
+macro_rules! cells {
+    ($($t:ty: $random:expr),* $(,)?) => {$(
+        impl Cell for $t {
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            fn le_bytes(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            fn ne_bytes(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_ne_bytes());
+            }
+            fn from_ne(bytes: &[u8]) -> Self {
+                let mut a = [0u8; std::mem::size_of::<$t>()];
+                a.copy_from_slice(bytes);
+                <$t>::from_ne_bytes(a)
+            }
+            fn random(rng: &mut SplitMix64) -> Self {
+                let f: fn(&mut SplitMix64) -> $t = $random;
+                f(rng)
+            }
+        }
+    )*};
+}
+
+cells! {
+    f32: |r| r.uniform() as f32,
+    f64: |r| r.uniform(),
+    i32: |r| r.int(-10, 10) as i32,
+    i64: |r| r.int(-10, 10),
+    i8: |r| r.int(-10, 10) as i8,
+    i16: |r| r.int(-10, 10) as i16,
+    u8: |r| r.int(0, 10) as u8,
+    u16: |r| r.int(0, 10) as u16,
+    u32: |r| r.int(0, 10) as u32,
+    u64: |r| r.int(0, 10) as u64,
+}
+
+impl Cell for bool {
+    fn to_f64(self) -> f64 {
+        f64::from(u8::from(self))
+    }
+    fn le_bytes(self, out: &mut Vec<u8>) {
+        out.push(u8::from(self));
+    }
+    fn ne_bytes(self, out: &mut Vec<u8>) {
+        out.push(u8::from(self));
+    }
+    fn from_ne(bytes: &[u8]) -> Self {
+        bytes[0] != 0
+    }
+    fn random(rng: &mut SplitMix64) -> Self {
+        rng.int(0, 1) == 1
+    }
 }
 
 /// A dense row-major array.
@@ -110,18 +216,7 @@ impl Array {
             .try_fold(1u64, |acc, &d| acc.checked_mul(d))
             .and_then(|n| usize::try_from(n).ok())
             .ok_or_else(too_big)?;
-        fn zeroed<T: Clone + Default>(n: usize) -> Option<Vec<T>> {
-            let mut v = Vec::new();
-            v.try_reserve_exact(n).ok()?;
-            v.resize(n, T::default());
-            Some(v)
-        }
-        let data = match elem {
-            Elem::F32 => Data::F32(zeroed(n).ok_or_else(too_big)?),
-            Elem::F64 => Data::F64(zeroed(n).ok_or_else(too_big)?),
-            Elem::I32 => Data::I32(zeroed(n).ok_or_else(too_big)?),
-            Elem::I64 => Data::I64(zeroed(n).ok_or_else(too_big)?),
-        };
+        let data = Data::zeroed(elem, n).ok_or_else(too_big)?;
         Ok(Self {
             shape: shape.to_vec(),
             data,
@@ -130,22 +225,12 @@ impl Array {
 
     /// The element type.
     pub fn elem(&self) -> Elem {
-        match self.data {
-            Data::F32(_) => Elem::F32,
-            Data::F64(_) => Elem::F64,
-            Data::I32(_) => Elem::I32,
-            Data::I64(_) => Elem::I64,
-        }
+        self.data.elem()
     }
 
     /// The number of cells.
     pub fn len(&self) -> usize {
-        match &self.data {
-            Data::F32(v) => v.len(),
-            Data::F64(v) => v.len(),
-            Data::I32(v) => v.len(),
-            Data::I64(v) => v.len(),
-        }
+        each!(&self.data, v => v.len())
     }
 
     /// Whether the array has no cells.
@@ -156,64 +241,39 @@ impl Array {
     /// The cells as `f64`, one at a time (a summary of a result as large
     /// as memory allows allocates nothing more).
     pub fn iter_f64(&self) -> Box<dyn Iterator<Item = f64> + '_> {
-        match &self.data {
-            Data::F32(v) => Box::new(v.iter().map(|&x| f64::from(x))),
-            Data::F64(v) => Box::new(v.iter().copied()),
-            Data::I32(v) => Box::new(v.iter().map(|&x| f64::from(x))),
-            Data::I64(v) => Box::new(v.iter().map(|&x| x as f64)),
-        }
+        each!(&self.data, v => Box::new(v.iter().map(|&x| x.to_f64())))
     }
 
     /// The cells converted to `f64` (for summaries and comparisons).
     pub fn to_f64(&self) -> Vec<f64> {
-        match &self.data {
-            Data::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
-            Data::F64(v) => v.clone(),
-            Data::I32(v) => v.iter().map(|&x| f64::from(x)).collect(),
-            Data::I64(v) => v.iter().map(|&x| x as f64).collect(),
-        }
+        self.iter_f64().collect()
     }
 
     /// The cells' bytes (native byte order, row-major), for device copies.
     pub fn to_bytes(&self) -> Vec<u8> {
-        match &self.data {
-            Data::F32(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
-            Data::F64(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
-            Data::I32(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
-            Data::I64(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
-        }
+        let mut out = Vec::with_capacity(self.len() * self.elem().size());
+        each!(&self.data, v => v.iter().for_each(|&x| x.ne_bytes(&mut out)));
+        out
     }
 
     /// Sets the cells from `bytes` (as [`Array::to_bytes`] writes them;
     /// extra or missing bytes leave cells unchanged).
     pub fn set_bytes(&mut self, bytes: &[u8]) {
-        fn fill<T, const N: usize>(v: &mut [T], bytes: &[u8], from: fn([u8; N]) -> T) {
-            for (x, c) in v.iter_mut().zip(bytes.chunks_exact(N)) {
-                let mut a = [0u8; N];
-                a.copy_from_slice(c);
-                *x = from(a);
+        let n = self.elem().size();
+        each!(&mut self.data, v => {
+            for (x, c) in v.iter_mut().zip(bytes.chunks_exact(n)) {
+                *x = Cell::from_ne(c);
             }
-        }
-        match &mut self.data {
-            Data::F32(v) => fill(v, bytes, f32::from_ne_bytes),
-            Data::F64(v) => fill(v, bytes, f64::from_ne_bytes),
-            Data::I32(v) => fill(v, bytes, i32::from_ne_bytes),
-            Data::I64(v) => fill(v, bytes, i64::from_ne_bytes),
-        }
+        })
     }
 
     /// A pointer to the first cell, for compiled code.
     pub fn as_mut_ptr(&mut self) -> *mut u8 {
-        match &mut self.data {
-            Data::F32(v) => v.as_mut_ptr().cast(),
-            Data::F64(v) => v.as_mut_ptr().cast(),
-            Data::I32(v) => v.as_mut_ptr().cast(),
-            Data::I64(v) => v.as_mut_ptr().cast(),
-        }
+        each!(&mut self.data, v => v.as_mut_ptr().cast())
     }
 
-    /// Reads a `.npy` file (C order; float32, float64, int32 or int64, any
-    /// byte order).
+    /// Reads a `.npy` file (C order; float32, float64, bool, signed and
+    /// unsigned integers of 8 to 64 bits, any byte order).
     ///
     /// # Errors
     ///
@@ -246,8 +306,15 @@ impl Array {
             DType::Plain(ts) => match (ts.type_char(), ts.size_field()) {
                 (TypeChar::Float, 4) => Some(Elem::F32),
                 (TypeChar::Float, 8) => Some(Elem::F64),
+                (TypeChar::Int, 1) => Some(Elem::I8),
+                (TypeChar::Int, 2) => Some(Elem::I16),
                 (TypeChar::Int, 4) => Some(Elem::I32),
                 (TypeChar::Int, 8) => Some(Elem::I64),
+                (TypeChar::Uint, 1) => Some(Elem::U8),
+                (TypeChar::Uint, 2) => Some(Elem::U16),
+                (TypeChar::Uint, 4) => Some(Elem::U32),
+                (TypeChar::Uint, 8) => Some(Elem::U64),
+                (TypeChar::Bool, 1) => Some(Elem::Bool),
                 _ => None,
             },
             _ => None,
@@ -258,7 +325,7 @@ impl Array {
                 _ => "a structured dtype".to_owned(),
             };
             return Err(Error::new(format!(
-                "'{shown}' has dtype {described}: expected a numeric dtype (float32, float64, int32 or int64)"
+                "'{shown}' has dtype {described}: expected a numeric dtype (float32, float64, bool, int8, int16, int32, int64, uint8, uint16, uint32 or uint64)"
             )));
         };
         if let Some(NpyLayout {
@@ -276,12 +343,7 @@ impl Array {
             crate::memory::check(needed, &format!("the data of '{shown}'"))?;
         }
         let bad = |e: std::io::Error| Error::new(format!("cannot read the data of '{shown}': {e}"));
-        let data = match elem {
-            Elem::F32 => Data::F32(npy.into_vec().map_err(bad)?),
-            Elem::F64 => Data::F64(npy.into_vec().map_err(bad)?),
-            Elem::I32 => Data::I32(npy.into_vec().map_err(bad)?),
-            Elem::I64 => Data::I64(npy.into_vec().map_err(bad)?),
-        };
+        let data = Data::read(elem, npy).map_err(bad)?;
         Ok(Self { shape, data })
     }
 
@@ -296,52 +358,32 @@ impl Array {
         let fail = |e: std::io::Error| Error::new(format!("cannot write '{shown}': {e}"));
         let file = File::create(path).map_err(fail)?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
-        let descr = match &self.data {
-            Data::F32(_) => "<f4",
-            Data::F64(_) => "<f8",
-            Data::I32(_) => "<i4",
-            Data::I64(_) => "<i8",
-        };
+        let descr = self.elem().descr();
         out.write_all(&npy_header(descr, &self.shape))
             .map_err(fail)?;
         // The cells in chunks of little-endian bytes: a result of gigabytes
         // writes at the disk's speed (cell by cell it took minutes).
-        macro_rules! write_cells {
-            ($v:expr) => {{
-                let mut bytes = Vec::with_capacity(1 << 16);
-                for chunk in $v.chunks(1 << 13) {
-                    bytes.clear();
-                    for x in chunk {
-                        bytes.extend_from_slice(&x.to_le_bytes());
-                    }
-                    out.write_all(&bytes).map_err(fail)?;
-                }
-            }};
-        }
-        match &self.data {
-            Data::F32(v) => write_cells!(v),
-            Data::F64(v) => write_cells!(v),
-            Data::I32(v) => write_cells!(v),
-            Data::I64(v) => write_cells!(v),
-        }
+        each!(&self.data, v => {
+            let mut bytes = Vec::with_capacity(1 << 16);
+            for chunk in v.chunks(1 << 13) {
+                bytes.clear();
+                chunk.iter().for_each(|&x| x.le_bytes(&mut bytes));
+                out.write_all(&bytes).map_err(fail)?;
+            }
+        });
         out.flush().map_err(fail)?;
         Ok(())
     }
 
     /// Uniform random cells from `rng`: floats in [-1, 1), integers in
-    /// [-10, 10].
+    /// [-10, 10] ([0, 10] unsigned), booleans either.
     ///
     /// # Errors
     ///
     /// As [`Array::zeros`].
     pub fn random(elem: Elem, shape: &[u64], rng: &mut SplitMix64) -> Result<Self, Error> {
         let mut a = Self::zeros(elem, shape)?;
-        match &mut a.data {
-            Data::F32(v) => v.iter_mut().for_each(|x| *x = rng.uniform() as f32),
-            Data::F64(v) => v.iter_mut().for_each(|x| *x = rng.uniform()),
-            Data::I32(v) => v.iter_mut().for_each(|x| *x = rng.int(-10, 10) as i32),
-            Data::I64(v) => v.iter_mut().for_each(|x| *x = rng.int(-10, 10)),
-        }
+        each!(&mut a.data, v => v.iter_mut().for_each(|x| *x = Cell::random(rng)));
         Ok(a)
     }
 }

@@ -17,6 +17,8 @@ const OCANNL_IMPORT_ONNX: &str = env!("CARGO_BIN_EXE_ocannl-import-onnx");
 mod flags;
 #[path = "cli/schedules.rs"]
 mod schedules;
+#[path = "cli/types.rs"]
+mod types;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

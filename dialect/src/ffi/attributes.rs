@@ -118,7 +118,8 @@ pub fn is_dense_elements(attr: Attribute<'_>) -> bool {
 
 /// The dense elements `attr` with the same data and the ranked tensor type
 /// `shape` x `elem`; `None` when `attr` is not dense, its element type is
-/// not `elem`, or the element counts differ.
+/// not `elem` (or, for data that is no splat, an integer type of `elem`'s
+/// width: `ui8` data becomes `i8`), or the element counts differ.
 pub fn reshape_dense<'c>(
     attr: Attribute<'c>,
     shape: &[i64],
@@ -128,10 +129,31 @@ pub fn reshape_dense<'c>(
     let cells = shape
         .iter()
         .try_fold(1u64, |acc, &d| acc.checked_mul(u64::try_from(d).ok()?))?;
-    if !is_dense_elements(attr) || info.elem != elem || info.count != cells {
+    let signedness_only = info.elem != elem && super::types::signless(info.elem) == elem;
+    if !is_dense_elements(attr) || (info.elem != elem && !signedness_only) || info.count != cells {
         return None;
     }
     let ty = ranked_tensor_type(shape, elem)?;
+    if signedness_only {
+        // The same bits as the signless type (`ui8` -> `i8`): integers of
+        // at least 8 bits are stored one per `width / 8` bytes.
+        let bytes = usize::try_from(cells)
+            .ok()?
+            .checked_mul(super::types::bit_width(elem)?.div_ceil(8) as usize)?;
+        // SAFETY: a dense elements attribute that is no splat (a splat is
+        // a scalar to the callers, and its raw data holds one cell: checked
+        // here) and a static tensor type; the raw data holds `bytes` bytes,
+        // which MLIR copies.
+        let raw = unsafe {
+            if mlir_sys::mlirDenseElementsAttrIsSplat(attr.to_raw()) {
+                return None;
+            }
+            let data = mlir_sys::mlirDenseElementsAttrGetRawData(attr.to_raw());
+            mlir_sys::mlirDenseElementsAttrRawBufferGet(ty.to_raw(), bytes, data)
+        };
+        // SAFETY: null-checked before wrapping.
+        return (!raw.ptr.is_null()).then(|| unsafe { Attribute::from_raw(raw) });
+    }
     // SAFETY: a dense elements attribute and a static tensor type with the
     // same element type and count (checked above).
     let raw = unsafe { mlir_sys::mlirDenseElementsAttrReshapeGet(attr.to_raw(), ty.to_raw()) };

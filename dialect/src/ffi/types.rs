@@ -99,6 +99,33 @@ pub fn is_signless_integer(ty: Type<'_>) -> bool {
     }
 }
 
+/// Whether `ty` is an unsigned integer type (`ui8`, ...).
+pub fn is_unsigned_integer(ty: Type<'_>) -> bool {
+    // SAFETY: kind check before the query.
+    unsafe {
+        mlir_sys::mlirTypeIsAInteger(ty.to_raw())
+            && mlir_sys::mlirIntegerTypeIsUnsigned(ty.to_raw())
+    }
+}
+
+/// The signless integer type of `ty`'s width when `ty` is a signed or
+/// unsigned integer type (`ui8` -> `i8`); `ty` itself otherwise.
+pub fn signless<'c>(ty: Type<'c>) -> Type<'c> {
+    // SAFETY: kind checks before the getters; the new type is uniqued in
+    // `ty`'s context, which outlives `'c`.
+    unsafe {
+        let raw = ty.to_raw();
+        if !mlir_sys::mlirTypeIsAInteger(raw) || mlir_sys::mlirIntegerTypeIsSignless(raw) {
+            return ty;
+        }
+        let width = mlir_sys::mlirIntegerTypeGetWidth(raw);
+        Type::from_raw(mlir_sys::mlirIntegerTypeGet(
+            mlir_sys::mlirTypeGetContext(raw),
+            width,
+        ))
+    }
+}
+
 /// `(inputs) -> results` in the context of `op` (melior's
 /// `FunctionType::new` needs a `&Context`).
 pub fn function_type<'c>(

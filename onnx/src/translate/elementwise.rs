@@ -5,6 +5,7 @@
 use super::axes::{check_axis, labels};
 use super::{Attrs, R, Translator, Val};
 use crate::proto::NodeProto;
+use crate::tensor::Elem;
 
 impl Translator {
     /// ONNX Add, Sub, Mul, Div, Pow.
@@ -135,6 +136,19 @@ impl Translator {
 
     /// A pointwise binary op (NumPy broadcasting is the output row's).
     pub(super) fn binary(&mut self, name: &str, x: &Val, y: &Val, spec: String) -> R<Val> {
+        self.binary_to(name, x, y, spec, x.elem)
+    }
+
+    /// [`Self::binary`] with a result of element type `elem` (a
+    /// comparison's `i1`).
+    pub(super) fn binary_to(
+        &mut self,
+        name: &str,
+        x: &Val,
+        y: &Val,
+        spec: String,
+        elem: Elem,
+    ) -> R<Val> {
         if x.elem != y.elem {
             return self.err(format!(
                 "operands of element types {} and {} are not supported",
@@ -161,7 +175,7 @@ impl Translator {
             ("...", None) if Self::absorbed(y, x) => y.spec.clone(),
             _ => spec,
         };
-        let v = self.emit(name, &[x, y], "", x.elem, spec, shape);
+        let v = self.emit(name, &[x, y], "", elem, spec, shape);
         Ok(with_rank(v, rank))
     }
 
@@ -170,11 +184,16 @@ impl Translator {
     /// operand's (OCANNL's `Pointwise_un` only bounds it from below, and an
     /// axis of size 1 could widen).
     pub(super) fn unary(&mut self, name: &str, x: &Val, spec: String) -> Val {
+        self.unary_to(name, x, spec, x.elem)
+    }
+
+    /// [`Self::unary`] with a result of element type `elem` (a cast's).
+    pub(super) fn unary_to(&mut self, name: &str, x: &Val, spec: String, elem: Elem) -> Val {
         let spec = if spec == "..." { x.spec.clone() } else { spec };
         let mut v = if name == "identity" {
             self.einsum("..r.. => ..r..", &[x], None, None, spec)
         } else {
-            self.emit(name, &[x], "", x.elem, spec, x.shape.clone())
+            self.emit(name, &[x], "", elem, spec, x.shape.clone())
         };
         if v.shape.is_none() {
             v.shape.clone_from(&x.shape);

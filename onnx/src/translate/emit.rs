@@ -80,7 +80,13 @@ impl Translator {
         spec: String,
         shape: Option<Vec<u64>>,
     ) -> Val {
-        if let Some(w) = operands.windows(2).find(|w| w[0].elem != w[1].elem)
+        // A `where`'s condition has its own element type.
+        let tied = if name == "where" {
+            operands.get(1..).unwrap_or_default()
+        } else {
+            operands
+        };
+        if let Some(w) = tied.windows(2).find(|w| w[0].elem != w[1].elem)
             && self.mixed.is_none()
         {
             self.mixed = Some(format!(

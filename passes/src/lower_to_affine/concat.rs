@@ -53,7 +53,7 @@ impl<'c> Emitter<'c> {
     ) -> Result<(), String> {
         let loc = op.location();
         let elem = element_of(buf);
-        check_elements(operands, elem, false)?;
+        check_elements(operands, elem, &crate::compute::Compute::Identity)?;
         // The blocks `ocannl-infer-projections` wrote (`ocannl.blocks`).
         let (space, blocks) = op_blocks(op, operands, dims)?;
         let space = &space;

@@ -14,7 +14,9 @@
 //! [`Emitter::with_segments`] does.
 
 mod arith;
+mod convert;
 mod epilogue;
+mod intops;
 pub(super) mod loops;
 
 use melior::{

@@ -22,7 +22,7 @@ use super::{
 };
 use crate::{
     buffers::{Scalar, buffer_dims, check_elements, element_of, scalar},
-    compute::{Accum, Compute, scalar_function},
+    compute::{Accum, scalar_function},
     schedule::{
         SCHEDULE, Schedule,
         epilogue::Step,
@@ -148,8 +148,7 @@ impl<'c> Emitter<'c> {
         let loc = op.location();
         let elem = element_of(buf);
         let compute = scalar_function(op, def, operands.len())?;
-        // A `where` condition may have another element type.
-        check_elements(operands, elem, compute == Compute::Where)?;
+        check_elements(operands, elem, &compute)?;
         let p = op_projections(op, operands, dims)?;
         let init = def.init_operand;
         if p.result.iter().any(|a| matches!(a, AxisIndex::Affine(_))) {

@@ -111,7 +111,7 @@ impl<'c> Emitter<'c> {
         if !ir::is_dense_elements(value) {
             return Err("'value' must be a scalar or a dense elements attribute".into());
         }
-        if elements.elem != elem {
+        if ir::signless(elements.elem) != elem {
             return Err(format!(
                 "'value' has element type {} but the result has {elem}",
                 elements.elem

@@ -15,6 +15,9 @@ use prost::Message as _;
 
 use super::{OCANNL_IMPORT_ONNX, npy_bytes, run_tool, scratch};
 
+#[path = "onnx_types.rs"]
+mod onnx_types;
+
 const F32: i32 = tensor_proto::DataType::Float as i32;
 const I64: i32 = tensor_proto::DataType::Int64 as i32;
 

@@ -35,6 +35,11 @@ impl<'c> Emitter<'c> {
                 let m = self.binary(at, BinaryFn::Mul, elem, args[0], args[1], loc)?;
                 self.binary(at, BinaryFn::Add, elem, m, args[2], loc)
             }
+            Compute::Cast {
+                from_unsigned,
+                to_unsigned,
+            } => self.cast(at, args[0], elem, (*from_unsigned, *to_unsigned), loc),
+            Compute::Compare(c, unsigned) => Ok(self.compare_cells(at, *c, *unsigned, args, loc)),
             Compute::Where => {
                 let (cond, on_true, on_false) = (args[0], args[1], args[2]);
                 let c = self.nonzero(at, cond, loc);
@@ -45,7 +50,12 @@ impl<'c> Emitter<'c> {
     }
 
     /// `x != 0` (floats: unordered or not equal, so NaN is true).
-    fn nonzero<'a>(&self, at: At<'c, 'a>, x: Value<'c, 'a>, loc: Location<'c>) -> Value<'c, 'a> {
+    pub(super) fn nonzero<'a>(
+        &self,
+        at: At<'c, 'a>,
+        x: Value<'c, 'a>,
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
         let zero = self.constant(at, self.scalar_attr(x.r#type(), 0.0), loc);
         let op = match scalar(x.r#type()) {
             Ok(Scalar::Float) => cmpf(self.ctx, CmpfPredicate::Une, x, zero, loc),
@@ -55,7 +65,7 @@ impl<'c> Emitter<'c> {
     }
 
     /// `arith.cmpi` of `x` and `y` (vectors lane by lane).
-    fn compare<'a>(
+    pub(super) fn compare<'a>(
         &self,
         at: At<'c, 'a>,
         predicate: CmpiPredicate,
@@ -103,7 +113,46 @@ impl<'c> Emitter<'c> {
             (U::Sin, true) => ods::math::sin(ctx, x, loc).into(),
             (U::Cos, true) => ods::math::cos(ctx, x, loc).into(),
             (U::Erf, true) => ods::math::erf(ctx, x, loc).into(),
-            (U::Exp | U::Log | U::Sqrt | U::Tanh | U::Sin | U::Cos | U::Erf, false) => {
+            (U::Floor, true) => ods::math::floor(ctx, x, loc).into(),
+            (U::Ceil, true) => ods::math::ceil(ctx, x, loc).into(),
+            (U::Round, true) => ods::math::roundeven(ctx, x, loc).into(),
+            (U::Tan, true) => ods::math::tan(ctx, x, loc).into(),
+            (U::Atan, true) => ods::math::atan(ctx, x, loc).into(),
+            (U::Asin, true) => ods::math::asin(ctx, x, loc).into(),
+            (U::Acos, true) => ods::math::acos(ctx, x, loc).into(),
+            (U::Sinh, true) => ods::math::sinh(ctx, x, loc).into(),
+            (U::Cosh, true) => ods::math::cosh(ctx, x, loc).into(),
+            (U::Asinh | U::Acosh | U::Atanh, true) => {
+                return Ok(self.inverse_hyperbolic(at, f, elem, x, loc));
+            }
+            (U::Sign | U::SignU, _) => return Ok(self.sign(at, f, elem, x, loc)),
+            (U::Not, false) => {
+                let ones = self.constant(at, self.scalar_attr(elem, -1.0), loc);
+                ods::arith::xori(ctx, x, ones, loc).into()
+            }
+            (
+                U::Exp
+                | U::Log
+                | U::Sqrt
+                | U::Tanh
+                | U::Sin
+                | U::Cos
+                | U::Erf
+                | U::Floor
+                | U::Ceil
+                | U::Round
+                | U::Tan
+                | U::Atan
+                | U::Asin
+                | U::Acos
+                | U::Sinh
+                | U::Cosh
+                | U::Asinh
+                | U::Acosh
+                | U::Atanh,
+                false,
+            )
+            | (U::Not, true) => {
                 return Err(format!(
                     "'{}' is not lowered for element type {elem}",
                     f.name()
@@ -142,6 +191,35 @@ impl<'c> Emitter<'c> {
             (B::Mul, Scalar::Int(_)) => ods::arith::muli(ctx, x, y, loc).into(),
             (B::Max, Scalar::Int(_)) => ods::arith::maxsi(ctx, x, y, loc).into(),
             (B::Min, Scalar::Int(_)) => ods::arith::minsi(ctx, x, y, loc).into(),
+            (B::MaxU, Scalar::Int(_)) => ods::arith::maxui(ctx, x, y, loc).into(),
+            (B::MinU, Scalar::Int(_)) => ods::arith::minui(ctx, x, y, loc).into(),
+            (B::And, Scalar::Int(_)) => ods::arith::andi(ctx, x, y, loc).into(),
+            (B::Or, Scalar::Int(_)) => ods::arith::ori(ctx, x, y, loc).into(),
+            (B::Xor, Scalar::Int(_)) => ods::arith::xori(ctx, x, y, loc).into(),
+            (B::Rem, Scalar::Float) => ods::arith::remf(ctx, x, y, loc).into(),
+            (B::Mod, Scalar::Float) => return Ok(self.float_mod(at, elem, x, y, loc)),
+            (B::DivU | B::Rem | B::RemU | B::Mod, Scalar::Int(_)) => {
+                return Ok(self.int_rem(at, f, elem, x, y, loc));
+            }
+            (B::Shl | B::Shr | B::ShrU, Scalar::Int(w)) => {
+                return Ok(self.shift(at, f, elem, w, x, y, loc));
+            }
+            (
+                B::MaxU
+                | B::MinU
+                | B::And
+                | B::Or
+                | B::Xor
+                | B::DivU
+                | B::RemU
+                | B::Shl
+                | B::Shr
+                | B::ShrU,
+                Scalar::Float,
+            ) => {
+                let name = format!("{f:?}").to_lowercase();
+                return Err(format!("'{name}' is not lowered for element type {elem}"));
+            }
         };
         Ok(self.put_value(at, op))
     }
@@ -193,7 +271,7 @@ impl<'c> Emitter<'c> {
     /// `MIN / -1` wraps to `MIN`; otherwise `arith.divsi` (truncating).
     /// x86's `idiv` raises SIGFPE on both, so the divisor is made 1 there
     /// and the result selected.
-    fn int_div<'a>(
+    pub(super) fn int_div<'a>(
         &self,
         at: At<'c, 'a>,
         elem: Type<'c>,
