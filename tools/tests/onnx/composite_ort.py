@@ -32,11 +32,12 @@ def i64(*v):
     return np.array(v, dtype=np.int64)
 
 
-def case(name, op, x, consts=(), attrs=None, opset=18, via=False, extra=()):
+def case(name, op, x, consts=(), attrs=None, opset=18, via=False, extra=(), expect=None):
     """x: the data input's shape (or an array); consts: (position, array)
-    as initializers; extra: further runtime inputs (arrays)."""
+    as initializers; extra: further runtime inputs (arrays); expect: the
+    import must fail with this in its message (no panic), nothing is run."""
     return dict(name=name, op=op, x=x, consts=list(consts), attrs=attrs or {}, opset=opset,
-                via=via, extra=list(extra))
+                via=via, extra=list(extra), expect=expect)
 
 
 rng = np.random.default_rng(7)
@@ -111,6 +112,22 @@ CASES = [
          dict(mode="nearest"), opset=11),
     case("resize_linear_antialias", "Resize", (1, 2, 40, 36), [(2, np.array([1, 1, 0.4, 0.3], F))],
          dict(mode="linear", antialias=1), opset=19),
+    case("slice_int64", "Slice", rng.integers(-9, 9, (6, 40)), [(1, i64(-2, 30)), (2, i64(0, 2)),
+                                                               (3, i64(0, 1)), (4, i64(-1, -7))]),
+    case("pad_reflect_int32", "Pad", rng.integers(-9, 9, (5, 7)).astype(np.int32), [(1, i64(2, 3, 4, 1))],
+         dict(mode="reflect")),
+    case("pad_constant_int64", "Pad", rng.integers(-9, 9, (5, 7)), [(1, i64(2, 3, 4, 1)), (2, i64(7))]),
+    case("tile_int32", "Tile", rng.integers(-9, 9, (5, 7)).astype(np.int32), [(1, i64(3, 2))]),
+    case("expand_int64", "Expand", rng.integers(-9, 9, (5, 1)), [(1, i64(2, 5, 3))]),
+    case("trilu_int64", "Trilu", rng.integers(-9, 9, (3, 9, 7)), [(1, i64(-2))], opset=14),
+    case("reduce_prod_int64", "ReduceProd", rng.integers(-3, 4, (5, 6)), [(1, i64(1))]),
+    case("reduce_l1_int32", "ReduceL1", rng.integers(-9, 9, (5, 6)).astype(np.int32), [(1, i64(0))]),
+    case("reduce_sumsq_int64", "ReduceSumSquare", rng.integers(-9, 9, (5, 6)), [(1, i64(0))]),
+    case("einsum_int64", "Einsum", rng.integers(-9, 9, (5, 6)), attrs=dict(equation="ij->ji")),
+    case("shrink_int32", "Shrink", rng.integers(-9, 9, (5, 6)).astype(np.int32),
+         attrs=dict(lambd=2.0, bias=1.0), opset=9),
+    case("resize_nearest_int32", "Resize", rng.integers(-9, 9, (1, 1, 5, 6)).astype(np.int32), [(2, np.array([1, 1, 2, 1.5], F))],
+         dict(mode="nearest"), opset=19),
     case("conv_transpose", "ConvTranspose", (2, 8, 16, 16),
          attrs=dict(strides=[2, 2], pads=[1, 1, 1, 1], output_padding=[1, 1]), extra=[rand(8, 4, 3, 3)],
          opset=11),
@@ -122,8 +139,53 @@ CASES = [
 ]
 
 
+class Shaped:
+    """A shape standing in for data (a model that is only imported)."""
+
+    def __init__(self, shape):
+        self.shape, self.ndim = tuple(shape), len(shape)
+
+
+# Rejected at import, each with its reason, never a panic.
+ERRORS = [
+    case("slice_step_0", "Slice", (4, 5), [(1, i64(0)), (2, i64(3)), (3, i64(0)), (4, i64(0))],
+         expect="must not be 0"),
+    case("slice_neg_step_unknown", "Slice", (4, 5), [(1, i64(3)), (2, i64(0)), (3, i64(1)), (4, i64(-1))],
+         via=True, expect="needs the axis size"),
+    case("slice_empty", "Slice", (4, 5), [(1, i64(3)), (2, i64(3))], expect="not supported"),
+    case("pad_huge", "Pad", (4, 5), [(1, i64(0, 2**50, 0, 0))], expect="out of range"),
+    case("pad_mode", "Pad", (4, 5), [(1, i64(0, 1, 0, 0))], dict(mode="mirror"), expect="not supported"),
+    case("pad_value_not_scalar", "Pad", (4, 5), [(1, i64(0, 1, 0, 0))], extra=[rand(2)],
+         expect="must be a scalar"),
+    case("trilu_upper_2", "Trilu", (4, 5), attrs=dict(upper=2), opset=14, expect="must be 0 or 1"),
+    case("trilu_huge", "Trilu", (2, 2**25), opset=14, expect="not supported"),
+    case("tile_zero", "Tile", (4, 5), [(1, i64(0, 2))], expect="not supported"),
+    case("expand_negative", "Expand", (4, 5), [(1, i64(-1, 5))], expect="Expand to the shape"),
+    case("einsum_four", "Einsum", (3,), attrs=dict(equation="i,i,i,i->i"),
+         extra=[rand(3), rand(3), rand(3)], expect="not supported"),
+    case("einsum_bad", "Einsum", (3,), attrs=dict(equation="i$->i"), expect="holds"),
+    case("convt_huge", "ConvTranspose", (1, 1, 2**50), attrs=dict(strides=[2]), extra=[rand(1, 1, 2)],
+         opset=11, expect="not supported"),
+    case("d2s_blocksize", "DepthToSpace", (1, 4, 2, 2), attrs=dict(blocksize=2**20), opset=13,
+         expect="blocksize"),
+    case("s2d_overflow", "SpaceToDepth", (1, 2**40, 2**16, 2**16), attrs=dict(blocksize=2**16), opset=13,
+         expect="overflow"),
+    case("resize_huge", "Resize", (1, 1, 4, 4), [(3, i64(1, 1, 2**30, 4))], opset=19, expect="not supported"),
+    case("resize_mode", "Resize", (1, 1, 4, 4), [(2, np.array([1, 1, 2, 2], F))], dict(mode="area"),
+         opset=19, expect="not supported"),
+    case("resize_scales_input", "Resize", (1, 1, 4, 4), opset=19, extra=["", rand(4)],
+         expect="must be a constant"),
+    case("hardmax_old_axis", "Hardmax", (3, 4), attrs=dict(axis=0), opset=11, expect="not supported"),
+    case("reduce_l2_int", "ReduceL2", np.ones((3, 4), np.int64), [(1, i64(1))], expect="not supported"),
+    case("group_norm_groups", "GroupNormalization", (2, 6, 4), attrs=dict(num_groups=4),
+         extra=[rand(6), rand(6)], opset=21, expect="do not divide"),
+    case("eyelike_rank3", "EyeLike", (2, 3, 4), expect="rank 2 only"),
+]
+
+
 def model_of(c, x):
-    inputs = [helper.make_tensor_value_info("X", TensorProto.FLOAT, x.shape)]
+    elem = helper.np_dtype_to_tensor_dtype(x.dtype) if isinstance(x, np.ndarray) else TensorProto.FLOAT
+    inputs = [helper.make_tensor_value_info("X", elem, x.shape)]
     inits, names, nodes = [], [], []
     data = "X"
     if c["via"]:
@@ -139,12 +201,16 @@ def model_of(c, x):
     for j, a in enumerate(c["extra"]):
         while names[k]:
             k += 1
+        if isinstance(a, str):
+            names[k] = "-"
+            continue
         names[k] = f"e{j}"
         inputs.append(helper.make_tensor_value_info(f"e{j}", TensorProto.FLOAT, a.shape))
+    names = ["" if n == "-" else n for n in names]
     while names and names[-1] == "":
         names.pop()
     nodes.append(helper.make_node(c["op"], names, ["Y"], **c["attrs"]))
-    out = helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)
+    out = helper.make_tensor_value_info("Y", elem, None)
     g = helper.make_graph(nodes, c["name"], inputs, [out], initializer=inits)
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", c["opset"])])
 
@@ -178,6 +244,18 @@ def run_case(c, bin_dir, tmp):
     return None
 
 
+def error_case(c, bin_dir, tmp):
+    """None when the import fails as expected."""
+    x = c["x"] if isinstance(c["x"], np.ndarray) else Shaped(c["x"])
+    path = os.path.join(tmp, "m.onnx")
+    onnx.save(model_of(c, x), path)
+    r = subprocess.run([f"{bin_dir}/ocannl-import-onnx", path, "--erase-shapes", "-o",
+                        os.path.join(tmp, "m.mlir")], capture_output=True, text=True)
+    if r.returncode != 1 or "panicked" in r.stderr or c["expect"] not in r.stderr:
+        return f"exit {r.returncode}: {r.stderr.strip()[-300:]}"
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("bin_dir")
@@ -190,6 +268,12 @@ def main():
                 continue
             why = run_case(c, args.bin_dir, tmp)
             print(f"{c['name']:<28} {'ok' if why is None else 'FAILED: ' + why}")
+            bad += why is not None
+        for c in ERRORS:
+            if args.only and not any(s in c["name"] for s in args.only):
+                continue
+            why = error_case(c, args.bin_dir, tmp)
+            print(f"{c['name']:<28} {'rejected' if why is None else 'FAILED: ' + why}")
             bad += why is not None
     print(f"{bad} failed")
     return 1 if bad else 0

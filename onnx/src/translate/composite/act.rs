@@ -161,7 +161,7 @@ impl Translator {
         let one = self.scalar(x.elem, 1.0);
         let is_max = self.select(&d, &zero, &one, &x)?;
         // before[j] = the maxima at i < j (relu(j - i) > 0).
-        let g = self.grid(x.elem, (n, n), (-1, 1, 0));
+        let g = self.grid(x.elem, (n, n), (-1, 1, 0))?;
         let lower = self.unary("relu", &g, "...".into());
         let spec = format!(
             "hi,hj; {}; => {}",

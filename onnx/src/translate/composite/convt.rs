@@ -124,6 +124,10 @@ impl Translator {
                 wd.len()
             ));
         }
+        let big = |d: &[u64]| d.iter().any(|&n| n > 1 << 40);
+        if big(&kernel) || x.shape.as_ref().is_some_and(|d| big(d)) {
+            return self.err("ConvTranspose of sizes above 2^40 is not supported");
+        }
         let group = Attrs::of(node).int("group").unwrap_or(1);
         let (c, mg) = (wd[0], wd[1]);
         if group < 1 || c % group as u64 != 0 {
@@ -141,7 +145,7 @@ impl Translator {
         let mut wf = w.clone();
         for (i, &k) in kernel.iter().enumerate() {
             let lay = Layout::new(&[2 + i as i64], Some(s + 2)).map_err(|m| self.error(m))?;
-            wf = self.reverse(&wf, &lay, k);
+            wf = self.reverse(&wf, &lay, k)?;
         }
         let ins: Vec<String> = axes
             .iter()
@@ -219,6 +223,12 @@ impl Translator {
     fn stuff(&mut self, x: &Val, k: usize, r: usize, a: &Axis) -> R<Val> {
         let lay = Layout::new(&[k as i64], Some(r)).map_err(|m| self.error(m))?;
         let mut v = x.clone();
+        if x.shape
+            .as_ref()
+            .is_some_and(|d| d[k].checked_mul(a.stride).is_none())
+        {
+            return self.err("ConvTranspose's stuffed input overflows 64 bits");
+        }
         if a.stride > 1 {
             let l = labels("a", r);
             let mut out = l.clone();

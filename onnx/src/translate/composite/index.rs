@@ -137,7 +137,29 @@ impl Translator {
 
     /// The `n` cells `start, start + 1, ...` (`ocannl.range` plus a
     /// constant), of element type `elem`.
-    pub(super) fn iota(&mut self, elem: Elem, n: u64, start: i64) -> Val {
+    pub(super) fn iota(&mut self, elem: Elem, n: u64, start: i64) -> R<Val> {
+        // Indices must be exact in the element type.
+        let exact: u64 = match elem {
+            Elem::F32 => 1 << 24,
+            Elem::F64 => 1 << 53,
+            Elem::F16 => 1 << 11,
+            Elem::BF16 => 1 << 8,
+            Elem::I8 => 1 << 7,
+            Elem::I16 => 1 << 15,
+            Elem::I32 => 1 << 31,
+            Elem::I64 => 1 << 62,
+            Elem::U8 => 1 << 8,
+            Elem::U16 => 1 << 16,
+            Elem::U32 => 1 << 32,
+            Elem::U64 => 1 << 63,
+            Elem::Bool => 1,
+        };
+        if n.saturating_add(start.unsigned_abs()) > exact {
+            return self.err(format!(
+                "an axis of {n} cells indexed in {} (not exact; not supported)",
+                elem.mlir()
+            ));
+        }
         let r = self.emit(
             "range",
             &[],
@@ -147,11 +169,11 @@ impl Translator {
             Some(vec![n]),
         );
         if start == 0 {
-            return r;
+            return Ok(r);
         }
         let c = self.scalar(elem, start as f64);
         let v = self.emit("add", &[&r, &c], "", elem, n.to_string(), Some(vec![n]));
-        with_rank(v, Some(1))
+        Ok(with_rank(v, Some(1)))
     }
 
     /// The `rows x cols` grid `a * i + b * j + c` (`a`, `b` each 1 or -1)
@@ -161,9 +183,9 @@ impl Translator {
         elem: Elem,
         (rows, cols): (u64, u64),
         (a, b, c): (i64, i64, i64),
-    ) -> Val {
-        let ri = self.iota(elem, rows, if a > 0 { c } else { 0 });
-        let rj = self.iota(elem, cols, if a > 0 { 0 } else { c });
+    ) -> R<Val> {
+        let ri = self.iota(elem, rows, if a > 0 { c } else { 0 })?;
+        let rj = self.iota(elem, cols, if a > 0 { 0 } else { c })?;
         let dims = vec![rows, cols];
         let (spec, ops, combine) = match (a > 0, b > 0) {
             (true, true) => ("gi; gj => gi,gj", [&ri, &rj], "add"),
@@ -172,17 +194,17 @@ impl Translator {
             (false, false) => unreachable!("grid: -i - j is not used"),
         };
         let v = self.einsum(spec, &ops, None, Some(combine), dims_spec(&dims));
-        known(v, Some(dims), None)
+        Ok(known(v, Some(dims), None))
     }
 
     /// The selected axis of `x` (of `n` cells) in reverse order: the sum
     /// over `i` of `i + j == n - 1 ? x[i] : 0` (a `where` einsum, exact:
     /// no product reaches the kept cell).
-    pub(super) fn reverse(&mut self, x: &Val, lay: &Layout, n: u64) -> Val {
+    pub(super) fn reverse(&mut self, x: &Val, lay: &Layout, n: u64) -> R<Val> {
         if n == 1 {
-            return x.clone();
+            return Ok(x.clone());
         }
-        let off = self.grid(x.elem, (n, n), (1, 1, -(n as i64 - 1)));
+        let off = self.grid(x.elem, (n, n), (1, 1, -(n as i64 - 1)))?;
         let zero = self.scalar(x.elem, 0.0);
         let spec = format!(
             "ri,rj; ; {} => {}",
@@ -193,7 +215,7 @@ impl Translator {
         let dims = with_axis(x, k, Some(n));
         let out = self.axis_result(lay, dims.as_deref(), Some(n));
         let v = self.einsum(&spec, &[&off, &zero, x], None, Some("where"), out);
-        known(v, dims, x.rank)
+        Ok(known(v, dims, x.rank))
     }
 }
 

@@ -62,6 +62,9 @@ impl Translator {
         for &a in &axes {
             check_axis(a).map_err(|m| self.error(m))?;
         }
+        if let Some(p) = pads.iter().find(|p| p.unsigned_abs() > 1 << 40) {
+            return self.err(format!("the pad {p} is out of range"));
+        }
         Layout::new(&axes, x.rank).map_err(|m| self.error(m))?;
         let value = self.pad_value(node, &x)?;
         let k = axes.len();
@@ -192,11 +195,11 @@ impl Translator {
                 (Mode::Wrap, false) => self.block_slice(x, lay, [Some(0), Some(n), None])?,
                 (_, true) => {
                     let s = self.block_slice(x, lay, [Some(1), Some(n), None])?;
-                    self.reverse(&s, lay, n)
+                    self.reverse(&s, lay, n)?
                 }
                 (_, false) => {
                     let s = self.block_slice(x, lay, [None, Some(n), Some(1)])?;
-                    self.reverse(&s, lay, n)
+                    self.reverse(&s, lay, n)?
                 }
             };
             parts.push((first, block));

@@ -153,9 +153,9 @@ impl Translator {
         // values stay small (exact in any element type).
         let k = k.clamp(-(n as i64) - 1, m as i64 + 1);
         let g = if upper {
-            self.grid(x.elem, (n, m), (-1, 1, 1 - k))
+            self.grid(x.elem, (n, m), (-1, 1, 1 - k))?
         } else {
-            self.grid(x.elem, (n, m), (1, -1, k + 1))
+            self.grid(x.elem, (n, m), (1, -1, k + 1))?
         };
         let keep = self.unary("relu", &g, "...".into());
         let zero = self.scalar(x.elem, 0.0);
@@ -185,7 +185,7 @@ impl Translator {
         let (n, m) = (d[0], d[1]);
         let k = k.clamp(-(n as i64) - 1, m as i64 + 1);
         // j - i - k: 0 on the diagonal.
-        let g = self.grid(elem, (n, m), (-1, 1, -k));
+        let g = self.grid(elem, (n, m), (-1, 1, -k))?;
         let zero = self.scalar(elem, 0.0);
         let one = self.scalar(elem, 1.0);
         let v = self.ternary("where", &g, &zero, &one, dims_spec(&d))?;

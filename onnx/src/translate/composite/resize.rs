@@ -202,7 +202,7 @@ impl Translator {
         let k = super::index::selected_index(lay);
         let dims = with_axis(x, k, Some(out));
         let width = plan.taps.iter().map(Vec::len).max().unwrap_or(0);
-        let range = self.iota(x.elem, n, 0);
+        let range = self.iota(x.elem, n, 0)?;
         let zero = self.scalar(x.elem, 0.0);
         let from = lay.map(|_| Some("mi".into()));
         let to = lay.map(|_| Some("mo".into()));
@@ -419,6 +419,15 @@ impl Translator {
         }
         let mut plan = Vec::new();
         for &a in &axes {
+            if out[a] > 1 << 24 || (out[a] != d[a] && d[a] > 1 << 24) {
+                return self.err(format!(
+                    "Resize of an axis of {} to {} cells is not supported (at most 2^24)",
+                    d[a], out[a]
+                ));
+            }
+            if scale[a] < 1e-4 && at.int("antialias") == Some(1) {
+                return self.err("antialias with a scale below 1e-4 is not supported");
+            }
             if out[a] == 0 {
                 return self.err("Resize to an empty axis is not supported (empty tensors)");
             }
@@ -446,7 +455,15 @@ impl Translator {
             at.string("coordinate_transformation_mode")
                 .unwrap_or_else(|| "half_pixel".into())
         };
-        let exclude = at.int("exclude_outside").unwrap_or(0) != 0;
+        let exclude = match at.int("exclude_outside").unwrap_or(0) {
+            0 => false,
+            1 => true,
+            v => {
+                return self.err(format!(
+                    "the attribute 'exclude_outside' must be 0 or 1, got {v}"
+                ));
+            }
+        };
         let extrapolation = at.float("extrapolation_value").map_or(0.0, f64::from);
         let axes = self.resize_axes(node, &d)?;
         let mut v = x.clone();

@@ -163,7 +163,7 @@ impl Translator {
         let taken = self.block_slice(x, &lay, cut.parts)?;
         let v = self.every(&taken, &lay, cut.step, cut.parts[1]);
         Ok(match (cut.backwards, cut.count) {
-            (true, Some(n)) => self.reverse(&v, &lay, n),
+            (true, Some(n)) => self.reverse(&v, &lay, n)?,
             _ => v,
         })
     }

@@ -11,8 +11,8 @@ impl Translator {
     pub(super) fn depth_space(&mut self, node: &NodeProto, to_space: bool) -> R<()> {
         let at = Attrs::of(node);
         let x = self.input(node, 0)?;
-        let Some(b) = at.int("blocksize").filter(|&b| b >= 1) else {
-            return self.err("'blocksize' (at least 1) is required");
+        let Some(b) = at.int("blocksize").filter(|&b| (1..=1 << 16).contains(&b)) else {
+            return self.err("'blocksize' (1 to 65536) is required");
         };
         let b = b as u64;
         let crd = match at.string("mode").as_deref().unwrap_or("DCR") {
@@ -26,6 +26,9 @@ impl Translator {
         let [n, c, h, w] = d[..] else {
             return self.err(format!("a rank-{} input (rank 4 only)", d.len()));
         };
+        if h.max(w).max(c) > 1 << 40 {
+            return self.err("DepthToSpace and SpaceToDepth of sizes above 2^40 are not supported");
+        }
         let bb = b * b;
         let (mid, out) = if to_space {
             if c % bb != 0 {
@@ -69,7 +72,10 @@ impl Translator {
                 None,
                 dims_spec(&mid),
             );
-            (t, vec![n, c * bb, hh, ww])
+            let Some(cc) = c.checked_mul(bb) else {
+                return self.err("SpaceToDepth's channels overflow 64 bits");
+            };
+            (t, vec![n, cc, hh, ww])
         };
         let v = self.emit("reshape", &[&mid], "", x.elem, dims_spec(&out), None);
         self.bind(node, 0, known(v, Some(out), None));
