@@ -170,14 +170,21 @@ impl Translator {
     /// becomes a check on the op that computes it
     /// (`ocannl.declared_shape`, checked by `ocannl-infer-shapes` once
     /// solved), never a constraint: OCANNL's broadcasting would let a
-    /// recorded shape widen a pointwise result.
-    pub(super) fn bind(&mut self, node: &NodeProto, i: usize, v: Val) {
+    /// recorded shape widen a pointwise result. Once checked that way, the
+    /// recorded dims are also what later translations know of the value
+    /// (a `Resize` or `Split` sizes itself from them): a record that is
+    /// wrong fails that check.
+    pub(super) fn bind(&mut self, node: &NodeProto, i: usize, mut v: Val) {
         if let Some(name) = node.output.get(i).filter(|s| !s.is_empty()) {
             if let (Some(d), Some(&(at, dict))) =
                 (self.declared.get(name), self.attr_at.get(&v.ssa))
                 && !self.checks.iter().any(|c| c.0 == at)
             {
                 self.checks.push((at, dict, dims_spec(d)));
+                if v.shape.is_none() && v.rank.is_none_or(|r| r == d.len()) {
+                    v.rank = Some(d.len());
+                    v.shape = Some(d.clone());
+                }
             }
             self.values.insert(name.clone(), v);
         }
