@@ -128,6 +128,14 @@ CASES = [
          attrs=dict(lambd=2.0, bias=1.0), opset=9),
     case("resize_nearest_int32", "Resize", rng.integers(-9, 9, (1, 1, 5, 6)).astype(np.int32), [(2, np.array([1, 1, 2, 1.5], F))],
          dict(mode="nearest"), opset=19),
+    case("slice_bool", "Slice", rng.integers(0, 2, (6, 9)).astype(bool), [(1, i64(1, 2)), (2, i64(5, -1)),
+                                                                        (3, i64(0, 1)), (4, i64(2, 3))]),
+    case("pad_bool", "Pad", rng.integers(0, 2, (5, 7)).astype(bool), [(1, i64(2, 3, 4, 1)),
+                                                                     (2, np.array(True))]),
+    case("pad_edge_uint8", "Pad", rng.integers(0, 200, (5, 7)).astype(np.uint8), [(1, i64(2, 3, 4, 1))],
+         dict(mode="edge")),
+    case("expand_bool", "Expand", rng.integers(0, 2, (5, 1)).astype(bool), [(1, i64(2, 5, 3))]),
+    case("tile_uint8", "Tile", rng.integers(0, 200, (5, 7)).astype(np.uint8), [(1, i64(3, 2))]),
     case("conv_transpose", "ConvTranspose", (2, 8, 16, 16),
          attrs=dict(strides=[2, 2], pads=[1, 1, 1, 1], output_padding=[1, 1]), extra=[rand(8, 4, 3, 3)],
          opset=11),
@@ -180,6 +188,9 @@ ERRORS = [
     case("group_norm_groups", "GroupNormalization", (2, 6, 4), attrs=dict(num_groups=4),
          extra=[rand(6), rand(6)], opset=21, expect="do not divide"),
     case("eyelike_rank3", "EyeLike", (2, 3, 4), expect="rank 2 only"),
+    case("trilu_uint8", "Trilu", np.ones((3, 4), np.uint8), opset=14, expect="not supported"),
+    case("pad_reflect_bool", "Pad", np.ones((3, 4), bool), [(1, i64(0, 2, 0, 2))], dict(mode="reflect"),
+         expect="not supported"),
 ]
 
 

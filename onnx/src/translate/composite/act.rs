@@ -30,6 +30,12 @@ impl Translator {
     pub(super) fn activation(&mut self, node: &NodeProto, op: &str) -> R<()> {
         let at = Attrs::of(node);
         let x = self.input(node, 0)?;
+        if op == "Shrink" && (x.elem.is_unsigned() || x.elem.is_bool()) {
+            return self.err(format!(
+                "Shrink of {} tensors is not supported",
+                x.elem.mlir()
+            ));
+        }
         if op != "Shrink" && !x.elem.is_float() {
             return self.err(format!(
                 "{op} takes floating-point tensors, input #0 is {}",

@@ -114,6 +114,9 @@ impl Translator {
         let mut xs: Vec<Val> = Vec::new();
         for (i, t) in terms.iter().enumerate() {
             let x = self.input(node, i)?;
+            if x.elem.is_bool() {
+                return self.err("Einsum of bool tensors is not supported");
+            }
             if let Some(r) = x.rank {
                 let n = t.letters.len();
                 if (t.ellipsis.is_none() && r != n) || r < n {

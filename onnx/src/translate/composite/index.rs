@@ -148,11 +148,13 @@ impl Translator {
             Elem::I16 => 1 << 15,
             Elem::I32 => 1 << 31,
             Elem::I64 => 1 << 62,
-            Elem::U8 => 1 << 8,
-            Elem::U16 => 1 << 16,
-            Elem::U32 => 1 << 32,
-            Elem::U64 => 1 << 63,
-            Elem::Bool => 1,
+            // The grids hold negative values.
+            Elem::U8 | Elem::U16 | Elem::U32 | Elem::U64 | Elem::Bool => {
+                return self.err(format!(
+                    "index grids in {} (here: negative values) are not supported",
+                    elem.mlir()
+                ));
+            }
         };
         if n.saturating_add(start.unsigned_abs()) > exact {
             return self.err(format!(

@@ -44,6 +44,9 @@ impl Translator {
                 x.elem.mlir()
             ));
         }
+        if x.elem.is_bool() {
+            return self.err(format!("{op} of bool tensors is not supported"));
+        }
         let keep = Attrs::of(node).int("keepdims").unwrap_or(1) == 1;
         let lay = self.reduced_axes(node, &x, op)?;
         let full = lay.all();

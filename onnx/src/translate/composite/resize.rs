@@ -408,6 +408,20 @@ impl Translator {
                 }
             }
         }
+        self.resized(node, (d, &out, &scale), &axes, roi)
+    }
+
+    /// The resized axes among `axes` (each checked), with their regions of
+    /// interest (`roi`: begins then ends, one per axis of `axes`).
+    fn resized(
+        &self,
+        node: &NodeProto,
+        (d, out, scale): (&[u64], &[u64], &[f64]),
+        axes: &[usize],
+        roi: Option<Vec<f64>>,
+    ) -> R<Vec<Resized>> {
+        let at = Attrs::of(node);
+        let (r, k) = (d.len(), axes.len());
         let mut rois = vec![(0.0, 1.0); r];
         if let Some(v) = roi {
             if v.len() != 2 * k {
@@ -418,7 +432,7 @@ impl Translator {
             }
         }
         let mut plan = Vec::new();
-        for &a in &axes {
+        for &a in axes {
             if out[a] > 1 << 24 || (out[a] != d[a] && d[a] > 1 << 24) {
                 return self.err(format!(
                     "Resize of an axis of {} to {} cells is not supported (at most 2^24)",
