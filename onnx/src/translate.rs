@@ -24,6 +24,7 @@ mod attrs;
 mod axes;
 mod composite;
 mod constants;
+mod control;
 mod conv;
 mod elementwise;
 mod emit;

@@ -6,7 +6,9 @@
 //! does not define, or one with no value is an error naming the node and
 //! the attribute; a value is never replaced by the op's default.
 
-use crate::proto::{AttributeProto, NodeProto, TensorProto, attribute_proto::AttributeType as K};
+use crate::proto::{
+    AttributeProto, GraphProto, NodeProto, TensorProto, attribute_proto::AttributeType as K,
+};
 
 /// The attributes each supported op understands, with their types; any
 /// other is an error. `None`: the op is not supported.
@@ -226,6 +228,9 @@ impl<'n> Attrs<'n> {
     }
     pub(crate) fn tensor(&self, name: &str) -> Option<&'n TensorProto> {
         self.get(name).and_then(|a| a.t.as_ref())
+    }
+    pub(crate) fn graph(&self, name: &str) -> Option<&'n GraphProto> {
+        self.get(name).and_then(|a| a.g.as_ref())
     }
 }
 

@@ -34,9 +34,10 @@ const MAX_CELLS: usize = 1024;
 /// shape values (see `attrs::known`); `None`: not one of them. Ops other
 /// modules translate on tensors are listed by their modules first.
 pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
-    use K::{Int, Ints};
+    use K::{Graph, Int, Ints};
     Some(match op {
         "Shape" => &[("start", Int), ("end", Int)],
+        "If" => &[("then_branch", Graph), ("else_branch", Graph)],
         "Size" | "Range" | "Equal" | "Where" => &[],
         "Cast" => &[("to", Int), ("saturate", Int)],
         "Mod" => &[("fmod", Int)],
@@ -69,11 +70,13 @@ const EVALUATED: &[&str] = &[
 ];
 
 impl Translator {
-    /// Translates `node` when its op is one of this module's (`Shape`,
-    /// `Size`, `Range`); `false` otherwise.
+    /// Translates `node` when its op is one of this module's (`Range`, and
+    /// `If`, whose condition is often a shape value: see `control`);
+    /// `false` otherwise.
     pub(super) fn shape_value_op(&mut self, node: &NodeProto, op: &str) -> R<bool> {
         match op {
             "Range" => self.range(node)?,
+            "If" => self.if_node(node)?,
             _ => return Ok(false),
         }
         Ok(true)

@@ -5,7 +5,8 @@ Each model is written here with onnx.helper the way exporters write it:
 graph inputs with `dim_param`s (a dynamic batch, a dynamic sequence), and
 shape subgraphs (`Shape -> Gather -> Unsqueeze -> Concat -> Reshape`,
 `Range` over a sequence length, `ConstantOfShape`, `Size`, `Equal`/`Where`
-on shapes, a length cast to float and used as data). Each is imported
+on shapes, a length cast to float and used as data, an `If` on a shape,
+embeddings looked up at run-time ids). Each is imported
 once by `ocannl-import-onnx`, then run by one `ocannl-run` process on
 several input sets of different sizes (`--inputs` given once per set:
 compiled once per distinct binding), and every output is compared with
@@ -169,7 +170,25 @@ def embedding():
     return m, [[(2, 3)], [(1, 16)], [(3, 5)]]
 
 
-MODELS = [batch_view, heads, positions, mean_by_hand, reshape_guard, embedding]
+def if_on_shape():
+    """An If whose condition is a shape computation (`x.shape[1] == 4`):
+    folded at import, the chosen branch inlined."""
+    x = vi("x", ["n", 4])
+    then = h.make_graph([h.make_node("Neg", ["x"], ["a"])], "then", [], [vi("a", None)])
+    other = h.make_graph([h.make_node("Relu", ["x"], ["b"])], "else", [], [vi("b", None)])
+    nodes = [
+        h.make_node("Shape", ["x"], ["s"]),
+        const("i", np.int64(1)),
+        h.make_node("Gather", ["s", "i"], ["d"]),
+        const("four", np.int64(4)),
+        h.make_node("Equal", ["d", "four"], ["c"]),
+        h.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other),
+    ]
+    m = model("if_on_shape", nodes, [x], [vi("y", ["n", 4])])
+    return m, [[(3, 4)], [(6, 4)]]
+
+
+MODELS = [batch_view, heads, positions, mean_by_hand, reshape_guard, embedding, if_on_shape]
 
 
 def inputs_for(m, shapes, k):

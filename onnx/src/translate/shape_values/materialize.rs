@@ -12,11 +12,7 @@ use crate::tensor::Elem;
 impl Translator {
     /// The data of the shape value `sv`.
     pub(in super::super) fn materialize(&mut self, sv: &ShapeVal) -> R<Val> {
-        if sv.logical {
-            return self.err(
-                "a comparison of computed dims used as data (a boolean tensor) is not supported",
-            );
-        }
+        // A comparison (`logical`) is only evaluated when decided: known.
         if let Some(t) = sv.to_tensor() {
             return self.constant(&t);
         }

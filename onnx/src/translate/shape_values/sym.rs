@@ -174,6 +174,7 @@ impl ShapeVal {
         use crate::proto::tensor_proto::DataType as D;
         let nums = self.numbers()?;
         let (data_type, bytes): (D, Vec<u8>) = match self.elem {
+            _ if self.logical => (D::Bool, nums.iter().map(|&v| u8::from(v != 0)).collect()),
             Elem::I64 => (
                 D::Int64,
                 nums.iter().flat_map(|v| v.to_le_bytes()).collect(),
