@@ -257,7 +257,13 @@ impl Translator {
     fn x_sizes(&mut self, node: &NodeProto, batchwise: bool, op: &str) -> R<(u64, String, String)> {
         let x = self.input(node, 0)?;
         let name = node.input[0].clone();
-        let dims: Vec<Sym> = match &x.shape {
+        // Known dims, else the shape the file records (checked against
+        // the solved one), else those a shape computation would read.
+        let known = x
+            .shape
+            .clone()
+            .or_else(|| self.declared.get(&name).cloned());
+        let dims: Vec<Sym> = match known {
             Some(d) => d.iter().map(|&n| Sym::Num(n as i64)).collect(),
             None => self.dims_of(&name).map_err(|_| {
                 self.error(format!(
@@ -442,8 +448,8 @@ impl Translator {
             } else {
                 format!("{},{},{},{}", c.seq, c.dirs(), c.batch, c.hidden)
             };
-            let y = self.join(&lay4, &refs, spec);
-            self.bind(node, 0, with_rank(y, Some(4)));
+            let y = self.join(&lay4, &refs, spec.clone());
+            self.bind(node, 0, sized(y, &spec));
         }
         for (i, last) in [(1, false), (2, true)] {
             if !named(i) || (last && c.kind != Kind::Lstm) {
@@ -458,8 +464,9 @@ impl Translator {
                 parts.push(self.lift(c, v));
             }
             let refs: Vec<&Val> = parts.iter().collect();
-            let v = self.join(&lay3, &refs, c.row3(c.dirs()));
-            self.bind(node, i, with_rank(v, Some(3)));
+            let spec = c.row3(c.dirs());
+            let v = self.join(&lay3, &refs, spec.clone());
+            self.bind(node, i, sized(v, &spec));
         }
         Ok(())
     }
@@ -479,4 +486,13 @@ impl Translator {
         }
         self.concat_along(lay, parts, spec)
     }
+}
+
+/// `v` with the rank of `spec`, and its dims when every one is a number
+/// (for the ops that read them at import).
+fn sized(mut v: Val, spec: &str) -> Val {
+    let dims: Vec<Option<u64>> = spec.split(',').map(|d| d.parse().ok()).collect();
+    v.rank = Some(dims.len());
+    v.shape = dims.into_iter().collect();
+    v
 }

@@ -195,3 +195,22 @@ impl Translator {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Fun, parse};
+
+    #[test]
+    fn parameters_go_to_the_functions_that_read_them() {
+        let names = ["Affine", "tanh", "LeakyRelu", "HardSigmoid"].map(String::from);
+        let a = parse(&names, &[0.5, 0.3], &[0.1]).unwrap();
+        assert_eq!(a[0].fun, Fun::Affine);
+        assert_eq!((a[0].alpha, a[0].beta), (0.5, f64::from(0.1f32)));
+        assert_eq!(a[1].fun, Fun::Tanh);
+        assert_eq!(a[2].alpha, f64::from(0.3f32));
+        // The lists ran out: the operators' defaults.
+        assert_eq!((a[3].alpha, a[3].beta), (0.2, 0.5));
+        let e = parse(&["Gelu".to_owned()], &[], &[]).unwrap_err();
+        assert!(e.contains("not supported"), "{e}");
+    }
+}

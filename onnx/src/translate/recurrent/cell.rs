@@ -2,6 +2,7 @@
 //! every step at once, then each step's equations (onnx.ai's RNN, GRU and
 //! LSTM pages) on `[B, H]` states.
 
+use super::super::elementwise::with_rank;
 use super::super::{R, Translator, Val};
 use super::{Cell, Kind, Weights};
 
@@ -129,13 +130,21 @@ impl Translator {
     fn recur(&mut self, c: &Cell, d: &Dir, h: &Val) -> Val {
         let spec = format!("b,j; {},g,h,j => b,g,h", d.di);
         let out = format!("{},{},{}", c.batch, c.kind.gates(), c.hidden);
-        self.einsum(&spec, &[h, &d.ws.r], None, None, out)
+        with_rank(self.einsum(&spec, &[h, &d.ws.r], None, None, out), Some(3))
     }
 
     /// Gate `g`'s input at step `t`: its projection, plus its recurrent
     /// product when there is one.
     fn pre(&mut self, c: &Cell, d: &Dir, t: u64, g: u64, hr: Option<&Val>) -> Val {
         match hr {
+            // Only GRU's `Rb` (linear_before_reset, no `H` yet): `[G, H]`.
+            Some(hr) if hr.rank == Some(2) => self.einsum(
+                &format!("{t},b,{g},h; {g},h => b,h"),
+                &[&d.xw, hr],
+                None,
+                Some("add"),
+                c.bh(),
+            ),
             Some(hr) => self.einsum(
                 &format!("{t},b,{g},h; b,{g},h => b,h"),
                 &[&d.xw, hr],
@@ -179,10 +188,21 @@ impl Translator {
     fn gru_step(&mut self, c: &Cell, d: &Dir, t: u64, st: &State) -> R<State> {
         let lbr = c.linear_before_reset;
         let mut hr = st.h.as_ref().map(|h| self.recur(c, d, h));
-        if let (true, Some(v), Some(b)) = (lbr, &hr, &d.ws.b) {
-            let spec = format!("b,g,h; {},1,g,h => b,g,h", d.di);
-            let s = v.spec.clone();
-            hr = Some(self.einsum(&spec, &[v, b], None, Some("add"), s));
+        // With linear_before_reset, `Rb` is added to `H R^T` (alone when
+        // there is no `H` yet).
+        if let (true, Some(b)) = (lbr, &d.ws.b) {
+            hr = Some(match &hr {
+                Some(v) => {
+                    let spec = format!("b,g,h; {},1,g,h => b,g,h", d.di);
+                    let s = v.spec.clone();
+                    self.einsum(&spec, &[v, b], None, Some("add"), s)
+                }
+                None => {
+                    let spec = format!("{},1,g,h => g,h", d.di);
+                    let s = format!("{},{}", c.kind.gates(), c.hidden);
+                    with_rank(self.einsum(&spec, &[b], None, None, s), Some(2))
+                }
+            });
         }
         let zp = self.pre(c, d, t, 0, hr.as_ref());
         let z = self.act(c, d, 0, &zp)?;
@@ -190,13 +210,12 @@ impl Translator {
         let r = self.act(c, d, 0, &rp)?;
         let xh = self.pre(c, d, t, 2, None);
         let term = if lbr {
-            match (&hr, &d.ws.b) {
-                (Some(hr), _) => Some(self.einsum("b,2,h => b,h", &[hr], None, None, c.bh())),
-                (None, Some(b)) => {
-                    let spec = format!("{},1,2,h => h", d.di);
-                    Some(self.einsum(&spec, &[b], None, None, c.hidden.to_string()))
+            match &hr {
+                Some(hr) if hr.rank == Some(2) => {
+                    Some(self.einsum("2,h => h", &[hr], None, None, c.hidden.to_string()))
                 }
-                (None, None) => None,
+                Some(hr) => Some(self.einsum("b,2,h => b,h", &[hr], None, None, c.bh())),
+                None => None,
             }
             .map(|v| self.mul(c, &r, &v))
             .transpose()?
@@ -257,7 +276,10 @@ impl Translator {
             cell = self.add(c, &fc, &cell)?;
         }
         let o = gate(self, 1, Some((1, &cell)))?;
-        let hc = self.act(c, d, 2, &cell)?;
+        // onnxruntime clips the gates' inputs, not the cell state `h`
+        // reads.
+        let a = c.acts[d.di * c.kind.acts() + 2];
+        let hc = self.activate(a, None, &cell)?;
         let h = self.mul(c, &o, &hc)?;
         Ok(State {
             h: Some(h),
