@@ -33,7 +33,7 @@ rng = np.random.default_rng(11)
 
 
 def case(name, op, s, b, i, h, attrs=None, bias=True, lens=None, h0=False, c0=False, peep=False,
-         outs=("Y", "Y_h", "Y_c"), consts=(), sym=(), error=None, scale=0.5, via=False):
+         outs=("Y", "Y_h", "Y_c"), consts=(), sym=(), error=None, scale=0.5, via=False, opset=14):
     """s, b, i, h: sequence, batch, input and hidden sizes; consts: the
     inputs held as initializers; sym: the X axes given as dim_params;
     error: a substring the import error must hold (the case must fail);
@@ -42,7 +42,7 @@ def case(name, op, s, b, i, h, attrs=None, bias=True, lens=None, h0=False, c0=Fa
     (`via="erased"`: imported with --erase-shapes)."""
     return dict(name=name, op=op, s=s, b=b, i=i, h=h, attrs=attrs or {}, bias=bias, lens=lens,
                 h0=h0, c0=c0, peep=peep, outs=outs, consts=set(consts), sym=sym, error=error,
-                scale=scale, via=via)
+                scale=scale, via=via, opset=opset)
 
 
 CASES = [
@@ -93,6 +93,10 @@ CASES = [
          consts=("sequence_lens",)),
     case("gru_via_recorded", "GRU", 6, 2, 8, 16, dict(linear_before_reset=1), via=True),
     case("gru_via_erased", "GRU", 6, 2, 8, 16, via="erased", error="sequence"),
+    case("rnn_opset7", "RNN", 5, 3, 6, 7, h0=True, opset=7),
+    case("gru_opset7_lbr", "GRU", 5, 3, 6, 7, dict(linear_before_reset=1), h0=True, opset=7),
+    case("lstm_opset7_bidi", "LSTM", 5, 3, 6, 7, dict(direction="bidirectional"), peep=True, opset=7),
+    case("lstm_opset22", "LSTM", 5, 3, 6, 7, c0=True, opset=22),
     case("lstm_sym_seq", "LSTM", 4, 3, 5, 6, sym=(0,), error="symbolic sequence length"),
     case("gru_lens_short", "GRU", 5, 3, 6, 7, lens=3, consts=("sequence_lens",),
          error="sequence_lens"),
@@ -144,7 +148,7 @@ def model_of(c, vals):
     g = helper.make_graph(nodes, c["name"], inputs,
                           [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outs if o],
                           initializer=inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", c["opset"])])
     if c["via"]:
         m = onnx.shape_inference.infer_shapes(m)
     return m, [o for o in outs if o]
