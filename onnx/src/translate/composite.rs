@@ -9,6 +9,7 @@ mod act;
 mod convt;
 mod einsum;
 mod index;
+mod interp;
 mod norm;
 mod pad;
 mod reduce;
@@ -16,6 +17,7 @@ mod repeat;
 mod resize;
 mod slice;
 mod space;
+mod upsample;
 
 use super::{R, Translator};
 use crate::proto::{NodeProto, attribute_proto::AttributeType as K};
