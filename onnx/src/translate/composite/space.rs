@@ -1,7 +1,8 @@
 //! ONNX DepthToSpace and SpaceToDepth: reshapes and one permuting einsum
 //! (the spatial axes read as strided axes `b*h+i` for SpaceToDepth).
 
-use super::super::{Attrs, R, Translator, dims_spec};
+use super::super::elementwise::with_rank;
+use super::super::{Attrs, R, Translator, Val, dims_spec};
 use super::index::known;
 use crate::proto::NodeProto;
 
@@ -21,7 +22,15 @@ impl Translator {
             m => return self.err(format!("mode '{m}' is not supported")),
         };
         let Some(d) = x.shape.clone() else {
-            return self.err("DepthToSpace and SpaceToDepth need the input's dims, which are not known here (not supported)");
+            if x.rank.is_some_and(|r| r != 4) {
+                return self.err(format!(
+                    "a rank-{} input (rank 4 only)",
+                    x.rank.unwrap_or(0)
+                ));
+            }
+            let v = self.depth_space_named(&x, b, crd, to_space);
+            self.bind(node, 0, with_rank(v, Some(4)));
+            return Ok(());
         };
         let [n, c, h, w] = d[..] else {
             return self.err(format!("a rank-{} input (rank 4 only)", d.len()));
@@ -80,5 +89,65 @@ impl Translator {
         let v = self.emit("reshape", &[&mid], "", x.elem, dims_spec(&out), None);
         self.bind(node, 0, known(v, Some(out), None));
         Ok(())
+    }
+
+    /// DepthToSpace or SpaceToDepth of `x` whose dims are not known: the
+    /// same reshapes and einsum over dimension variables, each reshape
+    /// with one unknown (DepthToSpace merges the height, then the width).
+    fn depth_space_named(&mut self, x: &Val, b: u64, crd: bool, to_space: bool) -> Val {
+        let [n, c, h, w] = [0; 4].map(|_| self.fresh_var());
+        let e = x.elem;
+        let order = if crd { "n,c,i,j,h,w" } else { "n,i,j,c,h,w" };
+        if to_space {
+            let view = self.einsum(
+                "n,c,h,w => n,c,h,w",
+                &[x],
+                None,
+                None,
+                format!("{n},{c},{h},{w}"),
+            );
+            let cc = self.fresh_var();
+            let split = if crd {
+                format!("{n},{cc},{b},{b},{h},{w}")
+            } else {
+                format!("{n},{b},{b},{cc},{h},{w}")
+            };
+            let r = self.emit("reshape", &[&view], "", e, split, None);
+            let mid = format!("{n},{cc},{h},{b},{w},{b}");
+            let t = self.einsum(&format!("{order} => n,c,h,i,w,j"), &[&r], None, None, mid);
+            let h2 = self.fresh_var();
+            let r1 = self.emit(
+                "reshape",
+                &[&t],
+                "",
+                e,
+                format!("{n},{cc},{h2},{w},{b}"),
+                None,
+            );
+            let w2 = self.fresh_var();
+            self.emit(
+                "reshape",
+                &[&r1],
+                "",
+                e,
+                format!("{n},{cc},{h2},{w2}"),
+                None,
+            )
+        } else {
+            let mid = if crd {
+                format!("{n},{c},{b},{b},{h},{w}")
+            } else {
+                format!("{n},{b},{b},{c},{h},{w}")
+            };
+            let t = self.einsum(
+                &format!("n,c,{b}*h+i,{b}*w+j => {order}"),
+                &[x],
+                None,
+                None,
+                mid,
+            );
+            let c2 = self.fresh_var();
+            self.emit("reshape", &[&t], "", e, format!("{n},{c2},{h},{w}"), None)
+        }
     }
 }
