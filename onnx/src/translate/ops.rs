@@ -11,6 +11,7 @@
 
 use super::{Attrs, R, Translator};
 use crate::proto::NodeProto;
+use crate::tensor::Elem;
 
 /// Ops whose ONNX schema allows only floating-point tensors (onnx.ai's
 /// type constraints) among the element types the importer reads: an
@@ -74,8 +75,14 @@ impl Translator {
         {
             let x = self.value(first)?;
             if !x.elem.is_float() {
+                // ONNX allows 8-bit integers in MaxPool (opset 12).
+                let why = if op == "MaxPool" && matches!(x.elem, Elem::I8 | Elem::U8) {
+                    "is not supported"
+                } else {
+                    "is invalid"
+                };
                 return self.err(format!(
-                    "{op} takes floating-point tensors, input #0 is {}",
+                    "{op} takes floating-point tensors: input #0 of {} {why}",
                     x.elem.mlir()
                 ));
             }

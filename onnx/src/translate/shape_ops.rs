@@ -476,7 +476,11 @@ impl Translator {
         let l = labels("a", r);
         let out: Vec<&str> = perm.iter().map(|&p| l[p as usize].as_str()).collect();
         let spec = format!("{} => {}", l.join(","), out.join(","));
-        let v = self.einsum(&spec, &[&x], None, None, self.out_spec(node, 0));
+        let mut v = self.einsum(&spec, &[&x], None, None, self.out_spec(node, 0));
+        // Known dims stay known (an RNN's sequence length, a Resize's input).
+        if let Some(d) = x.shape.as_ref().filter(|d| d.len() == r) {
+            v.shape = Some(perm.iter().map(|&p| d[p as usize]).collect());
+        }
         self.bind(node, 0, with_rank(v, Some(r)));
         Ok(())
     }
@@ -521,7 +525,11 @@ impl Translator {
                 1.0,
             );
             let spec = format!("{xs}; {} => {}", sq.join(","), lay.map(|_| None));
-            let v = self.einsum(&spec, &[&x, &ones], None, None, self.out_spec(node, 0));
+            let mut v = self.einsum(&spec, &[&x, &ones], None, None, self.out_spec(node, 0));
+            if let Some(d) = x.shape.as_ref().filter(|d| d.len() == lay.selected.len()) {
+                let kept = d.iter().zip(&lay.selected).filter(|(_, s)| !**s);
+                v.shape = Some(kept.map(|(n, _)| *n).collect());
+            }
             with_rank(v, lay.rank_after(false))
         } else {
             // The axes index the result.
@@ -530,7 +538,17 @@ impl Translator {
             let out = lay.map(|_| Some("0".into()));
             let spec = format!("{} => {out}", lay.map(|_| None));
             let pinned = self.pinned(&out);
-            let v = self.einsum(&spec, &[&x], None, None, pinned);
+            let mut v = self.einsum(&spec, &[&x], None, None, pinned);
+            if let Some(d) = &x.shape
+                && lay.selected.len() == d.len() + axes.len()
+            {
+                let mut rest = d.iter();
+                let dims = lay
+                    .selected
+                    .iter()
+                    .map(|&s| if s { Some(1) } else { rest.next().copied() });
+                v.shape = dims.collect();
+            }
             with_rank(v, out_rank)
         };
         self.bind(node, 0, v);

@@ -144,6 +144,8 @@ def run_one(model, case, data_sets, bin_dir, tmp):
     for inputs, outputs in data_sets:
         npys, outs = [], []
         for k, a in enumerate(inputs[: len(feeds)]):
+            if isinstance(a, onnx.TensorProto):  # Cast's cases give protos
+                a = onnx.numpy_helper.to_array(a)
             p = os.path.join(tmp, f"in{k}.npy")
             np.save(p, np.require(a, requirements="C"))  # ascontiguousarray makes 0-d arrays 1-d
             npys.append(p)
@@ -160,6 +162,8 @@ def run_one(model, case, data_sets, bin_dir, tmp):
             return kind, msg
         for k, (o, ref) in enumerate(zip(outs, outputs)):
             got = np.load(o)
+            if isinstance(ref, onnx.TensorProto):
+                ref = onnx.numpy_helper.to_array(ref)
             ref = np.asarray(ref)
             if got.shape != ref.shape:
                 return "failed", f"output {k}: shape {got.shape}, expected {ref.shape}"
