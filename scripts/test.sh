@@ -45,7 +45,7 @@ if onnx_data=$(.onnx-venv/bin/python -c 'import onnx, os; print(os.path.join(os.
         test_celu test_thresholdedrelu test_shrink test_softsign test_mish test_swish test_hardmax \
         test_instancenorm test_group_normalization test_rms_normalization test_mvn \
         normalization_axis test_lpnormalization test_depthtospace test_spacetodepth \
-        test_convtranspose test_resize pytorch-
+        test_convtranspose test_resize test_upsample pytorch-
     # The compositions of onnx/src/translate/composite/ against onnxruntime
     # on random data and larger shapes.
     .onnx-venv/bin/python tools/tests/onnx/composite_ort.py target/release

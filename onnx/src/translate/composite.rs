@@ -25,7 +25,7 @@ use crate::proto::{NodeProto, attribute_proto::AttributeType as K};
 /// The attributes of the ops this module translates (see
 /// `attrs::known`); `None`: not one of them.
 pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
-    use K::{Float, Int, Ints, String};
+    use K::{Float, Floats, Int, Ints, String};
     Some(match op {
         "Slice" => &[("starts", Ints), ("ends", Ints), ("axes", Ints)],
         "Pad" => &[
@@ -76,6 +76,7 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
             ("mode", String),
             ("nearest_mode", String),
         ],
+        "Upsample" => &[("mode", String), ("scales", Floats)],
         _ => return None,
     })
 }
@@ -105,7 +106,7 @@ impl Translator {
             "LpNormalization" => self.lp_norm(node)?,
             "DepthToSpace" | "SpaceToDepth" => self.depth_space(node, op == "DepthToSpace")?,
             "ConvTranspose" => self.conv_transpose(node)?,
-            "Resize" => self.resize(node)?,
+            "Resize" | "Upsample" => self.resize(node)?,
             _ => return Ok(false),
         }
         Ok(true)

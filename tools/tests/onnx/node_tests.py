@@ -48,8 +48,8 @@ CONST_POSITIONS |= {("Slice", 1), ("Slice", 2), ("Slice", 3), ("Slice", 4), ("Pa
                     ("Expand", 1), ("Tile", 1), ("Trilu", 1), ("ReduceL1", 1), ("ReduceL2", 1),
                     ("ReduceLogSum", 1), ("ReduceLogSumExp", 1), ("ReduceSumSquare", 1),
                     ("ReduceProd", 1), ("Resize", 3)}
-# Float inputs read as constants (Resize's roi and scales).
-FLOAT_CONST_POSITIONS = {("Resize", 1), ("Resize", 2)}
+# Float inputs read as constants (Resize's roi and scales, Upsample's scales).
+FLOAT_CONST_POSITIONS = {("Resize", 1), ("Resize", 2), ("Upsample", 1)}
 
 
 def inline_constants(model, inputs):

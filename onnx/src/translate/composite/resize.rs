@@ -161,7 +161,7 @@ impl Translator {
         let at = Attrs::of(node);
         let r = d.len();
         let (roi, scales, sizes) = if self.opset < 11 {
-            (None, self.const_floats(node, 1)?, None)
+            (None, self.old_scales(node)?, None)
         } else {
             (
                 self.const_floats(node, 1)?,
@@ -277,6 +277,20 @@ impl Translator {
         Ok(plan)
     }
 
+    /// The scales of Resize-10 (an input) or Upsample (an attribute
+    /// before opset 9, an input from it).
+    fn old_scales(&self, node: &NodeProto) -> R<Option<Vec<f64>>> {
+        if node.op_type.as_deref() == Some("Upsample") {
+            if self.opset >= 10 {
+                return self.err("Upsample from opset 10 (deprecated: Resize) is not supported");
+            }
+            if let Some(s) = Attrs::of(node).floats("scales") {
+                return Ok(Some(s.into_iter().map(f64::from).collect()));
+            }
+        }
+        self.const_floats(node, 1)
+    }
+
     /// The scales of a Resize, one per axis of `x` (its rank known), when
     /// given as constant integers of at least 1 (`None` otherwise).
     fn integer_scales(&self, node: &NodeProto, x: &Val) -> R<Option<Vec<u64>>> {
@@ -285,7 +299,7 @@ impl Translator {
         };
         let at = Attrs::of(node);
         let (roi, scales) = if self.opset < 11 {
-            (None, self.const_floats(node, 1)?)
+            (None, self.old_scales(node)?)
         } else {
             if self.const_ints(node, 3)?.is_some_and(|s| !s.is_empty()) {
                 return Ok(None);
