@@ -82,6 +82,8 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
         ],
         "Softmax" | "LogSoftmax" | "Concat" | "Flatten" | "Gather" => &[("axis", Int)],
         "Reshape" => &[("shape", Ints), ("allowzero", Int)],
+        "GatherElements" => &[("axis", Int)],
+        "GatherND" => &[("batch_dims", Int)],
         "Transpose" => &[("perm", Ints)],
         "Squeeze" | "Unsqueeze" => &[("axes", Ints)],
         "Split" => &[("axis", Int), ("split", Ints), ("num_outputs", Int)],

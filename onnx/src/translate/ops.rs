@@ -123,6 +123,8 @@ impl Translator {
             "Squeeze" | "Unsqueeze" => self.squeeze_unsqueeze(node, op)?,
             "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" => self.reduce(node, op)?,
             "Gather" => self.gather(node)?,
+            "GatherElements" => self.gather_elements(node)?,
+            "GatherND" => self.gather_nd(node)?,
             "Split" => self.split(node)?,
             _ => {
                 // The op families in their own modules: each says whether

@@ -243,7 +243,8 @@ impl Translator {
             return self.err("Gather's indices must be integers");
         };
         if idx.dims.len() > 1 {
-            return self.err("Gather with indices of rank above 1 is not supported");
+            // As data: `ocannl.gather` takes indices of any rank.
+            return self.gather_dynamic(node);
         }
         if values.is_empty() {
             return self.err("Gather with no indices (an empty result) is not supported");
@@ -262,11 +263,8 @@ impl Translator {
                 match Self::axis_size(&x, axis) {
                     Some(n) if v.unsigned_abs() <= n => n - v.unsigned_abs(),
                     Some(n) => return self.err(format!("index {v} of an axis of size {n}")),
-                    None => {
-                        return self.err(format!(
-                            "the negative index {v} needs the axis size, which is not known here (not supported)"
-                        ));
-                    }
+                    // Wrapped at run time by `ocannl.gather`.
+                    None => return self.gather_dynamic(node),
                 }
             };
             fixed.push(i);
