@@ -20,6 +20,7 @@
 //! `"..."`, for `ocannl-infer-shapes` to infer.
 
 mod activations;
+mod arg_reduce;
 mod attrs;
 mod axes;
 mod composite;

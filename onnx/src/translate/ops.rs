@@ -124,6 +124,7 @@ impl Translator {
             "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" => self.reduce(node, op)?,
             "Gather" => self.gather(node)?,
             "GatherElements" => self.gather_elements(node)?,
+            "ArgMax" | "ArgMin" => self.arg_reduce(node, op == "ArgMax")?,
             "GatherND" => self.gather_nd(node)?,
             "Split" => self.split(node)?,
             _ => {
