@@ -111,6 +111,79 @@ pub fn generate(seed: u64, index: u64, cfg: &GenConfig) -> Generated {
 mod tests {
     use super::*;
 
+    /// The ops of issue 40, each of which well-formed models must hold.
+    const NEW_OPS: &[&str] = &[
+        "Cast",
+        "CastLike",
+        "Equal",
+        "Less",
+        "LessOrEqual",
+        "Greater",
+        "GreaterOrEqual",
+        "Not",
+        "And",
+        "Or",
+        "Xor",
+        "IsNaN",
+        "IsInf",
+        "Where",
+        "Mod",
+        "Floor",
+        "Ceil",
+        "Round",
+        "Sign",
+        "Tan",
+        "Atan",
+        "Asin",
+        "Acos",
+        "Sinh",
+        "Cosh",
+        "Asinh",
+        "Acosh",
+        "Atanh",
+        "BitShift",
+        "BitwiseAnd",
+        "BitwiseOr",
+        "BitwiseXor",
+        "BitwiseNot",
+        "Slice",
+        "Pad",
+        "Expand",
+        "Tile",
+        "Trilu",
+        "EyeLike",
+        "ReduceL1",
+        "ReduceL2",
+        "ReduceLogSum",
+        "ReduceLogSumExp",
+        "ReduceSumSquare",
+        "ReduceProd",
+        "Einsum",
+        "Selu",
+        "Celu",
+        "ThresholdedRelu",
+        "Shrink",
+        "Softsign",
+        "Mish",
+        "Hardmax",
+        "InstanceNormalization",
+        "GroupNormalization",
+        "RMSNormalization",
+        "MeanVarianceNormalization",
+        "LpNormalization",
+        "DepthToSpace",
+        "SpaceToDepth",
+        "ConvTranspose",
+        "Resize",
+        "RNN",
+        "GRU",
+        "LSTM",
+        "Range",
+        "Shape",
+        "Size",
+        "If",
+    ];
+
     #[test]
     fn generation_is_deterministic() {
         let cfg = GenConfig {
@@ -137,7 +210,7 @@ mod tests {
             only: vec![],
         };
         let mut ops = std::collections::BTreeSet::new();
-        for i in 0..500 {
+        for i in 0..1500 {
             let g = generate(3, i, &cfg);
             assert_eq!(g.class, WF);
             let m = ocannl_onnx::Model::from_bytes(&g.bytes)
@@ -161,7 +234,10 @@ mod tests {
             "ReduceMean",
             "ConstantOfShape",
             "Unsqueeze",
-        ] {
+        ]
+        .into_iter()
+        .chain(NEW_OPS.iter().copied())
+        {
             assert!(ops.contains(op), "{op} never generated: {ops:?}");
         }
     }

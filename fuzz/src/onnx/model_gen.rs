@@ -5,16 +5,31 @@
 //!
 //! The builder and its dispatcher are here; the nodes of each op family
 //! are built in a submodule: `elementwise`, `linear`, `window`, `norm`,
-//! `layout`; `protos` makes the prost messages.
+//! `layout`, and (dispatched by `extra`) `typed` (casts, comparisons,
+//! logic, bitwise), `functions` (trig, activations), `slicing` (Slice,
+//! Pad, Expand, Tile, Trilu, ...), `norms` (more reductions and
+//! normalizations), `compound` (Einsum, ConvTranspose, Resize),
+//! `recurrent` (RNN, GRU, LSTM), `shapes` (shape computations, Range,
+//! run-time Gather, If); `protos` makes the prost messages.
 
+mod compound;
 mod elementwise;
+mod extra;
+mod functions;
 mod layout;
 mod linear;
 mod norm;
+mod norms;
 mod protos;
+mod recurrent;
+mod shapes;
+mod slicing;
+mod typed;
 mod window;
 
-pub use protos::{attr_f, attr_i, attr_ints, attr_s, attr_t, f32_tensor, i64_tensor, value_info};
+pub use protos::{
+    attr_f, attr_i, attr_ints, attr_s, attr_t, f32_tensor, i64_tensor, int_tensor, value_info,
+};
 
 use crate::rng::Rng;
 use ocannl_onnx::proto::{
@@ -25,7 +40,7 @@ use ocannl_onnx::proto::{
 /// The default-domain opsets generated models declare (the op families'
 /// rules follow each: axes as inputs from 13 (Reduce* but ReduceSum from
 /// 18), `num_outputs` from 18, Gelu from 20).
-pub const OPSETS: &[i64] = &[13, 14, 15, 17, 18, 19, 20, 21];
+pub const OPSETS: &[i64] = &[13, 14, 15, 17, 18, 19, 20, 21, 22, 23];
 
 /// The largest number of cells of a generated value.
 const MAX_CELLS: i64 = 4096;
@@ -46,6 +61,10 @@ pub struct Builder<'r> {
     inits: Vec<TensorProto>,
     inputs: Vec<ValueInfoProto>,
     values: Vec<Value>,
+    /// The values whose cells are exact (graph inputs, integer results):
+    /// what discontinuous ops (comparisons, rounding) may take without a
+    /// rounding difference flipping their result.
+    exact: Vec<String>,
     next: usize,
 }
 
@@ -102,6 +121,7 @@ impl<'r> Builder<'r> {
             inits: Vec::new(),
             inputs: Vec::new(),
             values: Vec::new(),
+            exact: Vec::new(),
             next: 0,
         }
     }
@@ -191,6 +211,7 @@ impl<'r> Builder<'r> {
         let name = self.fresh("x");
         self.inputs
             .push(value_info(&name, DataType::Float as i32, Some(&shape)));
+        self.exact.push(name.clone());
         let v = Value { name, shape };
         self.values.push(v.clone());
         v
@@ -295,7 +316,11 @@ impl<'r> Builder<'r> {
             }
         }
         ModelProto {
-            ir_version: Some(if self.opset >= 21 { 10 } else { 8 }),
+            ir_version: Some(match self.opset {
+                23.. => 11,
+                21.. => 10,
+                _ => 8,
+            }),
             producer_name: Some("ocannl-fuzz".into()),
             opset_import: vec![OperatorSetIdProto {
                 domain: Some(String::new()),
@@ -338,6 +363,7 @@ impl<'r> Builder<'r> {
             ("reduce", 5),
             ("constant", 2),
             ("constant-of-shape", 1),
+            ("extra", 90),
         ];
         let weights: Vec<u32> = OPS.iter().map(|o| o.1).collect();
         let kind = OPS[self.rng.weighted(&weights)].0;
@@ -362,6 +388,7 @@ impl<'r> Builder<'r> {
             "squeeze" => self.squeeze(),
             "reduce" => self.reduce(),
             "constant" => self.constant(),
+            "extra" => self.extra(),
             _ => self.constant_of_shape(),
         }
     }

@@ -116,3 +116,25 @@ pub fn i64_tensor(name: &str, dims: &[i64], data: Vec<i64>, raw: bool) -> Tensor
     }
     t
 }
+
+/// A tensor of integer (or bool) element type `elem` from `data`, as raw
+/// little-endian bytes of the type's width.
+pub fn int_tensor(name: &str, dims: &[i64], elem: i32, data: &[i64]) -> TensorProto {
+    let width = match DataType::try_from(elem) {
+        Ok(DataType::Bool | DataType::Int8 | DataType::Uint8) => 1,
+        Ok(DataType::Int16 | DataType::Uint16) => 2,
+        Ok(DataType::Int32 | DataType::Uint32) => 4,
+        _ => 8,
+    };
+    TensorProto {
+        name: Some(name.into()),
+        dims: dims.to_vec(),
+        data_type: Some(elem),
+        raw_data: Some(
+            data.iter()
+                .flat_map(|v| v.to_le_bytes()[..width].to_vec())
+                .collect(),
+        ),
+        ..Default::default()
+    }
+}

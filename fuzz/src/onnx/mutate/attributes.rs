@@ -50,6 +50,44 @@ const ATTR_NAMES: &[&str] = &[
     "stash_type",
     "min",
     "max",
+    "to",
+    "saturate",
+    "fmod",
+    "direction",
+    "detect_positive",
+    "detect_negative",
+    "mode",
+    "upper",
+    "k",
+    "dtype",
+    "gamma",
+    "lambd",
+    "equation",
+    "num_groups",
+    "p",
+    "blocksize",
+    "output_padding",
+    "output_shape",
+    "coordinate_transformation_mode",
+    "cubic_coeff_a",
+    "exclude_outside",
+    "extrapolation_value",
+    "keep_aspect_ratio_policy",
+    "nearest_mode",
+    "antialias",
+    "hidden_size",
+    "activations",
+    "activation_alpha",
+    "activation_beta",
+    "clip",
+    "layout",
+    "linear_before_reset",
+    "input_forget",
+    "output_sequence",
+    "start",
+    "end",
+    "then_branch",
+    "else_branch",
 ];
 
 /// Attributes: wrong types, missing, huge or negative values, unknown
@@ -197,8 +235,38 @@ fn bad_string(rng: &mut Rng, node: &mut NodeProto) {
         "tanh",
         "none",
         "\u{0}\u{ff}",
+        "DCR",
+        "CRD",
+        "reflect",
+        "wrap",
+        "edge",
+        "LEFT",
+        "RIGHT",
+        "bidirectional",
+        "cubic",
+        "linear",
+        "tf_crop_and_resize",
+        "not_smaller",
+        "ij,jk->ik",
+        "ii->i",
+        "...ij->...ji",
+        "i,i,i,i->",
+        "a->b",
+        "Tanh",
+        "NoSuchActivation",
     ]);
-    let name = *rng.pick(&["auto_pad", "approximate", "axis", "mode"]);
+    let name = *rng.pick(&[
+        "auto_pad",
+        "approximate",
+        "axis",
+        "mode",
+        "direction",
+        "equation",
+        "coordinate_transformation_mode",
+        "nearest_mode",
+        "keep_aspect_ratio_policy",
+        "activations",
+    ]);
     node.attribute.retain(|a| a.name.as_deref() != Some(name));
     node.attribute.push(AttributeProto {
         name: Some(name.into()),
@@ -229,6 +297,12 @@ fn broken_tensor(rng: &mut Rng, node: &mut NodeProto) {
 
 /// A graph, sparse tensor or ref attribute where none belongs.
 fn subgraph(rng: &mut Rng, node: &mut NodeProto) {
+    if rng.chance(0.6)
+        && let Some(g) = node.attribute.iter_mut().find_map(|a| a.g.as_mut())
+    {
+        branch(rng, g);
+        return;
+    }
     node.attribute.push(AttributeProto {
         name: Some(rng.pick(ATTR_NAMES).to_string()),
         r#type: Some(AttributeType::Graph as i32),
@@ -236,4 +310,51 @@ fn subgraph(rng: &mut Rng, node: &mut NodeProto) {
         ref_attr_name: rng.chance(0.3).then(|| "outer".into()),
         ..Default::default()
     });
+}
+
+/// A branch of an `If` broken: no outputs, an extra one, an output no
+/// node makes, a node reading a name that does not exist, itself nested
+/// as a branch of its own node, or its nodes dropped.
+fn branch(rng: &mut Rng, g: &mut ocannl_onnx::proto::GraphProto) {
+    match rng.index(6) {
+        0 => g.output.clear(),
+        1 => {
+            let extra = g.output.first().cloned().unwrap_or_default();
+            g.output.push(extra);
+        }
+        2 => {
+            if let Some(o) = g.output.first_mut() {
+                o.name = Some("nowhere".into());
+            }
+        }
+        3 => {
+            if let Some(n) = g.node.first_mut() {
+                n.input.push("no_such_value".into());
+            }
+        }
+        4 => {
+            let inner = g.clone();
+            g.node.push(NodeProto {
+                op_type: Some("If".into()),
+                input: vec!["no_cond".into()],
+                output: vec!["nested".into()],
+                attribute: vec![
+                    AttributeProto {
+                        name: Some("then_branch".into()),
+                        r#type: Some(AttributeType::Graph as i32),
+                        g: Some(inner.clone()),
+                        ..Default::default()
+                    },
+                    AttributeProto {
+                        name: Some("else_branch".into()),
+                        r#type: Some(AttributeType::Graph as i32),
+                        g: Some(inner),
+                        ..Default::default()
+                    },
+                ],
+                ..Default::default()
+            });
+        }
+        _ => g.node.clear(),
+    }
 }
