@@ -27,6 +27,7 @@ mod composite;
 mod constants;
 mod control;
 mod conv;
+mod cumulative;
 mod elementwise;
 mod emit;
 mod gather;

@@ -125,6 +125,7 @@ impl Translator {
             "Gather" => self.gather(node)?,
             "GatherElements" => self.gather_elements(node)?,
             "ArgMax" | "ArgMin" => self.arg_reduce(node, op == "ArgMax")?,
+            "CumSum" | "CumProd" => self.cumulative(node, op == "CumProd")?,
             "GatherND" => self.gather_nd(node)?,
             "Split" => self.split(node)?,
             _ => {

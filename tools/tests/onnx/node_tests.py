@@ -48,6 +48,8 @@ CONST_POSITIONS |= {("Slice", 1), ("Slice", 2), ("Slice", 3), ("Slice", 4), ("Pa
                     ("Expand", 1), ("Tile", 1), ("Trilu", 1), ("ReduceL1", 1), ("ReduceL2", 1),
                     ("ReduceLogSum", 1), ("ReduceLogSumExp", 1), ("ReduceSumSquare", 1),
                     ("ReduceProd", 1), ("Resize", 3)}
+# Axes, and recurrent layers' sequence lengths (checked against the input's).
+CONST_POSITIONS |= {("CumSum", 1), ("CumProd", 1), ("RNN", 4), ("GRU", 4), ("LSTM", 4)}
 # Float inputs read as constants (Resize's roi and scales, Upsample's scales).
 FLOAT_CONST_POSITIONS = {("Resize", 1), ("Resize", 2), ("Upsample", 1)}
 
@@ -65,6 +67,8 @@ def inline_constants(model, inputs):
     m.CopyFrom(model)
     keep_inputs, keep_data = [], []
     for vi, data in zip(feeds, inputs):
+        if isinstance(data, np.generic):  # a NumPy scalar (CumSum's axis)
+            data = np.asarray(data)
         is_int = isinstance(data, np.ndarray) and data.dtype.kind == "i"
         is_float = isinstance(data, np.ndarray) and data.dtype.kind == "f"
         used = uses.get(vi.name)
