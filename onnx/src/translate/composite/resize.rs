@@ -194,11 +194,24 @@ impl Translator {
                 if s.len() != k || s.iter().any(|&v| !(v > 0.0 && v < 1e9)) {
                     return self.err(format!("scales {s:?} for {k} axes"));
                 }
+                // The size the file records for the output, if any.
+                let declared = node
+                    .output
+                    .first()
+                    .and_then(|o| self.declared.get(o.as_str()))
+                    .filter(|v| v.len() == r);
                 for (j, &a) in axes.iter().enumerate() {
                     scale[a] = s[j];
-                    // In f32, as onnxruntime computes it (0.7 * 40 is 28, not
-                    // 27.99...).
-                    out[a] = (s[j] as f32 * d[a] as f32).floor() as u64;
+                    // In f32, as onnxruntime computes it (0.7 * 40 is 28),
+                    // unless the file records ONNX's f64 rounding (27).
+                    let (ort, exact) = (
+                        (s[j] as f32 * d[a] as f32).floor() as u64,
+                        (s[j] * d[a] as f64).floor() as u64,
+                    );
+                    out[a] = match declared {
+                        Some(v) if v[a] == exact => exact,
+                        _ => ort,
+                    };
                 }
             }
             (None, Some(s)) => {
