@@ -31,6 +31,7 @@ mod cumulative;
 mod elementwise;
 mod emit;
 mod gather;
+mod losses;
 mod matmul;
 mod norm;
 mod ops;

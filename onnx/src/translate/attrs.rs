@@ -83,6 +83,9 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
         "Softmax" | "LogSoftmax" | "Concat" | "Flatten" | "Gather" => &[("axis", Int)],
         "Reshape" => &[("shape", Ints), ("allowzero", Int)],
         "GatherElements" => &[("axis", Int)],
+        "NegativeLogLikelihoodLoss" | "SoftmaxCrossEntropyLoss" => {
+            &[("reduction", String), ("ignore_index", Int)]
+        }
         "CumSum" | "CumProd" => &[("exclusive", Int), ("reverse", Int)],
         "ArgMax" | "ArgMin" => &[("axis", Int), ("keepdims", Int), ("select_last_index", Int)],
         "GatherND" => &[("batch_dims", Int)],

@@ -126,6 +126,9 @@ impl Translator {
             "GatherElements" => self.gather_elements(node)?,
             "ArgMax" | "ArgMin" => self.arg_reduce(node, op == "ArgMax")?,
             "CumSum" | "CumProd" => self.cumulative(node, op == "CumProd")?,
+            "NegativeLogLikelihoodLoss" | "SoftmaxCrossEntropyLoss" => {
+                self.loss(node, op == "SoftmaxCrossEntropyLoss")?;
+            }
             "GatherND" => self.gather_nd(node)?,
             "Split" => self.split(node)?,
             _ => {
