@@ -5,7 +5,7 @@
 
 use super::super::axes::Layout;
 use super::super::{Attrs, R, Translator, Val};
-use super::index::selected_index;
+use super::index::{known, selected_index};
 use crate::proto::NodeProto;
 
 impl Translator {
@@ -182,7 +182,7 @@ impl Translator {
             x.spec.clone(),
         );
         let v = self.select(&before, &zero, &is_max, &x)?;
-        self.bind(node, 0, v);
+        self.bind(node, 0, known(v, x.shape.clone(), x.rank));
         Ok(())
     }
 }

@@ -6,6 +6,7 @@
 use super::super::axes::{Layout, check_axis, labels};
 use super::super::elementwise::with_rank;
 use super::super::{Attrs, R, Translator, Val};
+use super::index::known;
 use crate::proto::NodeProto;
 
 impl Translator {
@@ -64,7 +65,7 @@ impl Translator {
             Some("fma"),
             x.spec.clone(),
         );
-        self.bind(node, 0, with_rank(v, Some(r)));
+        self.bind(node, 0, known(v, x.shape.clone(), Some(r)));
         Ok(())
     }
 
@@ -128,7 +129,7 @@ impl Translator {
             format!("{nv},{g},{cg}{hvs}"),
         );
         let v = self.emit("reshape", &[&y], "", x.elem, format!("{nv},{c}{hvs}"), None);
-        self.bind(node, 0, with_rank(v, Some(r)));
+        self.bind(node, 0, known(v, x.shape.clone(), Some(r)));
         Ok(())
     }
 
@@ -174,7 +175,7 @@ impl Translator {
         let n = self.einsum(&both, &[&x, &rms], None, Some("div"), x.spec.clone());
         let n = with_rank(n, x.rank);
         let v = self.binary("mul", &n, &scale, n.spec.clone())?;
-        self.bind(node, 0, v);
+        self.bind(node, 0, known(v, x.shape.clone(), x.rank));
         Ok(())
     }
 
@@ -200,7 +201,7 @@ impl Translator {
         let both = format!("{full}; {kept} => {full}");
         let d = self.einsum(&both, &[&x, &mean], None, Some("sub"), "...".into());
         let v = self.einsum(&both, &[&d, &den], None, Some("div"), x.spec.clone());
-        self.bind(node, 0, with_rank(v, x.rank));
+        self.bind(node, 0, known(v, x.shape.clone(), x.rank));
         Ok(())
     }
 
@@ -252,7 +253,7 @@ impl Translator {
             Some("where"),
             x.spec.clone(),
         );
-        self.bind(node, 0, with_rank(v, x.rank));
+        self.bind(node, 0, known(v, x.shape.clone(), x.rank));
         Ok(())
     }
 }

@@ -81,7 +81,22 @@ impl Translator {
         } else {
             with_rank(v, lay.rank_after(false))
         };
-        self.bind(node, 0, v);
+        // The dims, when the input's are known.
+        let dims = x
+            .shape
+            .as_ref()
+            .filter(|d| d.len() == lay.selected.len())
+            .map(|d| {
+                d.iter()
+                    .zip(&lay.selected)
+                    .filter_map(|(&n, &sel)| match (sel, keep) {
+                        (false, _) => Some(n),
+                        (true, true) => Some(1),
+                        (true, false) => None,
+                    })
+                    .collect()
+            });
+        self.bind(node, 0, super::index::known(v, dims, None));
         Ok(())
     }
 
