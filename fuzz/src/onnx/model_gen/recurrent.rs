@@ -9,19 +9,21 @@ use ocannl_onnx::proto::{AttributeProto, attribute_proto::AttributeType};
 
 use super::{Builder, Value, attr_f, attr_i, attr_s};
 
-/// Activations and the alpha/beta each takes (onnxruntime's defaults when
-/// left out).
-const ACTIVATIONS: &[(&str, Option<(f32, f32)>)] = &[
+/// Activations and the alpha (and beta) each takes: the lists are
+/// consumed in the order of the activations, each taking what it uses.
+type Params = Option<(f32, Option<f32>)>;
+const ACTIVATIONS: &[(&str, Params)] = &[
     ("Tanh", None),
     ("Sigmoid", None),
     ("Relu", None),
-    ("LeakyRelu", Some((0.1, 0.0))),
-    ("HardSigmoid", Some((0.2, 0.5))),
-    ("Affine", Some((0.5, 0.25))),
-    ("ScaledTanh", Some((1.5, 0.75))),
+    ("LeakyRelu", Some((0.1, None))),
+    ("ThresholdedRelu", Some((0.25, None))),
+    ("HardSigmoid", Some((0.2, Some(0.5)))),
+    ("Affine", Some((0.5, Some(0.25)))),
+    ("ScaledTanh", Some((1.5, Some(0.75)))),
     ("Softsign", None),
     ("Softplus", None),
-    ("Elu", Some((0.5, 0.0))),
+    ("Elu", Some((0.5, None))),
 ];
 
 impl Builder<'_> {
@@ -101,17 +103,22 @@ impl Builder<'_> {
                 _ => 3,
             };
             let n = per * if dir == "bidirectional" { 2 } else { 1 };
+            // Either none takes alpha and beta or all do, given: ONNX
+            // leaves their defaults to the implementation, and which
+            // activation a list entry belongs to when some take none.
+            let with_params = self.rng.chance(0.5);
+            let pool: Vec<(&str, Params)> = ACTIVATIONS
+                .iter()
+                .copied()
+                .filter(|a| a.1.is_some() == with_params)
+                .collect();
             let (mut names, mut alphas, mut betas) = (vec![], vec![], vec![]);
-            let mut with_params = true;
             for _ in 0..n {
-                let (name, params) = *self.rng.pick(ACTIVATIONS);
+                let (name, params) = *self.rng.pick(&pool);
                 names.push(name.as_bytes().to_vec());
-                match params {
-                    Some((a, b)) => {
-                        alphas.push(a);
-                        betas.push(b);
-                    }
-                    None => with_params = false,
+                if let Some((a, b)) = params {
+                    alphas.push(a);
+                    betas.extend(b);
                 }
             }
             attrs.push(AttributeProto {
@@ -120,9 +127,11 @@ impl Builder<'_> {
                 strings: names,
                 ..Default::default()
             });
-            // alpha and beta only where every activation takes them.
-            if with_params && self.rng.chance(0.7) {
+            if with_params {
                 for (name, v) in [("activation_alpha", alphas), ("activation_beta", betas)] {
+                    if v.is_empty() {
+                        continue;
+                    }
                     attrs.push(AttributeProto {
                         name: Some(name.into()),
                         r#type: Some(AttributeType::Floats as i32),
