@@ -202,6 +202,8 @@ ERRORS = [
     case("einsum_bad", "Einsum", (3,), attrs=dict(equation="i$->i"), expect="holds"),
     case("convt_huge", "ConvTranspose", (1, 1, 2**50), attrs=dict(strides=[2]), extra=[rand(1, 1, 2)],
          opset=11, expect="not supported"),
+    case("convt_pads_too_large", "ConvTranspose", (1, 1, 3), attrs=dict(pads=[5, 5]), extra=[rand(1, 1, 2)],
+         opset=11, expect="not supported"),
     case("d2s_blocksize", "DepthToSpace", (1, 4, 2, 2), attrs=dict(blocksize=2**20), opset=13,
          expect="blocksize"),
     case("s2d_overflow", "SpaceToDepth", (1, 2**40, 2**16, 2**16), attrs=dict(blocksize=2**16), opset=13,

@@ -174,7 +174,17 @@ impl Translator {
                 self.einsum(&spec, &[&y, &b], None, Some("add"), "...".into())
             }
         };
-        self.bind(node, 0, with_rank(y, Some(s + 2)));
+        // The dims, when the stuffed input's are known.
+        let dims = xs.shape.as_ref().and_then(|d| {
+            let mut out = vec![d[0], g * mg];
+            for (i, a) in axes.iter().enumerate() {
+                let span = a.dilation * (kernel[i] - 1) + 1;
+                let n = d[2 + i] + a.lo.max(0) as u64 + a.hi.max(0) as u64 + 1;
+                out.push(n.checked_sub(span).filter(|&o| o > 0)?);
+            }
+            Some(out)
+        });
+        self.bind(node, 0, super::index::known(y, dims, Some(s + 2)));
         Ok(())
     }
 
