@@ -2,8 +2,17 @@
 //! (einsums, concatenations, pointwise ops): each names the ONNX operator
 //! semantics it follows (onnx.ai/onnx/operators).
 //!
-//! `index` holds the shared blocks (slices, strided reads, reversal,
-//! index grids); each other submodule a family of ops.
+//! `index` holds the shared blocks (block-spec slices, strided reads,
+//! reversal by a where-einsum on a range grid, index grids, padding);
+//! each other submodule a family: `slice` (Slice), `pad` (Pad), `repeat`
+//! (Expand, Tile, Trilu, EyeLike), `reduce` (ReduceL1/L2/LogSum/
+//! LogSumExp/SumSquare/Prod), `einsum` (Einsum), `act` (Selu, Celu,
+//! ThresholdedRelu, Shrink, Softsign, Mish, Swish, Hardmax), `norm`
+//! (Instance/Group/RMS/MeanVariance/Lp normalisation), `space`
+//! (DepthToSpace, SpaceToDepth), `convt` (ConvTranspose), `resize` and
+//! `interp` (Resize, Upsample; `upsample`: integer scales on inputs whose
+//! dims are not known). Where an op needs the input's dims and they are
+//! not known at import, the error says so ("not supported").
 
 mod act;
 mod convt;
