@@ -21,6 +21,7 @@
 
 mod activations;
 mod arg_reduce;
+mod attention;
 mod attrs;
 mod axes;
 mod composite;

@@ -1,4 +1,4 @@
-//! The parts of `ocannl-run` (`src/bin/ocannl-run.rs`) beyond its command
+//! The parts of `ocannl-run` (`src/bin/ocannl-run/`) beyond its command
 //! line: how many OpenMP threads a run may start ([`threads`]), and what
 //! it prints and writes ([`report`]).
 

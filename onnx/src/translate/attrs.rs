@@ -82,12 +82,6 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
         ],
         "Softmax" | "LogSoftmax" | "Concat" | "Flatten" | "Gather" => &[("axis", Int)],
         "Reshape" => &[("shape", Ints), ("allowzero", Int)],
-        "GatherElements" => &[("axis", Int)],
-        "NegativeLogLikelihoodLoss" | "SoftmaxCrossEntropyLoss" => {
-            &[("reduction", String), ("ignore_index", Int)]
-        }
-        "CumSum" | "CumProd" => &[("exclusive", Int), ("reverse", Int)],
-        "ArgMax" | "ArgMin" => &[("axis", Int), ("keepdims", Int), ("select_last_index", Int)],
         "GatherND" => &[("batch_dims", Int)],
         "Transpose" => &[("perm", Ints)],
         "Squeeze" | "Unsqueeze" => &[("axes", Ints)],
@@ -107,11 +101,38 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
         "ConstantOfShape" => &[("value", Tensor)],
         "LayerNormalization" => &[("axis", Int), ("epsilon", Float), ("stash_type", Int)],
         _ => {
-            return super::composite::known(op)
+            return known_more(op)
+                .or_else(|| super::composite::known(op))
                 .or_else(|| super::recurrent::known(op))
                 .or_else(|| super::typed::known(op))
                 .or_else(|| super::shape_values::known(op));
         }
+    })
+}
+
+/// [`known`]'s table for the ops of `gather`, `arg_reduce`,
+/// `cumulative`, `losses` and `attention`.
+fn known_more(op: &str) -> Option<&'static [(&'static str, K)]> {
+    use K::{Float, Int, String};
+    Some(match op {
+        "GatherElements" => &[("axis", Int)],
+        "NegativeLogLikelihoodLoss" | "SoftmaxCrossEntropyLoss" => {
+            &[("reduction", String), ("ignore_index", Int)]
+        }
+        "Attention" => &[
+            ("is_causal", Int),
+            ("kv_num_heads", Int),
+            ("q_num_heads", Int),
+            ("qk_matmul_output_mode", Int),
+            ("scale", Float),
+            ("softcap", Float),
+            ("softmax_precision", Int),
+            ("left_window_size", Int),
+            ("right_window_size", Int),
+        ],
+        "CumSum" | "CumProd" => &[("exclusive", Int), ("reverse", Int)],
+        "ArgMax" | "ArgMin" => &[("axis", Int), ("keepdims", Int), ("select_last_index", Int)],
+        _ => return None,
     })
 }
 
@@ -120,6 +141,7 @@ const FLAGS: &[&str] = &[
     "allowzero",
     "broadcast",
     "ceil_mode",
+    "is_causal",
     "count_include_pad",
     "exclusive",
     "is_test",

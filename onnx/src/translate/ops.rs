@@ -126,6 +126,7 @@ impl Translator {
             "GatherElements" => self.gather_elements(node)?,
             "ArgMax" | "ArgMin" => self.arg_reduce(node, op == "ArgMax")?,
             "CumSum" | "CumProd" => self.cumulative(node, op == "CumProd")?,
+            "Attention" => self.attention(node)?,
             "NegativeLogLikelihoodLoss" | "SoftmaxCrossEntropyLoss" => {
                 self.loss(node, op == "SoftmaxCrossEntropyLoss")?;
             }

@@ -24,31 +24,25 @@ use std::{
     time::{Duration, Instant},
 };
 
-use clap::{CommandFactory, Parser, ValueEnum};
+use clap::{Parser, ValueEnum};
 use ocannl_runtime::{
     Emit, Error, InputShape, Lowering, Program,
     array::{Array, SplitMix64},
 };
 use ocannl_tools::{
-    cli::{Input, MAX_INPUT_BYTES, check_readable, check_writable},
+    cli::{Input, MAX_INPUT_BYTES, check_readable},
     run::{
         report::{print_bench, print_results, write_kernels},
-        threads::{check_threads, recheck_threads},
+        threads::recheck_threads,
     },
     say,
 };
 
-/// The most OpenMP threads `--threads` asks for (libomp's own limit is
-/// higher, but each thread reserves a stack: a typo like `--threads
-/// 100000` would exhaust the address space instead of failing; see
-/// [`check_threads`] for what a limited address space allows).
-const MAX_THREADS: usize = 1024;
-
-/// The most runs `--bench` times (each time is kept to take the median).
-const MAX_BENCH: usize = 1_000_000;
-
 /// Compile a function of the ocannl dialect (shapes inferred) to host code
 /// and run it on .npy inputs, or write the generated code.
+mod flags;
+
+use flags::{check_flags, occurrences};
 
 #[derive(Debug, Parser)]
 #[command(name = "ocannl-run", version)]
@@ -166,18 +160,6 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
-}
-
-/// The values of the flag `id`, one list per occurrence (the command line
-/// parsed again: it parsed once already).
-fn occurrences(id: &str) -> Vec<Vec<PathBuf>> {
-    let Ok(matches) = Cli::command().try_get_matches_from(std::env::args_os()) else {
-        return Vec::new();
-    };
-    let Ok(Some(sets)) = matches.try_get_occurrences::<PathBuf>(id) else {
-        return Vec::new();
-    };
-    sets.map(|set| set.cloned().collect()).collect()
 }
 
 fn run(cli: &Cli, out: &mut impl Write) -> Result<(), Error> {
@@ -499,148 +481,6 @@ fn emit(
     };
     program.emit(what, file)?;
     say!(out, "wrote {}", file.display());
-    Ok(())
-}
-
-/// Every check of the flags alone, before any file is read or anything
-/// compiled: counts out of range, flags that would have no effect with the
-/// others, and paths that cannot be written. Returns the thread count.
-fn check_flags(cli: &Cli) -> Result<usize, Error> {
-    let gpu_emit = matches!(cli.emit, Some(EmitKind::Ptx | EmitKind::Cubin));
-    check_combinations(cli, gpu_emit)?;
-    match cli.bench {
-        Some(0) => return Err(Error::new("--bench needs at least 1 run")),
-        Some(n) if n > MAX_BENCH => {
-            return Err(Error::new(format!(
-                "--bench takes at most {MAX_BENCH} runs (got {n})"
-            )));
-        }
-        _ => {}
-    }
-    if cli.entry.as_deref() == Some("") {
-        return Err(Error::new("--entry needs a function name"));
-    }
-    let threads = thread_count(cli, gpu_emit)?;
-    check_outputs(cli, gpu_emit)?;
-    Ok(threads)
-}
-
-/// The flags that would have no effect with the others (`gpu_emit`:
-/// `--emit ptx|cubin`), and `--cuda-toolkit` a directory.
-fn check_combinations(cli: &Cli, gpu_emit: bool) -> Result<(), Error> {
-    let fail = |m: String| Err(Error::new(m));
-    let cuda = cli.target == Target::Cuda;
-    if cli.output.is_some() && cli.emit.is_none() {
-        return fail("-o names the file --emit writes: give --emit too".into());
-    }
-    if cli.emit.is_some() {
-        // Nothing runs: these would be ignored.
-        for (given, flag) in [
-            (cli.bench.is_some(), "--bench"),
-            (!cli.outputs.is_empty(), "--outputs"),
-            (cli.seed.is_some(), "--seed"),
-            (cli.device.is_some(), "--device"),
-        ] {
-            if given {
-                return fail(format!(
-                    "{flag} is for a run, and --emit writes code instead of running: give one or the other"
-                ));
-            }
-        }
-    }
-    if cli.device.is_some() && !cuda {
-        return fail("--device selects a CUDA device: give --target cuda too".into());
-    }
-    if !cuda && !gpu_emit {
-        for (given, flag) in [
-            (cli.chip.is_some(), "--chip"),
-            (cli.cuda_toolkit.is_some(), "--cuda-toolkit"),
-        ] {
-            if given {
-                return fail(format!(
-                    "{flag} is for the GPU's kernels: give --target cuda or --emit ptx|cubin too"
-                ));
-            }
-        }
-    }
-    if let Some(dir) = &cli.cuda_toolkit
-        && !dir.is_dir()
-    {
-        return fail(format!(
-            "--cuda-toolkit: '{}' is not a directory",
-            dir.display()
-        ));
-    }
-    if cli.seed.is_some() && !cli.inputs.is_empty() {
-        return fail(
-            "--seed picks the random inputs used without --inputs: give one or the other".into(),
-        );
-    }
-    if cli.inputs.len() > 1 && cli.emit.is_some() {
-        return fail("--emit writes the code of one binding: give one --inputs set".into());
-    }
-    if cli.outputs.len() > 1.max(cli.inputs.len())
-        || (cli.inputs.len() > 1
-            && !cli.outputs.is_empty()
-            && cli.outputs.len() != cli.inputs.len())
-    {
-        return fail(format!(
-            "{} --outputs set(s) for {} --inputs set(s): give one per set, or none",
-            cli.outputs.len(),
-            cli.inputs.len().max(1)
-        ));
-    }
-    Ok(())
-}
-
-/// The OpenMP threads of the CPU's loops: `--threads` in range (and only
-/// for them), else every core; checked against the process's limits
-/// ([`check_threads`]) when they will run.
-fn thread_count(cli: &Cli, gpu_emit: bool) -> Result<usize, Error> {
-    if cli.threads.is_some() && (cli.target != Target::Cpu || gpu_emit) {
-        return Err(Error::new(
-            "--threads sets the OpenMP threads of the CPU's loops: not with --target cuda|grid-on-cpu or --emit ptx|cubin",
-        ));
-    }
-    let threads = match cli.threads {
-        Some(0) => return Err(Error::new("--threads needs at least 1 thread")),
-        Some(n) if n > MAX_THREADS => {
-            return Err(Error::new(format!(
-                "--threads takes at most {MAX_THREADS} threads (got {n})"
-            )));
-        }
-        Some(n) => n,
-        None => std::thread::available_parallelism()
-            .map_or(1, usize::from)
-            .min(MAX_THREADS),
-    };
-    // Only a run starts threads (--emit writes code for them).
-    if cli.emit.is_none() && cli.target == Target::Cpu {
-        check_threads(threads, cli.threads.is_some())
-    } else {
-        Ok(threads)
-    }
-}
-
-/// The `--outputs` files and the file of `-o`: distinct and writable
-/// (`gpu_emit`: `-o` may be a directory for PTX or cubin).
-fn check_outputs(cli: &Cli, gpu_emit: bool) -> Result<(), Error> {
-    let all: Vec<&PathBuf> = cli.outputs.iter().flatten().collect();
-    for (i, path) in all.iter().enumerate() {
-        if all[..i].contains(path) {
-            return Err(Error::new(format!(
-                "--outputs names '{}' twice: one result would overwrite another",
-                path.display()
-            )));
-        }
-        check_writable(path).map_err(|e| Error::new(format!("--outputs: {e}")))?;
-    }
-    if let Some(path) = &cli.output {
-        // PTX or cubin of several kernel modules go into a directory.
-        if path.as_os_str().is_empty() || !(gpu_emit && (path.is_dir() || !path.exists())) {
-            check_writable(path).map_err(|e| Error::new(format!("-o: {e}")))?;
-        }
-    }
     Ok(())
 }
 
