@@ -93,6 +93,39 @@ fn parse_equation(eq: &str) -> Result<(Vec<Term>, Term), String> {
     Ok((terms, out))
 }
 
+/// The result's dims from the operands' (all known), each letter's size
+/// read where it occurs, the ellipsis's from the first operand that has
+/// one.
+fn out_dims(terms: &[Term], out: &Term, shapes: &[Option<&Vec<u64>>]) -> Option<Vec<u64>> {
+    let mut size = std::collections::HashMap::new();
+    let mut ell: Option<Vec<u64>> = None;
+    for (t, s) in terms.iter().zip(shapes) {
+        let s = (*s)?;
+        let w = s.len().checked_sub(t.letters.len())?;
+        let e = t.ellipsis.unwrap_or(t.letters.len());
+        if t.ellipsis.is_none() && w != 0 {
+            return None;
+        }
+        for (i, c) in t.letters.iter().enumerate() {
+            size.insert(*c, s[if i < e { i } else { i + w }]);
+        }
+        if t.ellipsis.is_some() && ell.is_none() {
+            ell = Some(s[e..e + w].to_vec());
+        }
+    }
+    let mut dims: Vec<u64> = Vec::new();
+    for (i, c) in out.letters.iter().enumerate() {
+        if out.ellipsis == Some(i) {
+            dims.extend(ell.as_ref()?);
+        }
+        dims.push(*size.get(c)?);
+    }
+    if out.ellipsis == Some(out.letters.len()) {
+        dims.extend(ell.as_ref()?);
+    }
+    Some(dims)
+}
+
 impl Translator {
     /// ONNX Einsum (up to three operands).
     pub(super) fn einsum_node(&mut self, node: &NodeProto) -> R<()> {
@@ -139,8 +172,10 @@ impl Translator {
         } else {
             self.einsum(&spec, &refs, None, None, "...".into())
         };
+        let shapes: Vec<Option<&Vec<u64>>> = xs.iter().map(|x| x.shape.as_ref()).collect();
+        let dims = out_dims(&terms, &out, &shapes);
         let rank = out.ellipsis.map_or(Some(out.letters.len()), |_| None);
-        let v = super::super::elementwise::with_rank(v, rank);
+        let v = super::index::known(v, dims, rank);
         self.bind(node, 0, v);
         Ok(())
     }
@@ -148,7 +183,7 @@ impl Translator {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_equation;
+    use super::{out_dims, parse_equation};
 
     #[test]
     fn equations_parse_with_implicit_outputs() {
@@ -164,5 +199,12 @@ mod tests {
         assert_eq!(o.row(), "");
         assert!(parse_equation("ij->k").is_err());
         assert!(parse_equation("i.j->i").is_err());
+        let (t, o) = parse_equation("bij,bjk->bik").unwrap();
+        let (a, b) = (vec![5, 2, 3], vec![5, 3, 4]);
+        assert_eq!(out_dims(&t, &o, &[Some(&a), Some(&b)]), Some(vec![5, 2, 4]));
+        let (t, o) = parse_equation("...ii->...i").unwrap();
+        let a = vec![7, 3, 5, 5];
+        assert_eq!(out_dims(&t, &o, &[Some(&a)]), Some(vec![7, 3, 5]));
+        assert_eq!(out_dims(&t, &o, &[None]), None);
     }
 }
