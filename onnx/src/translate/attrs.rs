@@ -110,11 +110,20 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
     })
 }
 
-/// [`known`]'s table for the ops of `gather`, `arg_reduce`,
+/// [`known`]'s table for LpPool and the ops of `gather`, `arg_reduce`,
 /// `cumulative`, `losses` and `attention`.
 fn known_more(op: &str) -> Option<&'static [(&'static str, K)]> {
-    use K::{Float, Int, String};
+    use K::{Float, Int, Ints, String};
     Some(match op {
+        "LpPool" => &[
+            ("auto_pad", String),
+            ("ceil_mode", Int),
+            ("dilations", Ints),
+            ("kernel_shape", Ints),
+            ("p", Int),
+            ("pads", Ints),
+            ("strides", Ints),
+        ],
         "GatherElements" => &[("axis", Int)],
         "NegativeLogLikelihoodLoss" | "SoftmaxCrossEntropyLoss" => {
             &[("reduction", String), ("ignore_index", Int)]

@@ -285,7 +285,9 @@ impl Translator {
             ks.join(","),
             os.join(",")
         );
-        let y = if max {
+        let y = if node.op_type.as_deref() == Some("LpPool") {
+            self.lp_pool(node, &x, &kernel, &spec)?
+        } else if max {
             // -inf outside (padding reads the accumulator's neutral element).
             let zero = self.fill(x.elem, &kernel, 0.0);
             self.einsum(
@@ -322,6 +324,34 @@ impl Translator {
             return self.err(format!("kernel_shape of {} axes", k.len()));
         }
         Ok(k.iter().map(|&v| v as u64).collect())
+    }
+
+    /// ONNX LpPool (onnx.ai/onnx/operators/onnx__LpPool.html): `(sum of
+    /// |x|^p over the window)^(1/p)`, padding counting 0.
+    fn lp_pool(&mut self, node: &NodeProto, x: &Val, kernel: &[u64], spec: &str) -> R<Val> {
+        let p = Attrs::of(node).int("p").unwrap_or(2);
+        if p < 1 {
+            return self.err(format!("p {p} must be at least 1"));
+        }
+        let abs = self.unary("abs", x, "...".into());
+        let raised = match p {
+            1 => abs,
+            2 => self.binary("mul", &abs, &abs, "...".into())?,
+            _ => {
+                let e = self.scalar(x.elem, p as f64);
+                self.binary("pow", &abs, &e, "...".into())?
+            }
+        };
+        let ones = self.fill(x.elem, kernel, 1.0);
+        let sum = self.einsum(spec, &[&raised, &ones], None, None, "...".into());
+        Ok(match p {
+            1 => sum,
+            2 => self.unary("sqrt", &sum, self.out_spec(node, 0)),
+            _ => {
+                let e = self.scalar(x.elem, 1.0 / p as f64);
+                self.binary("pow", &sum, &e, self.out_spec(node, 0))?
+            }
+        })
     }
 
     /// AveragePool of `x` over `win`: the window's sum (the einsum `spec`
