@@ -35,6 +35,7 @@ mod gather;
 mod losses;
 mod matmul;
 mod norm;
+mod one_hot;
 mod ops;
 mod recurrent;
 mod shape_ops;

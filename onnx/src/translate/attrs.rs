@@ -115,6 +115,7 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
 fn known_more(op: &str) -> Option<&'static [(&'static str, K)]> {
     use K::{Float, Int, Ints, String};
     Some(match op {
+        "OneHot" => &[("axis", Int)],
         "LpPool" => &[
             ("auto_pad", String),
             ("ceil_mode", Int),

@@ -128,6 +128,7 @@ impl Translator {
             "ArgMax" | "ArgMin" => self.arg_reduce(node, op == "ArgMax")?,
             "CumSum" | "CumProd" => self.cumulative(node, op == "CumProd")?,
             "Attention" => self.attention(node)?,
+            "OneHot" => self.one_hot(node)?,
             "NegativeLogLikelihoodLoss" | "SoftmaxCrossEntropyLoss" => {
                 self.loss(node, op == "SoftmaxCrossEntropyLoss")?;
             }

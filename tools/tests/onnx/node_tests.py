@@ -49,9 +49,9 @@ CONST_POSITIONS |= {("Slice", 1), ("Slice", 2), ("Slice", 3), ("Slice", 4), ("Pa
                     ("ReduceLogSum", 1), ("ReduceLogSumExp", 1), ("ReduceSumSquare", 1),
                     ("ReduceProd", 1), ("Resize", 3)}
 # Axes, and recurrent layers' sequence lengths (checked against the input's).
-CONST_POSITIONS |= {("CumSum", 1), ("CumProd", 1), ("RNN", 4), ("GRU", 4), ("LSTM", 4)}
+CONST_POSITIONS |= {("CumSum", 1), ("CumProd", 1), ("OneHot", 1), ("RNN", 4), ("GRU", 4), ("LSTM", 4)}
 # Float inputs read as constants (Resize's roi and scales, Upsample's scales).
-FLOAT_CONST_POSITIONS = {("Resize", 1), ("Resize", 2), ("Upsample", 1)}
+FLOAT_CONST_POSITIONS = {("Resize", 1), ("Resize", 2), ("Upsample", 1), ("OneHot", 1)}
 
 
 def inline_constants(model, inputs):
