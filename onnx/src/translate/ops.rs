@@ -36,7 +36,6 @@ const FLOAT_ONLY: &[&str] = &[
     "BatchNormalization",
     "LRN",
     "Conv",
-    "MaxPool",
     "AveragePool",
     "GlobalAveragePool",
     "GlobalMaxPool",
