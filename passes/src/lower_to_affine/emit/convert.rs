@@ -106,7 +106,8 @@ impl<'c> Emitter<'c> {
         // 2^63, exact in every float type of 32 bits or more.
         let two63 = 2f64.powi(63);
         let high = cmp(CmpfPredicate::Oge, x, f(two63));
-        let low = cmp(CmpfPredicate::Olt, x, f(-two63));
+        // (`<=`: in f16, -2^63 rounds to -inf.)
+        let low = cmp(CmpfPredicate::Ole, x, f(-two63));
         let nan = cmp(CmpfPredicate::Uno, x, x);
         let out = put(ods::arith::ori(ctx, high, low, loc).into());
         let out = put(ods::arith::ori(ctx, out, nan, loc).into());
