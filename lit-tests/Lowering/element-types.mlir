@@ -109,3 +109,18 @@ func.func @float_functions(%x: !ocannl.tensor<f32, "3">) -> (!ocannl.tensor<f32,
   %3 = "ocannl.asinh"(%x) : (!ocannl.tensor<f32, "3">) -> !ocannl.tensor<f32, "3">
   return %0, %1, %2, %3 : !ocannl.tensor<f32, "3">, !ocannl.tensor<f32, "3">, !ocannl.tensor<f32, "3">, !ocannl.tensor<f32, "3">
 }
+
+// -----
+
+// Max and min accumulation of unsigned integers and booleans (true is 1)
+// compare unsigned, starting from 0 and from all ones.
+// CHECK-LABEL: func.func @unsigned_reductions(
+// CHECK-DAG: arith.constant 0 : i8
+// CHECK-DAG: arith.constant true
+// CHECK-DAG: arith.maxui %{{.*}}, %{{.*}} : i8
+// CHECK-DAG: arith.minui %{{.*}}, %{{.*}} : i1
+func.func @unsigned_reductions(%a: !ocannl.tensor<ui8, "2,3">, %b: !ocannl.tensor<i1, "2,3">) -> (!ocannl.tensor<ui8, "2">, !ocannl.tensor<i1, "2">) {
+  %0 = "ocannl.einsum"(%a) {spec = "i,j => i", accum = "max"} : (!ocannl.tensor<ui8, "2,3">) -> !ocannl.tensor<ui8, "2">
+  %1 = "ocannl.einsum"(%b) {spec = "i,j => i", accum = "min"} : (!ocannl.tensor<i1, "2,3">) -> !ocannl.tensor<i1, "2">
+  return %0, %1 : !ocannl.tensor<ui8, "2">, !ocannl.tensor<i1, "2">
+}

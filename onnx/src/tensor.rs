@@ -40,14 +40,15 @@ impl Elem {
     ///
     /// # Errors
     ///
-    /// Types `ocannl-run` does not read and write (f16, bf16, 8-bit and
+    /// Types `ocannl-run` does not read and write (bf16, 8-bit and
     /// 4-bit floats, strings, complex numbers): a message naming the type.
     pub fn of_onnx(data_type: i32) -> Result<Self, String> {
         Ok(match D::try_from(data_type) {
             Ok(D::Float) => Elem::F32,
             Ok(D::Double) => Elem::F64,
-            // f16 and bf16 compute in the dialect, but `.npy` data for them
-            // does not load in ocannl-run yet: imported models would not run.
+            Ok(D::Float16) => Elem::F16,
+            // bf16 computes in the dialect, but NumPy has no bf16 dtype:
+            // `.npy` data for it does not load in ocannl-run.
             Ok(D::Int8) => Elem::I8,
             Ok(D::Int16) => Elem::I16,
             Ok(D::Int32) => Elem::I32,

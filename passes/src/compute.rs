@@ -17,20 +17,26 @@ use ocannl_dialect::{
 use crate::op_logic::string_attr;
 
 /// How an op's computed value reaches its result cell: an accumulation
-/// operator of the catalog (ODS `Ocannl_Accumulator`).
+/// operator of the catalog (ODS `Ocannl_Accumulator`), on unsigned
+/// integers (and `i1`) when the flag says so.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Accum(Accumulator);
+pub(crate) struct Accum(Accumulator, bool);
 
 impl Accum {
     /// The sum (`fma`'s and `matmul`'s, and the default).
     pub(crate) fn add() -> Self {
-        Self(Accumulator::Add)
+        Self(Accumulator::Add, false)
     }
 
     /// The neutral element (fills cells a store does not cover, and pads
-    /// reads outside an operand).
+    /// reads outside an operand). Unsigned: 0 for max, all ones (written
+    /// -1) for min.
     pub(crate) fn neutral(self) -> f64 {
-        self.0.neutral()
+        match (self.0, self.1) {
+            (Accumulator::Max, true) => 0.0,
+            (Accumulator::Min, true) => -1.0,
+            (a, _) => a.neutral(),
+        }
     }
 
     /// The catalog's operator.
@@ -40,34 +46,26 @@ impl Accum {
 
     /// The binary function that combines an old and a new value.
     pub(crate) fn function(self) -> BinaryFn {
-        match self.0 {
+        let f = match self.0 {
             Accumulator::Add => BinaryFn::Add,
             Accumulator::Mul => BinaryFn::Mul,
             Accumulator::Max => BinaryFn::Max,
             Accumulator::Min => BinaryFn::Min,
-        }
+        };
+        if self.1 { f.unsigned() } else { f }
     }
 
     /// The op's operator (ODS `accum`; `attr`: the op's `accum` attribute,
-    /// `None`: add).
+    /// `None`: add), unsigned when its result is.
     pub(crate) fn of(op: OperationRef<'_, '_>, def: &catalog::OpDef) -> Result<Self, String> {
-        let accum = Self::of_op(op, def)?;
-        if matches!(accum.0, Accumulator::Max | Accumulator::Min)
-            && unsigned(op.result(0).ok().map(Into::into))
-        {
-            return Err("max and min accumulation of unsigned integers is not lowered".into());
-        }
-        Ok(accum)
-    }
-
-    fn of_op(op: OperationRef<'_, '_>, def: &catalog::OpDef) -> Result<Self, String> {
+        let unsigned = unsigned(op.result(0).ok().map(Into::into));
         match def.accum {
-            OpAccum::Fixed(a) => Ok(Self(a)),
+            OpAccum::Fixed(a) => Ok(Self(a, unsigned)),
             OpAccum::Attr => {
                 let name = string_attr(&op, "accum");
                 let name = name.as_deref().unwrap_or("add");
                 Accumulator::from_name(name)
-                    .map(Self)
+                    .map(|a| Self(a, unsigned))
                     .ok_or_else(|| format!("unknown accumulation operator '{name}'"))
             }
         }
@@ -311,10 +309,10 @@ impl Compute {
 }
 
 /// Whether value `v`'s element type (of an ocannl or builtin tensor) is an
-/// unsigned integer type.
+/// unsigned integer type or `i1` (true is 1, not -1: `max` is `or`).
 fn unsigned(v: Option<Value<'_, '_>>) -> bool {
     v.and_then(|v| ir::shaped_element(v.r#type()).or_else(|| tensor_elem(v)))
-        .is_some_and(ir::is_unsigned_integer)
+        .is_some_and(|t| ir::is_unsigned_integer(t) || ir::bit_width(t) == Some(1))
 }
 
 /// The element type of an ocannl tensor value.

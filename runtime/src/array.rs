@@ -11,6 +11,10 @@ use npyz::{DType, Order, TypeChar};
 
 use crate::Error;
 
+mod cell;
+use cell::Cell;
+pub use cell::F16Bits;
+
 /// Defines [`Elem`] and [`Data`] from one table: variant, Rust type,
 /// MLIR name, NumPy name, `.npy` descr.
 macro_rules! elements {
@@ -110,6 +114,7 @@ elements! {
     F64(f64, "f64", "float64", "<f8"),
     I32(i32, "i32", "int32", "<i4"),
     I64(i64, "i64", "int64", "<i8"),
+    F16(F16Bits, "f16", "float16", "<f2"),
     Bool(bool, "i1", "bool", "|b1"),
     I8(i8, "i8", "int8", "|i1"),
     I16(i16, "i16", "int16", "<i2"),
@@ -122,71 +127,6 @@ elements! {
 impl fmt::Display for Elem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.numpy())
-    }
-}
-
-/// A cell's value and bytes, for every element type.
-trait Cell: Copy {
-    fn to_f64(self) -> f64;
-    fn le_bytes(self, out: &mut Vec<u8>);
-    fn ne_bytes(self, out: &mut Vec<u8>);
-    fn from_ne(bytes: &[u8]) -> Self;
-    fn random(rng: &mut SplitMix64) -> Self;
-}
-
-macro_rules! cells {
-    ($($t:ty: $random:expr),* $(,)?) => {$(
-        impl Cell for $t {
-            fn to_f64(self) -> f64 {
-                self as f64
-            }
-            fn le_bytes(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
-            }
-            fn ne_bytes(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_ne_bytes());
-            }
-            fn from_ne(bytes: &[u8]) -> Self {
-                let mut a = [0u8; std::mem::size_of::<$t>()];
-                a.copy_from_slice(bytes);
-                <$t>::from_ne_bytes(a)
-            }
-            fn random(rng: &mut SplitMix64) -> Self {
-                let f: fn(&mut SplitMix64) -> $t = $random;
-                f(rng)
-            }
-        }
-    )*};
-}
-
-cells! {
-    f32: |r| r.uniform() as f32,
-    f64: |r| r.uniform(),
-    i32: |r| r.int(-10, 10) as i32,
-    i64: |r| r.int(-10, 10),
-    i8: |r| r.int(-10, 10) as i8,
-    i16: |r| r.int(-10, 10) as i16,
-    u8: |r| r.int(0, 10) as u8,
-    u16: |r| r.int(0, 10) as u16,
-    u32: |r| r.int(0, 10) as u32,
-    u64: |r| r.int(0, 10) as u64,
-}
-
-impl Cell for bool {
-    fn to_f64(self) -> f64 {
-        f64::from(u8::from(self))
-    }
-    fn le_bytes(self, out: &mut Vec<u8>) {
-        out.push(u8::from(self));
-    }
-    fn ne_bytes(self, out: &mut Vec<u8>) {
-        out.push(u8::from(self));
-    }
-    fn from_ne(bytes: &[u8]) -> Self {
-        bytes[0] != 0
-    }
-    fn random(rng: &mut SplitMix64) -> Self {
-        rng.int(0, 1) == 1
     }
 }
 
@@ -272,7 +212,7 @@ impl Array {
         each!(&mut self.data, v => v.as_mut_ptr().cast())
     }
 
-    /// Reads a `.npy` file (C order; float32, float64, bool, signed and
+    /// Reads a `.npy` file (C order; float16, float32, float64, bool, signed and
     /// unsigned integers of 8 to 64 bits, any byte order).
     ///
     /// # Errors
@@ -293,6 +233,11 @@ impl Array {
                 layout.shape
             )));
         }
+        if layout.as_ref().is_some_and(|l| l.objects) {
+            return Err(Error::new(format!(
+                "'{shown}' has dtype '|O' (Python objects), which is not supported: save a numeric array"
+            )));
+        }
         let npy = npyz::NpyFile::new(BufReader::new(file))
             .map_err(|e| Error::new(format!("'{shown}' is not a .npy file: {e}")))?;
         if npy.order() == Order::Fortran {
@@ -304,6 +249,7 @@ impl Array {
         let dtype = npy.dtype();
         let elem = match &dtype {
             DType::Plain(ts) => match (ts.type_char(), ts.size_field()) {
+                (TypeChar::Float, 2) => Some(Elem::F16),
                 (TypeChar::Float, 4) => Some(Elem::F32),
                 (TypeChar::Float, 8) => Some(Elem::F64),
                 (TypeChar::Int, 1) => Some(Elem::I8),
@@ -325,7 +271,7 @@ impl Array {
                 _ => "a structured dtype".to_owned(),
             };
             return Err(Error::new(format!(
-                "'{shown}' has dtype {described}: expected a numeric dtype (float32, float64, bool, int8, int16, int32, int64, uint8, uint16, uint32 or uint64)"
+                "'{shown}' has dtype {described}: expected a numeric dtype (float16, float32, float64, bool, int8, int16, int32, int64, uint8, uint16, uint32 or uint64)"
             )));
         };
         if let Some(NpyLayout {
@@ -392,6 +338,8 @@ impl Array {
 /// the shape unchecked and allocates from the product).
 struct NpyLayout {
     shape: Vec<u64>,
+    /// The header holds Python objects (`'descr': '|O'`).
+    objects: bool,
     /// The number of cells; `None` when it (or a partial product of the
     /// shape, which `npyz` also computes) does not fit `u64`.
     cells: Option<u64>,
@@ -437,8 +385,10 @@ fn npy_layout(file: &File) -> std::io::Result<Option<NpyLayout>> {
         .rev()
         .try_fold(1u64, |acc, &d| acc.checked_mul(d.max(1)));
     let cells = cells.map(|_| shape.iter().product());
+    let objects = header.contains("'|O'");
     Ok(Some(NpyLayout {
         shape,
+        objects,
         cells,
         data_bytes: total - start - header_len,
     }))

@@ -2,7 +2,7 @@
 //! shape logic: the operands come from the pool (or are made with the
 //! shapes the logic needs) and the result's shape follows from the logic.
 
-use ocannl_dialect::catalog::{self, OpDef, ShapeLogic};
+use ocannl_dialect::catalog::{self, OpDef, OpScalarFn, ScalarFn, ShapeLogic};
 
 use super::einsum;
 use super::func::{FnGen, Val};
@@ -21,7 +21,39 @@ const FLOAT_ONLY: &[&str] = &[
     "ocannl.recip",
     "ocannl.div",
     "ocannl.pow",
+    "ocannl.floor",
+    "ocannl.ceil",
+    "ocannl.round",
+    "ocannl.tan",
+    "ocannl.atan",
+    "ocannl.asin",
+    "ocannl.acos",
+    "ocannl.sinh",
+    "ocannl.cosh",
+    "ocannl.asinh",
+    "ocannl.acosh",
+    "ocannl.atanh",
 ];
+
+/// Bitwise ops: integers only.
+const INT_ONLY: &[&str] = &[
+    "ocannl.and",
+    "ocannl.or",
+    "ocannl.xor",
+    "ocannl.not",
+    "ocannl.shl",
+    "ocannl.shr",
+];
+
+/// Whether the op is a comparison (an `i1` result: generated as a
+/// `where`'s condition, [`pointwise_tern`]).
+fn comparison(def: &OpDef) -> bool {
+    use ScalarFn as F;
+    matches!(
+        def.scalar_fn,
+        OpScalarFn::Fixed(F::Eq | F::Ne | F::Lt | F::Le | F::Gt | F::Ge)
+    )
+}
 
 /// The weight of each shape logic when choosing the next op.
 fn weight(logic: ShapeLogic) -> u32 {
@@ -43,7 +75,12 @@ fn weight(logic: ShapeLogic) -> u32 {
 pub fn ops_with(logic: ShapeLogic, elem: Elem) -> Vec<&'static OpDef> {
     catalog::OPS
         .iter()
-        .filter(|d| d.logic == logic && (elem.is_float() || !FLOAT_ONLY.contains(&d.name)))
+        .filter(|d| {
+            d.logic == logic
+                && !comparison(d)
+                && (elem.is_float() || !FLOAT_ONLY.contains(&d.name))
+                && (!elem.is_float() || !INT_ONLY.contains(&d.name))
+        })
         .collect()
 }
 
@@ -121,7 +158,16 @@ fn pointwise_tern(g: &mut FnGen<'_>, def: &OpDef, elem: Elem) -> bool {
         return false;
     };
     let c_shape = out.broadcast_operand(g.rng);
-    let c = g.source(&c_shape, elem);
+    let c = if g.rng.chance(0.5) {
+        // An `i1` condition from a comparison of two values.
+        let cmps: Vec<&OpDef> = catalog::OPS.iter().filter(|d| comparison(d)).collect();
+        let cmp = *g.rng.pick(&cmps);
+        let (a, b) = (g.source(&c_shape, elem), g.source(&c_shape, elem));
+        let ty = g.result_type(&c_shape, Elem::Bool);
+        g.push_op(cmp.name, &[&a, &b], Vec::new(), ty, c_shape, Elem::Bool)
+    } else {
+        g.source(&c_shape, elem)
+    };
     let ty = g.result_type(&out, elem);
     g.push_op(def.name, &[&c, &x, &y], Vec::new(), ty, out, elem);
     true

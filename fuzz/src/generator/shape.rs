@@ -22,6 +22,9 @@ pub enum Elem {
     I32,
     /// `i64`.
     I64,
+    /// `i1`: comparisons' results, read by `where` (never a function's
+    /// element type).
+    Bool,
 }
 
 impl Elem {
@@ -32,6 +35,7 @@ impl Elem {
             Elem::F64 => "f64",
             Elem::I32 => "i32",
             Elem::I64 => "i64",
+            Elem::Bool => "i1",
         }
     }
 
@@ -50,6 +54,8 @@ impl Elem {
         if self.is_float() {
             let v = *rng.pick(&["0.0", "1.0", "-2.5", "0.5", "3.25", "-1.0e-3"]);
             format!("{v} : {}", self.name())
+        } else if self == Elem::Bool {
+            format!("{} : i1", rng.range(0, 1))
         } else {
             format!("{} : {}", rng.range(0, 6) as i64 - 2, self.name())
         }

@@ -28,7 +28,23 @@ impl Translator {
         } else {
             let mut hex = String::with_capacity(2 + 2 * c.bytes.len());
             hex.push_str("0x");
-            for b in &c.bytes {
+            // MLIR packs `i1` data 8 cells a byte, the first in the low bit.
+            let packed: Vec<u8>;
+            let bytes = if elem.is_bool() {
+                packed = c
+                    .bytes
+                    .chunks(8)
+                    .map(|k| {
+                        k.iter()
+                            .rev()
+                            .fold(0u8, |acc, &b| acc << 1 | u8::from(b != 0))
+                    })
+                    .collect();
+                &packed
+            } else {
+                &c.bytes
+            };
+            for b in bytes {
                 let _ = write!(hex, "{b:02X}");
             }
             let mut shape = String::new();

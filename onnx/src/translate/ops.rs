@@ -38,7 +38,6 @@ const FLOAT_ONLY: &[&str] = &[
     "BatchNormalization",
     "LRN",
     "Conv",
-    "MaxPool",
     "AveragePool",
     "LpPool",
     "GlobalAveragePool",

@@ -117,3 +117,48 @@ fn onnx_unsupported_casts_and_attributes_are_errors() {
     let m = one("And", &["X", "X"], vec![], vec![f32v("X", &[4])]);
     import_rejects(t, "and", m, "And does not take tensors of f32");
 }
+
+/// An initializer of raw little-endian bytes.
+fn init_raw(name: &str, d: D, data: &[u8]) -> ocannl_onnx::proto::TensorProto {
+    ocannl_onnx::proto::TensorProto {
+        name: Some(name.into()),
+        data_type: Some(d as i32),
+        dims: vec![5],
+        raw_data: Some(data.to_vec()),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn onnx_bool_and_uint8_initializers_are_exact() {
+    // A bool constant (MLIR packs i1 data in bits) selects between x and
+    // a uint8 constant cast to float; Max of uint8 compares unsigned.
+    let t = "onnx-types-inits";
+    let five = |name: &str, d: D| value(name, d as i32, Some(&[5]));
+    let m = Model::new(
+        vec![
+            node("Cast", &["U"], &["UF"], vec![int("to", D::Float as i64)]),
+            node("Where", &["C", "X", "UF"], &["Y"], vec![]),
+            node("Max", &["U", "V"], &["M"], vec![]),
+        ],
+        vec![f32v("X", &[5]), five("V", D::Uint8)],
+        vec![f32v("Y", &[5]), five("M", D::Uint8)],
+    )
+    .inits(vec![
+        init_raw("C", D::Bool, &[1, 0, 1, 1, 0]),
+        init_raw("U", D::Uint8, &[1, 200, 3, 250, 7]),
+    ]);
+    let x: Vec<u8> = (0..5).flat_map(|v| (v as f32).to_le_bytes()).collect();
+    let inputs = [
+        npy_bytes("<f4", "(5,)", &x),
+        npy_bytes("|u1", "(5,)", &[0, 255, 2, 100, 9]),
+    ];
+    let (out, data) = import_and_run(t, "inits", m, &inputs, 2);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(f32s(&data[0]), [0.0, 200.0, 2.0, 3.0, 7.0]);
+    assert_eq!(data[1], [1, 255, 3, 250, 9]);
+}

@@ -1,6 +1,6 @@
 //! Element types through `ocannl-run` (docs/decisions/0047-unsigned-integers.md):
 //! a program of casts, comparisons, logic and `where` over `uint8`, `bool`,
-//! `int8` and `float32` `.npy` inputs, its outputs read back byte by byte
+//! `int8` and `float32` `.npy` inputs (and `float16`), its outputs read back byte by byte
 //! against values computed here (ONNX's Cast, Less, And, Where semantics);
 //! and mismatched dtypes as errors with exit code 1.
 
@@ -89,17 +89,63 @@ fn mismatched_dtypes_are_errors_with_exit_code_1() {
     let signed = write("i.npy", "|i1", &[0; 4]);
     let bools = write("b.npy", "|b1", &[0; 4]);
     let floats = write("x.npy", "<f4", &[0; 16]);
-    let halves = write("h.npy", "<f2", &[0; 8]);
+    let complex = write("c.npy", "<c8", &[0; 32]);
+    let objects = write("o.npy", "|O", &[0; 32]);
     let m = m.to_str().expect("utf-8");
     // int8 data for the uint8 argument.
     let out = run_tool(&[m, "--inputs", &signed, &bools, &floats]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("int8") && err.contains("uint8"), "{err}");
-    // A dtype ocannl-run does not read.
-    let out = run_tool(&[m, "--inputs", &halves, &bools, &floats]);
+    // Dtypes ocannl-run does not read.
+    let out = run_tool(&[m, "--inputs", &complex, &bools, &floats]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("expected a numeric dtype"), "{err}");
+    let out = run_tool(&[m, "--inputs", &objects, &bools, &floats]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("Python objects"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn float16_data_round_trips_through_casts() {
+    let m = scratch(
+        "types-f16",
+        "f.mlir",
+        r#"func.func @f(%h: !ocannl.tensor<f16, "3">) -> (!ocannl.tensor<f32, "3">, !ocannl.tensor<f16, "3">) {
+  %0 = "ocannl.cast"(%h) : (!ocannl.tensor<f16, "3">) -> !ocannl.tensor<f32, "3">
+  %1 = "ocannl.neg"(%h) : (!ocannl.tensor<f16, "3">) -> !ocannl.tensor<f16, "3">
+  return %0, %1 : !ocannl.tensor<f32, "3">, !ocannl.tensor<f16, "3">
+}"#,
+    );
+    let dir = m.parent().expect("a directory").to_path_buf();
+    // 1.0, -2.5 and 65504 (the largest f16), big endian.
+    let bits = [0x3c00u16, 0xc100, 0x7bff];
+    let data: Vec<u8> = bits.iter().flat_map(|b| b.to_be_bytes()).collect();
+    let input = dir.join("h.npy");
+    std::fs::write(&input, npy_bytes(">f2", "(3,)", &data)).expect("write");
+    let outs = [dir.join("a.npy"), dir.join("b.npy")];
+    let s = |p: &std::path::Path| p.display().to_string();
+    let out = run_tool(&[
+        &s(&m),
+        "--inputs",
+        &s(&input),
+        "--outputs",
+        &s(&outs[0]),
+        &s(&outs[1]),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(f32s(&cells(&outs[0])), [1.0, -2.5, 65504.0]);
+    let neg: Vec<u8> = [0xbc00u16, 0x4100, 0xfbff]
+        .iter()
+        .flat_map(|b| b.to_le_bytes())
+        .collect();
+    assert_eq!(cells(&outs[1]), neg);
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -61,7 +61,8 @@ except ImportError:  # pragma: no cover
 
 NP_DTYPE = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64}
 TOL = {"f32": dict(rtol=1e-4, atol=1e-5), "f64": dict(rtol=1e-9, atol=1e-12),
-       "i32": dict(rtol=0, atol=0), "i64": dict(rtol=0, atol=0)}
+       "i32": dict(rtol=0, atol=0), "i64": dict(rtol=0, atol=0),
+       "ui8": dict(rtol=0, atol=0), "ui64": dict(rtol=0, atol=0)}
 RUN_TIMEOUT_S = 300
 
 
@@ -397,6 +398,90 @@ def gen_int_binary(rng, case, dt="i32"):
         rs.append(f.op(name, [x, y]))
         refs.append(out_dtype(pointwise_ref(BINARY[name], [(a, sa), (b, sb)]), dt))
     return f.text(rs), [a, b], refs, dt, f"add sub mul max min {sa} {sb}"
+
+
+def gen_compare_where(rng, case, dt="f32"):
+    """Comparisons (i1 results; NaN compares false but for ne), logic on
+    them, where on an i1 condition, and casts to and from integers and
+    booleans (docs/decisions/0047-unsigned-integers.md)."""
+    sa, sb = broadcast_pair(rng)
+    a, b = values(rng, sa.np(), dt, -3.0, 3.0), values(rng, sb.np(), dt, -3.0, 3.0)
+    if b.size > 1:
+        b.flat[1] = a.flat[0] if a.size else 0  # an equal pair (broadcast or not)
+    if dt in ("f32", "f64") and a.size:
+        a.flat[-1] = np.nan
+    f = Func(dt)
+    x, y = f.arg(sa), f.arg(sb)
+    ops = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+           "gt": np.greater, "ge": np.greater_equal}
+    rs, refs, cmp = [], [], {}
+    for name, fn in ops.items():
+        cmp[name] = f.op(name, [x, y], dt="i1")
+        rs.append(cmp[name])
+        refs.append(pointwise_ref(fn, [(a, sa), (b, sb)]))
+    both = f.op("and", [cmp["lt"], cmp["ne"]], dt="i1")
+    either = f.op("xor", [cmp["gt"], cmp["eq"]], dt="i1")
+    rs += [both, either, f.op("not", [both], dt="i1")]
+    refs += [refs[2] & refs[1], refs[4] ^ refs[0], ~(refs[2] & refs[1])]
+    ranks = tuple(max(len(sh.rows()[k]) for sh in (sa, sb)) for k in range(3))
+    xa, yb = np.broadcast_arrays(expand(a, sa, ranks), expand(b, sb, ranks))
+    rs.append(f.op("where", [cmp["lt"], x, y]))
+    refs.append(np.where(xa < yb, xa, yb).astype(NP_DTYPE[dt]))
+    other = "i32" if dt in ("f32", "f64") else "f64"
+    rs.append(f.op("cast", [x], dt=other))
+    with np.errstate(invalid="ignore"):
+        refs.append(np.asarray(np.trunc(a).astype(NP_DTYPE[other]) if other == "i32"
+                               else a.astype(NP_DTYPE[other])))
+    if dt in ("f32", "f64") and a.size:
+        refs[-1].flat[-1] = 0  # NaN converts to 0
+    rs.append(f.op("cast", [x], dt="i1"))
+    refs.append(a != 0)
+    rs.append(f.op("cast", [cmp["le"]], dt=dt))
+    refs.append(refs[3].astype(NP_DTYPE[dt]))
+    return f.text(rs), [a, b], refs, dt, f"compare, logic, where, cast {sa} {sb}"
+
+
+def gen_unsigned(rng, case, dt="ui8"):
+    """Unsigned integers computed unsigned: div and mod (by 0: 0), max,
+    min, shifts by any amount, comparisons, casts to float, and a max
+    reduction starting from 0."""
+    npdt = {"ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64}[dt]
+    bits = np.iinfo(npdt).bits
+    sa, sb = broadcast_pair(rng)
+    a = rng.integers(0, np.iinfo(npdt).max, size=sa.np(), dtype=npdt, endpoint=True)
+    b = rng.integers(0, 8, size=sb.np(), dtype=npdt)
+    if a.size:
+        a.flat[0] = np.iinfo(npdt).max
+    if b.size:
+        b.flat[-1] = 0
+    ranks = tuple(max(len(sh.rows()[k]) for sh in (sa, sb)) for k in range(3))
+    xa, yb = np.broadcast_arrays(expand(a, sa, ranks), expand(b, sb, ranks))
+    safe = np.where(yb == 0, 1, yb).astype(npdt)
+    f = Func(dt)
+    x, y = f.arg(sa), f.arg(sb)
+    rs = [f.op(n, [x, y]) for n in ("div", "mod", "max", "min", "shl", "shr")]
+    big = yb.astype(np.uint64) >= bits
+    amount = np.where(big, 0, yb).astype(npdt)
+    refs = [np.where(yb == 0, 0, xa // safe).astype(npdt),
+            np.where(yb == 0, 0, xa % safe).astype(npdt),
+            np.maximum(xa, yb), np.minimum(xa, yb),
+            np.where(big, 0, np.left_shift(xa, amount)).astype(npdt),
+            np.where(big, 0, np.right_shift(xa, amount)).astype(npdt)]
+    rs.append(f.op("lt", [x, y], dt="i1"))
+    refs.append(xa < yb)
+    rs.append(f.op("cast", [x], dt="f64"))
+    refs.append(a.astype(np.float64))
+    if a.size:
+        rs.append(f.op("einsum", [x], f'spec = "{einsum_all(sa)}", accum = "max"'))
+        refs.append(np.asarray(a.max(), dtype=npdt).reshape(()))
+    return f.text(rs), [a, b], refs, dt, f"unsigned {dt} {sa} {sb}"
+
+
+def einsum_all(sh):
+    """An einsum spec reducing every axis of `sh` to a scalar."""
+    it = iter(LETTERS)
+    rows = [[next(it) for _ in r] for r in (sh.batch, sh.inp, sh.out)]
+    return f"{slot(*rows)} => {slot([], [], [])}"
 
 
 def matmul_shapes(rng):
@@ -1260,6 +1345,11 @@ KINDS = [
     ("i64_pow", i64(gen_int_pow)),
     ("call", gen_call),
     ("f64_call", f64(gen_call)),
+    ("compare_where_cast", gen_compare_where),
+    ("f64_compare_where_cast", f64(gen_compare_where)),
+    ("i32_compare_where_cast", i32(gen_compare_where)),
+    ("ui8_unsigned", gen_unsigned),
+    ("ui64_unsigned", lambda rng, case: gen_unsigned(rng, case, "ui64")),
 ]
 
 

@@ -103,9 +103,11 @@ impl<'c> Emitter<'c> {
         let i = |v: i64| self.constant(at, IntegerAttribute::new(i64t, v).into(), loc);
         let cmp = |p, a, b| put(cmpf(ctx, p, a, b, loc));
         let select = |c, a, b, t| put(ods::arith::select(ctx, t, c, a, b, loc).into());
-        let two63 = 9.223_372_036_854_775_808e18;
+        // 2^63, exact in every float type of 32 bits or more.
+        let two63 = 2f64.powi(63);
         let high = cmp(CmpfPredicate::Oge, x, f(two63));
-        let low = cmp(CmpfPredicate::Olt, x, f(-two63));
+        // (`<=`: in f16, -2^63 rounds to -inf.)
+        let low = cmp(CmpfPredicate::Ole, x, f(-two63));
         let nan = cmp(CmpfPredicate::Uno, x, x);
         let out = put(ods::arith::ori(ctx, high, low, loc).into());
         let out = put(ods::arith::ori(ctx, out, nan, loc).into());
