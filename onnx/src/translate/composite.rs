@@ -11,7 +11,8 @@
 //! (Instance/Group/RMS/MeanVariance/Lp normalisation), `space`
 //! (DepthToSpace, SpaceToDepth), `convt` (ConvTranspose), `resize` and
 //! `interp` (Resize, Upsample; `upsample`: integer scales on inputs whose
-//! dims are not known). Where an op needs the input's dims and they are
+//! dims are not known), `window` (Hann/Hamming/BlackmanWindow, SwiGLU,
+//! CenterCropPad). Where an op needs the input's dims and they are
 //! not known at import, the error says so ("not supported").
 
 mod act;
@@ -27,6 +28,7 @@ mod resize;
 mod slice;
 mod space;
 mod upsample;
+mod window;
 
 use super::{R, Translator};
 use crate::proto::{NodeProto, attribute_proto::AttributeType as K};
@@ -86,6 +88,11 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
             ("nearest_mode", String),
         ],
         "Upsample" => &[("mode", String), ("scales", Floats)],
+        "HannWindow" | "HammingWindow" | "BlackmanWindow" => {
+            &[("output_datatype", Int), ("periodic", Int)]
+        }
+        "SwiGLU" => &[("alpha", Float)],
+        "CenterCropPad" => &[("axes", Ints)],
         _ => return None,
     })
 }
@@ -116,6 +123,9 @@ impl Translator {
             "DepthToSpace" | "SpaceToDepth" => self.depth_space(node, op == "DepthToSpace")?,
             "ConvTranspose" => self.conv_transpose(node)?,
             "Resize" | "Upsample" => self.resize(node)?,
+            "HannWindow" | "HammingWindow" | "BlackmanWindow" => self.window_node(node, op)?,
+            "SwiGLU" => self.swiglu(node)?,
+            "CenterCropPad" => self.center_crop_pad(node)?,
             _ => return Ok(false),
         }
         Ok(true)
