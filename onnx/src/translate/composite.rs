@@ -12,7 +12,7 @@
 //! (DepthToSpace, SpaceToDepth), `convt` (ConvTranspose), `resize` and
 //! `interp` (Resize, Upsample; `upsample`: integer scales on inputs whose
 //! dims are not known), `window` (Hann/Hamming/BlackmanWindow, SwiGLU,
-//! CenterCropPad). Where an op needs the input's dims and they are
+//! CenterCropPad), `rotary` (RotaryEmbedding). Where an op needs the input's dims and they are
 //! not known at import, the error says so ("not supported").
 
 mod act;
@@ -25,6 +25,7 @@ mod pad;
 mod reduce;
 mod repeat;
 mod resize;
+mod rotary;
 mod slice;
 mod space;
 mod upsample;
@@ -93,6 +94,11 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
         }
         "SwiGLU" => &[("alpha", Float)],
         "CenterCropPad" => &[("axes", Ints)],
+        "RotaryEmbedding" => &[
+            ("interleaved", Int),
+            ("num_heads", Int),
+            ("rotary_embedding_dim", Int),
+        ],
         _ => return None,
     })
 }
@@ -126,6 +132,7 @@ impl Translator {
             "HannWindow" | "HammingWindow" | "BlackmanWindow" => self.window_node(node, op)?,
             "SwiGLU" => self.swiglu(node)?,
             "CenterCropPad" => self.center_crop_pad(node)?,
+            "RotaryEmbedding" => self.rotary(node)?,
             _ => return Ok(false),
         }
         Ok(true)
