@@ -80,22 +80,7 @@ impl Translator {
         let real = self.binary("sub", &c1, &s2, "...".into())?;
         let imag = self.binary("add", &s1, &c2, "...".into())?;
         let rotated = if interleaved {
-            // Pairs (real, imag) along a new last axis, then flattened.
-            let mut d5 = hd.clone();
-            d5.push(1);
-            let lift = |t: &mut Self, v: &Val| {
-                let e = t.einsum("a,b,c,e => a,b,c,e,0", &[v], None, None, dims_spec(&d5));
-                known(e, Some(d5.clone()), Some(5))
-            };
-            let (r5, i5) = (lift(self, &real), lift(self, &imag));
-            let lay5 = Layout::new(&[-1], Some(5)).map_err(|m| self.error(m))?;
-            let mut d2 = d5.clone();
-            d2[4] = 2;
-            let pair = self.concat_parts(&lay5, &[&r5, &i5], dims_spec(&d2));
-            let mut dr = hd.clone();
-            dr[3] = rot;
-            let v = self.emit("reshape", &[&pair], "", x.elem, dims_spec(&dr), None);
-            known(v, Some(dr), Some(4))
+            self.interleave(&real, &imag, &hd)?
         } else {
             let mut dr = hd.clone();
             dr[3] = rot;
@@ -161,5 +146,25 @@ impl Translator {
         let sin = out.pop().expect("two caches");
         let cos = out.pop().expect("two caches");
         Ok((cos, sin))
+    }
+
+    /// `real` and `imag` (4-D, of dims `hd`) interleaved along the last
+    /// axis: pairs along a new last axis, then flattened.
+    fn interleave(&mut self, real: &Val, imag: &Val, hd: &[u64]) -> R<Val> {
+        let mut d5 = hd.to_vec();
+        d5.push(1);
+        let lift = |t: &mut Self, v: &Val| {
+            let e = t.einsum("a,b,c,e => a,b,c,e,0", &[v], None, None, dims_spec(&d5));
+            known(e, Some(d5.clone()), Some(5))
+        };
+        let (r5, i5) = (lift(self, real), lift(self, imag));
+        let lay5 = Layout::new(&[-1], Some(5)).map_err(|m| self.error(m))?;
+        let mut d2 = d5.clone();
+        d2[4] = 2;
+        let pair = self.concat_parts(&lay5, &[&r5, &i5], dims_spec(&d2));
+        let mut dr = hd.to_vec();
+        dr[3] *= 2;
+        let v = self.emit("reshape", &[&pair], "", real.elem, dims_spec(&dr), None);
+        Ok(known(v, Some(dr), Some(4)))
     }
 }
