@@ -12,7 +12,7 @@
 //! (DepthToSpace, SpaceToDepth), `convt` (ConvTranspose), `resize` and
 //! `interp` (Resize, Upsample; `upsample`: integer scales on inputs whose
 //! dims are not known), `window` (Hann/Hamming/BlackmanWindow, SwiGLU,
-//! CenterCropPad), `rotary` (RotaryEmbedding). Where an op needs the input's dims and they are
+//! CenterCropPad), `rotary` (RotaryEmbedding), `sequence` (ReverseSequence). Where an op needs the input's dims and they are
 //! not known at import, the error says so ("not supported").
 
 mod act;
@@ -26,6 +26,7 @@ mod reduce;
 mod repeat;
 mod resize;
 mod rotary;
+mod sequence;
 mod slice;
 mod space;
 mod upsample;
@@ -94,6 +95,7 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
         }
         "SwiGLU" => &[("alpha", Float)],
         "CenterCropPad" => &[("axes", Ints)],
+        "ReverseSequence" => &[("batch_axis", Int), ("time_axis", Int)],
         "RotaryEmbedding" => &[
             ("interleaved", Int),
             ("num_heads", Int),
@@ -133,6 +135,7 @@ impl Translator {
             "SwiGLU" => self.swiglu(node)?,
             "CenterCropPad" => self.center_crop_pad(node)?,
             "RotaryEmbedding" => self.rotary(node)?,
+            "ReverseSequence" => self.reverse_sequence(node)?,
             _ => return Ok(false),
         }
         Ok(true)
