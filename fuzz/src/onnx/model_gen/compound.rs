@@ -239,7 +239,16 @@ impl Builder<'_> {
         }
         if axes_attr {
             let axes: Vec<usize> = (2..r).collect();
-            let list = self.axes_list(&axes, r);
+            // onnxruntime ignores a keep_aspect_ratio_policy over
+            // negative axes: them only without one.
+            let policy = attrs
+                .iter()
+                .any(|a| a.name.as_deref() == Some("keep_aspect_ratio_policy"));
+            let list = if policy {
+                axes.iter().map(|&a| a as i64).collect()
+            } else {
+                self.axes_list(&axes, r)
+            };
             attrs.push(attr_ints("axes", &list));
         }
         self.node1("Resize", inputs, attrs, out);
@@ -247,11 +256,12 @@ impl Builder<'_> {
     }
 
     fn resize_attrs(&mut self, mode: &str, attrs: &mut Vec<super::AttributeProto>) {
-        let mut ctms = vec!["half_pixel", "asymmetric", "pytorch_half_pixel"];
-        // onnxruntime's cubic kernel departs from ONNX's reference (and
-        // ocannl) with these two when it shrinks an axis.
-        if mode != "cubic" {
-            ctms.push("align_corners");
+        // onnxruntime's linear and cubic kernels depart from ONNX's
+        // reference (and ocannl) with align_corners, half_pixel_symmetric
+        // (shrinking an axis) and pytorch_half_pixel (3-D, to one cell).
+        let mut ctms = vec!["half_pixel", "asymmetric"];
+        if mode == "nearest" {
+            ctms.extend(["align_corners", "pytorch_half_pixel"]);
             if self.opset >= 19 {
                 ctms.push("half_pixel_symmetric");
             }
