@@ -6,8 +6,9 @@
 //! (a boolean one as `0` / `-inf`) and `is_causal` (bottom-right aligned
 //! after the past), a softmax whose fully masked rows are 0, and the
 //! outputs `Y`, `present_key`, `present_value` and `qk_matmul_output`
-//! (modes 0 to 3). `nonpad_kv_seqlen` and the sliding windows of opset 25
-//! are not supported.
+//! (modes 0 to 3); `nonpad_kv_seqlen` (opset 24: an external cache, its
+//! padding masked and the causal frontier per batch) and the sliding
+//! windows of opset 25.
 
 use super::axes::Layout;
 use super::elementwise::with_rank;
@@ -44,23 +45,39 @@ impl Translator {
     /// ONNX Attention.
     pub(super) fn attention(&mut self, node: &NodeProto) -> R<()> {
         let a = Attrs::of(node);
-        for unsupported in ["left_window_size", "right_window_size"] {
-            if a.int(unsupported).is_some_and(|w| w != -1) {
-                return self.err(format!("Attention's {unsupported} is not supported"));
-            }
-        }
-        if node.input.get(6).is_some_and(|s| !s.is_empty()) {
-            return self.err("Attention's nonpad_kv_seqlen is not supported");
-        }
         let mode = a.int("qk_matmul_output_mode").unwrap_or(0);
         if !(0..=3).contains(&mode) {
             return self.err(format!("qk_matmul_output_mode {mode} is not 0 to 3"));
         }
         let h = self.attention_heads(node)?;
-        let elem = h.q.elem;
-        if !elem.is_float() || h.k.elem != elem || h.v.elem != elem {
+        let io = h.q.elem;
+        if !io.is_float() || h.k.elem != io || h.v.elem != io {
             return self.err("Attention takes Q, K and V of one floating-point type");
         }
+        // Half-precision inputs compute in f32 (the reference's numpy
+        // rounds each op to f16 but computes it wider), the outputs cast
+        // back.
+        let elem = if matches!(io, Elem::F16 | Elem::BF16) {
+            Elem::F32
+        } else {
+            io
+        };
+        let widen = |t: &mut Self, v: &Val| -> Val {
+            if v.elem == elem {
+                v.clone()
+            } else {
+                let r = v.rank;
+                with_rank(t.unary_to("cast", v, "...".into(), elem), r)
+            }
+        };
+        let narrow = |t: &mut Self, v: &Val| -> Val {
+            if v.elem == io {
+                v.clone()
+            } else {
+                let r = v.rank;
+                with_rank(t.unary_to("cast", v, "...".into(), io), r)
+            }
+        };
         let scale = match a.float("scale") {
             Some(s) => f64::from(s),
             None => 1.0 / (h.head as f64).sqrt(),
@@ -71,11 +88,13 @@ impl Translator {
             _ => scale.sqrt(),
         };
         let s = self.scalar(elem, root);
-        let q = self.binary("mul", &h.q, &s, "...".into())?;
+        let q = widen(self, &h.q);
+        let q = self.binary("mul", &q, &s, "...".into())?;
         // The past in front of the new keys and values (the present
         // outputs), then scaled as the reference does.
         let (k_all, present_k, past) = self.with_past(node, &h.k, 4)?;
         let (v, present_v, _) = self.with_past(node, &h.v, 5)?;
+        let (k_all, v) = (widen(self, &k_all), widen(self, &v));
         let k = self.binary("mul", &k_all, &s, "...".into())?;
         let k = with_rank(k, Some(4));
         let (k, v) = if h.kv_heads != h.q_heads && h.kv_heads > 0 && h.q_heads % h.kv_heads == 0 {
@@ -102,7 +121,7 @@ impl Translator {
             qk = self.binary("mul", &t, &c, "...".into())?;
         }
         let causal = a.int("is_causal").unwrap_or(0) != 0;
-        let bias = self.attention_bias(node, &h.q_len, &past, causal)?;
+        let bias = self.attention_bias(node, (&h.q_len, &h.batch), &past, causal, elem)?;
         let biased = match &bias {
             Some(b) => self.binary("add", &qk, b, "...".into())?,
             None => qk.clone(),
@@ -123,6 +142,7 @@ impl Translator {
         } else {
             y
         };
+        let y = narrow(self, &y);
         self.bind(node, 0, y);
         self.bind(node, 1, present_k.unwrap_or(h.k));
         self.bind(node, 2, present_v.unwrap_or(h.v));
@@ -131,6 +151,7 @@ impl Translator {
             2 => biased,
             _ => p,
         };
+        let out = narrow(self, &out);
         self.bind(node, 3, out);
         Ok(())
     }
@@ -261,11 +282,11 @@ impl Translator {
     fn attention_bias(
         &mut self,
         node: &NodeProto,
-        q_len: &str,
+        (q_len, batch): (&str, &str),
         past: &Sym,
         causal: bool,
+        elem: Elem,
     ) -> R<Option<Val>> {
-        let elem = self.input(node, 0)?.elem;
         let zero = self.scalar(elem, 0.0);
         let minus_inf = self.scalar(elem, f64::NEG_INFINITY);
         let kv_dims = self.dims_of_input(node, 1)?;
@@ -290,41 +311,119 @@ impl Translator {
                         self.ternary("where", &m, &zero, &minus_inf, "...".into())?,
                         r,
                     )
+                } else if m.elem != elem {
+                    let r = m.rank;
+                    with_rank(self.unary_to("cast", &m, "...".into(), elem), r)
                 } else {
                     m
                 })
             }
         };
-        if !causal {
+        let at = Attrs::of(node);
+        let (left, right) = (
+            at.int("left_window_size").unwrap_or(-1),
+            at.int("right_window_size").unwrap_or(-1),
+        );
+        let nonpad = self.opt_input(node, 6)?;
+        if !causal && left < 0 && right < 0 && nonpad.is_none() {
             return Ok(mask);
         }
-        let (Some(kv), Sym::Num(p)) = (kv_len, past) else {
-            return self.err("is_causal needs the key and past lengths (not known here)");
+        if nonpad.is_some() && self.opt_input(node, 4)?.is_some() {
+            return self.err("nonpad_kv_seqlen cannot be combined with past_key and past_value");
+        }
+        let (Some(kv), Sym::Num(p), Ok(q)) = (kv_len, past, q_len.parse::<i64>()) else {
+            return self.err(
+                "the causal or padding mask needs the query, key and past lengths (not known here)",
+            );
         };
-        let range = |t: &mut Self, n: &str, spec: String| -> Val {
+        let range = |t: &mut Self, n: i64, spec: String| -> Val {
             let r = t.emit(
                 "range",
                 &[],
-                &format!("spec = \"{n},\""),
+                &format!("spec = \"{n}\""),
                 Elem::I64,
-                n.into(),
+                n.to_string(),
                 None,
             );
             with_rank(t.emit("reshape", &[&r], "", Elem::I64, spec, None), Some(2))
         };
-        let i = range(self, q_len, format!("{q_len},1"));
-        let offset = self.fill_attr(Elem::I64, &[], &format!("{p} : i64"));
-        let i = self.binary("add", &i, &offset, "...".into())?;
-        let j = range(self, &kv.to_string(), format!("1,{kv}"));
-        let allowed = self.binary_to("le", &j, &i, "...".into(), Elem::Bool)?;
-        let c = with_rank(
-            self.ternary("where", &allowed, &zero, &minus_inf, "...".into())?,
-            Some(2),
-        );
-        Ok(Some(match mask {
-            Some(m) => self.binary("add", &m, &c, "...".into())?,
-            None => c,
-        }))
+        let i = range(self, q, format!("{q},1"));
+        let j = range(self, kv, format!("1,{kv}"));
+        // The frontier of query i: i + past, or per batch (an external
+        // cache) i + nonpad_kv_seqlen[b] - q.
+        let lengths = match &nonpad {
+            Some(n) => {
+                let n = if n.elem == Elem::I64 {
+                    n.clone()
+                } else {
+                    self.unary_to("cast", n, "...".into(), Elem::I64)
+                };
+                let spec = format!("{batch},1,1,1");
+                Some(with_rank(
+                    self.emit("reshape", &[&n], "", Elem::I64, spec, None),
+                    Some(4),
+                ))
+            }
+            None => None,
+        };
+        let offset = match &lengths {
+            Some(n) => {
+                let qv = self.fill_attr(Elem::I64, &[], &format!("{q} : i64"));
+                self.binary("sub", n, &qv, "...".into())?
+            }
+            None => self.fill_attr(Elem::I64, &[], &format!("{p} : i64")),
+        };
+        let frontier = self.binary("add", &i, &offset, "...".into())?;
+        let diff = self.binary("sub", &frontier, &j, "...".into())?;
+        let rank = if lengths.is_some() { 4 } else { 2 };
+        let diff = with_rank(diff, Some(rank));
+        let mut allowed: Option<Val> = None;
+        let mut limit = |t: &mut Self, pred: &str, bound: i64| -> R<()> {
+            let b = t.fill_attr(Elem::I64, &[], &format!("{bound} : i64"));
+            let ok = t.binary_to(pred, &diff, &b, "...".into(), Elem::Bool)?;
+            allowed = Some(match allowed.take() {
+                Some(a) => t.binary_to("and", &a, &ok, "...".into(), Elem::Bool)?,
+                None => ok,
+            });
+            Ok(())
+        };
+        if causal {
+            limit(self, "ge", 0)?;
+        }
+        if left >= 0 {
+            limit(self, "le", left)?;
+        }
+        if right >= 0 {
+            limit(self, "ge", -right)?;
+        }
+        let mut terms: Vec<Val> = mask.into_iter().collect();
+        if let Some(allowed) = allowed {
+            let allowed = with_rank(allowed, Some(rank));
+            terms.push(with_rank(
+                self.ternary("where", &allowed, &zero, &minus_inf, "...".into())?,
+                Some(rank),
+            ));
+        }
+        if let Some(n) = &lengths {
+            let ok = self.binary_to("lt", &j, n, "...".into(), Elem::Bool)?;
+            let ok = with_rank(ok, Some(4));
+            terms.push(with_rank(
+                self.ternary("where", &ok, &zero, &minus_inf, "...".into())?,
+                Some(4),
+            ));
+        }
+        let mut total: Option<Val> = None;
+        for t in terms {
+            let r = t.rank;
+            total = Some(match total {
+                None => t,
+                Some(a) => {
+                    let rr = a.rank.zip(r).map(|(x, y)| x.max(y));
+                    with_rank(self.binary("add", &a, &t, "...".into())?, rr)
+                }
+            });
+        }
+        Ok(total)
     }
 
     /// Softmax over the last axis of `x` (`[b, h, q, k]`) as the reference

@@ -39,19 +39,26 @@ struct Layout {
 /// The projections of a gather as indices over the result's axes: the
 /// result must be a plain box of iterators; exactly one iterator, read
 /// by the data alone at one axis, is missing from it.
-fn layout(p: &Projections) -> Result<Layout, String> {
+fn layout(p: &Projections, data_dims: &[u64]) -> Result<Layout, String> {
     let reductions = p.reductions();
-    let [v] = reductions.as_slice() else {
-        return Err(format!(
-            "its spec must leave exactly one data axis out of the result (the gathered axis); it leaves {}",
-            reductions.len()
-        ));
+    let v = match reductions.as_slice() {
+        [v] => Some(*v),
+        // A gathered axis of size 1 has no iterator (its index is fixed
+        // at 0): any data axis of size 1 read at 0 reads the same cell and
+        // bounds the index the same way.
+        [] => None,
+        _ => {
+            return Err(format!(
+                "its spec must leave exactly one data axis out of the result (the gathered axis); it leaves {}",
+                reductions.len()
+            ));
+        }
     };
     let at_result = |it: usize| p.result.iter().position(|a| *a == AxisIndex::Iter(it));
     let remap = |axes: &[AxisIndex], what: &str| -> Result<Vec<AxisIndex>, String> {
         axes.iter()
             .map(|a| match a {
-                AxisIndex::Iter(it) if it == v => Ok(AxisIndex::Fixed(0)),
+                AxisIndex::Iter(it) if Some(*it) == v => Ok(AxisIndex::Fixed(0)),
                 AxisIndex::Iter(it) => at_result(*it).map(AxisIndex::Iter).ok_or_else(|| {
                     format!("the {what} reads an iterator the result does not have")
                 }),
@@ -71,10 +78,16 @@ fn layout(p: &Projections) -> Result<Layout, String> {
     let (Some(data), Some(indices)) = (p.operands.first(), p.operands.get(1)) else {
         return Err("it needs a data and an indices operand".into());
     };
-    let gathered: Vec<usize> = (0..data.len())
-        .filter(|&k| data[k] == AxisIndex::Iter(*v))
-        .collect();
-    if gathered.len() != 1 || indices.contains(&AxisIndex::Iter(*v)) {
+    let gathered: Vec<usize> = match v {
+        Some(v) => (0..data.len())
+            .filter(|&k| data[k] == AxisIndex::Iter(v))
+            .collect(),
+        None => (0..data.len())
+            .filter(|&k| data[k] == AxisIndex::Fixed(0) && data_dims.get(k) == Some(&1))
+            .take(1)
+            .collect(),
+    };
+    if gathered.len() != 1 || v.is_some_and(|v| indices.contains(&AxisIndex::Iter(v))) {
         return Err(
             "the gathered label must be one axis of the data, and not of the indices".into(),
         );
@@ -99,7 +112,7 @@ impl<'c> Emitter<'c> {
     ) -> Result<(), String> {
         let loc = op.location();
         let p = op_projections(op, operands, dims)?;
-        let lay = layout(&p)?;
+        let lay = layout(&p, &buffer_dims(operands[0]))?;
         let (data, indices) = (operands[0], operands[1]);
         let elem = element_of(buf);
         if element_of(data) != elem {
