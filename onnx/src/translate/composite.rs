@@ -12,7 +12,8 @@
 //! (DepthToSpace, SpaceToDepth), `convt` (ConvTranspose), `resize` and
 //! `interp` (Resize, Upsample; `upsample`: integer scales on inputs whose
 //! dims are not known), `window` (Hann/Hamming/BlackmanWindow, SwiGLU,
-//! CenterCropPad), `rotary` (RotaryEmbedding), `sequence` (ReverseSequence). Where an op needs the input's dims and they are
+//! CenterCropPad), `rotary` (RotaryEmbedding), `sequence` (ReverseSequence), `quant`
+//! (Quantize/Dequantize/DynamicQuantizeLinear). Where an op needs the input's dims and they are
 //! not known at import, the error says so ("not supported").
 
 mod act;
@@ -22,6 +23,7 @@ mod index;
 mod interp;
 mod norm;
 mod pad;
+mod quant;
 mod reduce;
 mod repeat;
 mod resize;
@@ -95,6 +97,14 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
         }
         "SwiGLU" => &[("alpha", Float)],
         "CenterCropPad" => &[("axes", Ints)],
+        "QuantizeLinear" | "DequantizeLinear" => &[
+            ("axis", Int),
+            ("block_size", Int),
+            ("output_dtype", Int),
+            ("precision", Int),
+            ("saturate", Int),
+        ],
+        "DynamicQuantizeLinear" => &[],
         "ReverseSequence" => &[("batch_axis", Int), ("time_axis", Int)],
         "RotaryEmbedding" => &[
             ("interleaved", Int),
@@ -136,6 +146,9 @@ impl Translator {
             "CenterCropPad" => self.center_crop_pad(node)?,
             "RotaryEmbedding" => self.rotary(node)?,
             "ReverseSequence" => self.reverse_sequence(node)?,
+            "QuantizeLinear" => self.quantize(node)?,
+            "DequantizeLinear" => self.dequantize(node)?,
+            "DynamicQuantizeLinear" => self.dynamic_quantize(node)?,
             _ => return Ok(false),
         }
         Ok(true)

@@ -172,6 +172,31 @@ CASES = [
          extra=[rand(8, 3, 3, 4), rand(6)], opset=11),
     case("conv_transpose_unknown", "ConvTranspose", (2, 4, 12, 10),
          attrs=dict(strides=[2, 3], pads=[3, 0, 0, 1]), extra=[rand(4, 5, 2, 3)], opset=11, via=True),
+    case("center_crop_pad", "CenterCropPad", (3, 20, 17, 5), [(1, i64(13, 24))], dict(axes=[1, -2])),
+    case("center_crop_pad_all", "CenterCropPad", (6, 9, 4), [(1, i64(3, 14, 4))]),
+    case("reverse_sequence_time", "ReverseSequence", (9, 4, 6), extra=[i64(9, 0, 3, 1)],
+         attrs=dict(batch_axis=1, time_axis=0), opset=10),
+    case("reverse_sequence_batch", "ReverseSequence", (5, 8, 3, 2), extra=[i64(8, 2, 5, 1, 7)],
+         attrs=dict(batch_axis=0, time_axis=1), opset=10),
+    case("rotary", "RotaryEmbedding", (2, 4, 7, 16), extra=[rand(30, 8), rand(30, 8),
+                                                           rng.integers(0, 30, (2, 7))], opset=23),
+    case("rotary_interleaved_dim", "RotaryEmbedding", (2, 4, 7, 16), extra=[rand(30, 4), rand(30, 4),
+                                                                          rng.integers(0, 30, (2, 7))],
+         attrs=dict(interleaved=1, rotary_embedding_dim=8), opset=23),
+    case("rotary_3d_no_ids", "RotaryEmbedding", (2, 7, 24), extra=[rand(2, 7, 3), rand(2, 7, 3)],
+         attrs=dict(num_heads=4), opset=23),
+    dict(case("quantize_int8_axis", "QuantizeLinear", (np.arange(-600, 600, dtype=F) / 4).reshape(4, 3, 100),
+              [(1, np.array([0.5, 1.0, 0.25], F)), (2, np.array([3, -2, 0], np.int8))], opset=13),
+         out_elem=TensorProto.INT8),
+    dict(case("quantize_uint8", "QuantizeLinear", rand(6, 50) * 100, [(1, np.array(0.5, F))], opset=13),
+         out_elem=TensorProto.UINT8),
+    dict(case("dequantize_int8_axis", "DequantizeLinear", rng.integers(-128, 128, (5, 4)).astype(np.int8),
+              [(1, np.array([0.5, 2.0, 0.1, 3.0], F)), (2, np.array([1, -5, 0, 7], np.int8))],
+              dict(axis=-1), opset=13), out_elem=TensorProto.FLOAT),
+    dict(case("dequantize_uint8", "DequantizeLinear", rng.integers(0, 256, (5, 4)).astype(np.uint8),
+              [(1, np.array(0.3, F)), (2, np.array(128, np.uint8))], opset=13), out_elem=TensorProto.FLOAT),
+    dict(case("dynamic_quantize", "DynamicQuantizeLinear", rand(7, 30) * 5 + 2, opset=11),
+         out_elem=TensorProto.UINT8),
 ]
 
 
@@ -253,12 +278,14 @@ def model_of(c, x):
             names[k] = "-"
             continue
         names[k] = f"e{j}"
-        inputs.append(helper.make_tensor_value_info(f"e{j}", TensorProto.FLOAT, a.shape))
+        inputs.append(helper.make_tensor_value_info(f"e{j}", helper.np_dtype_to_tensor_dtype(a.dtype),
+                                                    a.shape))
     names = ["" if n == "-" else n for n in names]
     while names and names[-1] == "":
         names.pop()
-    nodes.append(helper.make_node(c["op"], names, ["Y"], **c["attrs"]))
-    out = helper.make_tensor_value_info("Y", elem, None)
+    outs = ["Y", "Y1", "Y2"] if c["op"] == "DynamicQuantizeLinear" else ["Y"]
+    nodes.append(helper.make_node(c["op"], names, outs, **c["attrs"]))
+    out = helper.make_tensor_value_info("Y", c.get("out_elem", elem), None)
     g = helper.make_graph(nodes, c["name"], inputs, [out], initializer=inits)
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", c["opset"])])
 
