@@ -13,7 +13,7 @@
 //! `interp` (Resize, Upsample; `upsample`: integer scales on inputs whose
 //! dims are not known), `window` (Hann/Hamming/BlackmanWindow, SwiGLU,
 //! CenterCropPad), `rotary` (RotaryEmbedding), `sequence` (ReverseSequence), `quant`
-//! (Quantize/Dequantize/DynamicQuantizeLinear). Where an op needs the input's dims and they are
+//! (Quantize/Dequantize/DynamicQuantizeLinear), `topk` (TopK). Where an op needs the input's dims and they are
 //! not known at import, the error says so ("not supported").
 
 mod act;
@@ -31,6 +31,7 @@ mod rotary;
 mod sequence;
 mod slice;
 mod space;
+mod topk;
 mod upsample;
 mod window;
 
@@ -105,6 +106,7 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
             ("saturate", Int),
         ],
         "DynamicQuantizeLinear" => &[],
+        "TopK" => &[("axis", Int), ("k", Int), ("largest", Int), ("sorted", Int)],
         "ReverseSequence" => &[("batch_axis", Int), ("time_axis", Int)],
         "RotaryEmbedding" => &[
             ("interleaved", Int),
@@ -149,6 +151,7 @@ impl Translator {
             "QuantizeLinear" => self.quantize(node)?,
             "DequantizeLinear" => self.dequantize(node)?,
             "DynamicQuantizeLinear" => self.dynamic_quantize(node)?,
+            "TopK" => self.top_k(node)?,
             _ => return Ok(false),
         }
         Ok(true)

@@ -195,6 +195,12 @@ CASES = [
               dict(axis=-1), opset=13), out_elem=TensorProto.FLOAT),
     dict(case("dequantize_uint8", "DequantizeLinear", rng.integers(0, 256, (5, 4)).astype(np.uint8),
               [(1, np.array(0.3, F)), (2, np.array(128, np.uint8))], opset=13), out_elem=TensorProto.FLOAT),
+    case("topk_ties", "TopK", np.round(rand(3, 40, 5) * 2), [(1, i64(7))], dict(axis=1), opset=11),
+    dict(case("topk_ties_indices", "TopK", np.round(rand(3, 40, 5) * 2), [(1, i64(7))], dict(axis=1),
+              opset=11), second=True, out_elem=TensorProto.INT64),
+    dict(case("topk_smallest_indices", "TopK", rng.integers(-5, 5, (6, 30)).astype(np.int32), [(1, i64(30))],
+              dict(largest=0), opset=11), second=True, out_elem=TensorProto.INT64),
+    case("topk_opset9", "TopK", (4, 9, 3), attrs=dict(k=2, axis=0), opset=9),
     dict(case("dynamic_quantize", "DynamicQuantizeLinear", rand(7, 30) * 5 + 2, opset=11),
          out_elem=TensorProto.UINT8),
 ]
@@ -283,7 +289,9 @@ def model_of(c, x):
     names = ["" if n == "-" else n for n in names]
     while names and names[-1] == "":
         names.pop()
-    outs = ["Y", "Y1", "Y2"] if c["op"] == "DynamicQuantizeLinear" else ["Y"]
+    outs = {"DynamicQuantizeLinear": ["Y", "Y1", "Y2"], "TopK": ["Y", "Y1"]}.get(c["op"], ["Y"])
+    if c.get("second"):  # the op's second output compared (TopK's indices)
+        outs = ["Y0", "Y"]
     nodes.append(helper.make_node(c["op"], names, outs, **c["attrs"]))
     out = helper.make_tensor_value_info("Y", c.get("out_elem", elem), None)
     g = helper.make_graph(nodes, c["name"], inputs, [out], initializer=inits)
