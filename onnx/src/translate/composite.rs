@@ -13,11 +13,12 @@
 //! `interp` (Resize, Upsample; `upsample`: integer scales on inputs whose
 //! dims are not known), `window` (Hann/Hamming/BlackmanWindow, SwiGLU,
 //! CenterCropPad), `rotary` (RotaryEmbedding), `sequence` (ReverseSequence), `quant`
-//! (Quantize/Dequantize/DynamicQuantizeLinear), `topk` (TopK). Where an op needs the input's dims and they are
+//! (Quantize/Dequantize/DynamicQuantizeLinear), `topk` (TopK), `dft` (DFT, STFT). Where an op needs the input's dims and they are
 //! not known at import, the error says so ("not supported").
 
 mod act;
 mod convt;
+mod dft;
 mod einsum;
 mod index;
 mod interp;
@@ -106,6 +107,8 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
             ("saturate", Int),
         ],
         "DynamicQuantizeLinear" => &[],
+        "DFT" => &[("axis", Int), ("inverse", Int), ("onesided", Int)],
+        "STFT" => &[("onesided", Int)],
         "TopK" => &[("axis", Int), ("k", Int), ("largest", Int), ("sorted", Int)],
         "ReverseSequence" => &[("batch_axis", Int), ("time_axis", Int)],
         "RotaryEmbedding" => &[
@@ -152,6 +155,8 @@ impl Translator {
             "DequantizeLinear" => self.dequantize(node)?,
             "DynamicQuantizeLinear" => self.dynamic_quantize(node)?,
             "TopK" => self.top_k(node)?,
+            "DFT" => self.dft(node)?,
+            "STFT" => self.stft(node)?,
             _ => return Ok(false),
         }
         Ok(true)
