@@ -13,10 +13,12 @@
 //! `interp` (Resize, Upsample; `upsample`: integer scales on inputs whose
 //! dims are not known), `window` (Hann/Hamming/BlackmanWindow, SwiGLU,
 //! CenterCropPad), `rotary` (RotaryEmbedding), `sequence` (ReverseSequence), `quant`
-//! (Quantize/Dequantize/DynamicQuantizeLinear), `topk` (TopK), `dft` (DFT, STFT). Where an op needs the input's dims and they are
+//! (Quantize/Dequantize/DynamicQuantizeLinear), `topk` (TopK), `dft` (DFT, STFT), `affine_grid`
+//! (AffineGrid). Where an op needs the input's dims and they are
 //! not known at import, the error says so ("not supported").
 
 mod act;
+mod affine_grid;
 mod convt;
 mod dft;
 mod einsum;
@@ -109,6 +111,7 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
         "DynamicQuantizeLinear" => &[],
         "DFT" => &[("axis", Int), ("inverse", Int), ("onesided", Int)],
         "STFT" => &[("onesided", Int)],
+        "AffineGrid" => &[("align_corners", Int)],
         "TopK" => &[("axis", Int), ("k", Int), ("largest", Int), ("sorted", Int)],
         "ReverseSequence" => &[("batch_axis", Int), ("time_axis", Int)],
         "RotaryEmbedding" => &[
@@ -156,6 +159,7 @@ impl Translator {
             "DynamicQuantizeLinear" => self.dynamic_quantize(node)?,
             "TopK" => self.top_k(node)?,
             "DFT" => self.dft(node)?,
+            "AffineGrid" => self.affine_grid(node)?,
             "STFT" => self.stft(node)?,
             _ => return Ok(false),
         }

@@ -210,6 +210,9 @@ CASES = [
     case("stft_window", "STFT", (2, 100, 1), [(1, np.array(7))], extra=[rand(16)], opset=17),
     case("stft_complex_length", "STFT", (1, 60, 2), [(1, np.array(5)), (3, np.array(12))],
          dict(onesided=0), opset=17),
+    case("affine_grid_2d", "AffineGrid", (3, 2, 3), [(1, i64(3, 1, 7, 9))], opset=20),
+    case("affine_grid_3d_align", "AffineGrid", (2, 3, 4), [(1, i64(2, 4, 3, 5, 6))], dict(align_corners=1),
+         opset=20),
     dict(case("dynamic_quantize", "DynamicQuantizeLinear", rand(7, 30) * 5 + 2, opset=11),
          out_elem=TensorProto.UINT8),
 ]
