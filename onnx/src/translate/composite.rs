@@ -14,7 +14,7 @@
 //! dims are not known), `window` (Hann/Hamming/BlackmanWindow, SwiGLU,
 //! CenterCropPad), `rotary` (RotaryEmbedding), `sequence` (ReverseSequence), `quant`
 //! (Quantize/Dequantize/DynamicQuantizeLinear), `topk` (TopK), `dft` (DFT, STFT), `affine_grid`
-//! (AffineGrid). Where an op needs the input's dims and they are
+//! (AffineGrid), `grid_sample` (GridSample). Where an op needs the input's dims and they are
 //! not known at import, the error says so ("not supported").
 
 mod act;
@@ -22,6 +22,7 @@ mod affine_grid;
 mod convt;
 mod dft;
 mod einsum;
+mod grid_sample;
 mod index;
 mod interp;
 mod norm;
@@ -112,6 +113,11 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
         "DFT" => &[("axis", Int), ("inverse", Int), ("onesided", Int)],
         "STFT" => &[("onesided", Int)],
         "AffineGrid" => &[("align_corners", Int)],
+        "GridSample" => &[
+            ("align_corners", Int),
+            ("mode", String),
+            ("padding_mode", String),
+        ],
         "TopK" => &[("axis", Int), ("k", Int), ("largest", Int), ("sorted", Int)],
         "ReverseSequence" => &[("batch_axis", Int), ("time_axis", Int)],
         "RotaryEmbedding" => &[
@@ -160,6 +166,7 @@ impl Translator {
             "TopK" => self.top_k(node)?,
             "DFT" => self.dft(node)?,
             "AffineGrid" => self.affine_grid(node)?,
+            "GridSample" => self.grid_sample(node)?,
             "STFT" => self.stft(node)?,
             _ => return Ok(false),
         }

@@ -81,7 +81,7 @@ impl Dft {
             return (0.0, 0.0);
         }
         let t = 2.0 * PI * ((m * n) % l) as f64 / l as f64;
-        let edge = n == 0 || (l % 2 == 0 && n == l / 2);
+        let edge = n == 0 || (l.is_multiple_of(2) && n == l / 2);
         let f = if edge { 1.0 } else { 2.0 } / l as f64;
         (f * t.cos(), if edge { 0.0 } else { -f * t.sin() })
     }
