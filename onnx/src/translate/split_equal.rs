@@ -42,13 +42,16 @@ impl Translator {
         // `dims_of` may have put a view of `x` in its place.
         let x = self.value(&name).unwrap_or_else(|_| x.clone());
         let whole = self.emit("reshape", &[&x], "", x.elem, parted.join(","), None);
+        // The whole's axes: the others, `j` (which part) and `p` (within
+        // it); each part keeps `p` in the split axis's place.
         let l = labels("a", r);
-        let mut ins = l.clone();
-        ins.insert(a + 1, "p".into());
+        let mut out = l.clone();
+        out[a] = "p".into();
         for j in 0..k {
-            let mut picked = ins.clone();
+            let mut picked = l.clone();
             picked[a] = j.to_string();
-            let spec = format!("{} => {}", picked.join(","), l.join(","));
+            picked.insert(a + 1, "p".into());
+            let spec = format!("{} => {}", picked.join(","), out.join(","));
             let part = self.einsum(&spec, &[&whole], None, None, self.out_spec(node, j));
             self.bind(node, j, with_rank(part, Some(r)));
         }
