@@ -295,6 +295,32 @@ fn producers(graph: &GraphProto) -> Result<HashMap<&str, Option<usize>>, ImportE
     Ok(producer)
 }
 
+/// The names the subgraphs of `node`'s attributes (an `If`'s branches)
+/// read without defining them: values of the enclosing scope.
+fn outer_references(node: &NodeProto) -> Vec<String> {
+    let mut refs = Vec::new();
+    for a in &node.attribute {
+        for g in a.g.iter().chain(&a.graphs) {
+            let mut defined: HashSet<&str> = HashSet::new();
+            defined.extend(g.input.iter().filter_map(|v| v.name.as_deref()));
+            defined.extend(g.initializer.iter().filter_map(|t| t.name.as_deref()));
+            for n in &g.node {
+                let inner = outer_references(n);
+                let reads = n.input.iter().filter(|s| !s.is_empty()).chain(&inner);
+                refs.extend(reads.filter(|r| !defined.contains(r.as_str())).cloned());
+                defined.extend(n.output.iter().map(String::as_str));
+            }
+            refs.extend(
+                g.output
+                    .iter()
+                    .filter_map(|v| v.name.clone())
+                    .filter(|o| !defined.contains(o.as_str())),
+            );
+        }
+    }
+    refs
+}
+
 /// The indices of `nodes` in topological order by Kahn's algorithm, ready
 /// nodes taken in file order; an error names an undefined input or the
 /// nodes of a cycle.
@@ -307,7 +333,14 @@ fn topological_order(
     let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (i, node) in nodes.iter().enumerate() {
         let mut seen = HashSet::new();
-        for input in node.input.iter().filter(|s| !s.is_empty()) {
+        // Values an `If`'s branches read from the graph are inputs too
+        // (ONNX's implicit inputs); a name defined nowhere is left to the
+        // branch's translation, which names it.
+        let outer: Vec<String> = outer_references(node)
+            .into_iter()
+            .filter(|r| producer.contains_key(r.as_str()))
+            .collect();
+        for input in node.input.iter().chain(&outer).filter(|s| !s.is_empty()) {
             match producer.get(input.as_str()) {
                 None => {
                     return Err(ImportError {

@@ -194,8 +194,10 @@ impl Translator {
             Some(c) => return self.err(format!("clip {c} (a positive threshold)")),
         };
         let hidden = match at.int("hidden_size") {
-            Some(h) if h >= 1 => Some(h as u64),
-            Some(h) => return self.err(format!("hidden_size {h} (at least 1)")),
+            // Bounded: the gates' rows (up to 8 * hidden) stay far from
+            // 64 bits.
+            Some(h) if (1..=1 << 40).contains(&h) => Some(h as u64),
+            Some(h) => return self.err(format!("hidden_size {h} (from 1 to 2^40)")),
             None => None,
         };
         let acts = self.activations(node, kind, reverse.len())?;
@@ -301,7 +303,7 @@ impl Translator {
             return Ok(h);
         }
         let r = self.input(node, 2)?;
-        if let Some(d) = r.shape.as_ref().filter(|d| d.len() == 3) {
+        if let Some(d) = r.shape.as_ref().filter(|d| d.len() == 3 && d[2] <= 1 << 40) {
             return Ok(d[2]);
         }
         let w = self.input(node, 1)?;
