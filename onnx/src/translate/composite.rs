@@ -14,11 +14,12 @@
 //! dims are not known), `window` (Hann/Hamming/BlackmanWindow, SwiGLU,
 //! CenterCropPad), `rotary` (RotaryEmbedding), `sequence` (ReverseSequence), `quant`
 //! (Quantize/Dequantize/DynamicQuantizeLinear), `topk` (TopK), `dft` (DFT, STFT), `affine_grid`
-//! (AffineGrid), `grid_sample` (GridSample). Where an op needs the input's dims and they are
+//! (AffineGrid), `grid_sample` (GridSample), `col2im` (Col2Im). Where an op needs the input's dims and they are
 //! not known at import, the error says so ("not supported").
 
 mod act;
 mod affine_grid;
+mod col2im;
 mod convt;
 mod dft;
 mod einsum;
@@ -113,6 +114,7 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
         "DFT" => &[("axis", Int), ("inverse", Int), ("onesided", Int)],
         "STFT" => &[("onesided", Int)],
         "AffineGrid" => &[("align_corners", Int)],
+        "Col2Im" => &[("dilations", Ints), ("pads", Ints), ("strides", Ints)],
         "GridSample" => &[
             ("align_corners", Int),
             ("mode", String),
@@ -167,6 +169,7 @@ impl Translator {
             "DFT" => self.dft(node)?,
             "AffineGrid" => self.affine_grid(node)?,
             "GridSample" => self.grid_sample(node)?,
+            "Col2Im" => self.col2im(node)?,
             "STFT" => self.stft(node)?,
             _ => return Ok(false),
         }

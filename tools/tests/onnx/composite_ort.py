@@ -223,6 +223,9 @@ CASES = [
          attrs=dict(padding_mode="reflection", align_corners=1), opset=20),
     case("grid_sample_3d_linear", "GridSample", (1, 2, 4, 5, 6), extra=[rand(1, 3, 2, 4, 3) * 0.9],
          attrs=dict(mode="linear"), opset=20),
+    case("col2im_strided", "Col2Im", (2, 3 * 6, 5 * 3), [(1, i64(11, 8)), (2, i64(2, 3))],
+         dict(strides=[2, 3], pads=[1, 0, 0, 2], dilations=[2, 1]), opset=18),
+    case("col2im_3d", "Col2Im", (1, 2 * 8, 3 * 2 * 3), [(1, i64(4, 3, 4)), (2, i64(2, 2, 2))], opset=18),
     dict(case("dynamic_quantize", "DynamicQuantizeLinear", rand(7, 30) * 5 + 2, opset=11),
          out_elem=TensorProto.UINT8),
 ]

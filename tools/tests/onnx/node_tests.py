@@ -50,7 +50,7 @@ CONST_POSITIONS |= {("Slice", 1), ("Slice", 2), ("Slice", 3), ("Slice", 4), ("Pa
                     ("ReduceProd", 1), ("Resize", 3), ("HannWindow", 0), ("HammingWindow", 0),
                     ("BlackmanWindow", 0), ("CenterCropPad", 1), ("TopK", 1),
                     ("DFT", 1), ("DFT", 2), ("STFT", 1), ("STFT", 3),
-                    ("AffineGrid", 1)}
+                    ("AffineGrid", 1), ("Col2Im", 1), ("Col2Im", 2)}
 # Axes, and recurrent layers' sequence lengths (checked against the input's).
 CONST_POSITIONS |= {("CumSum", 1), ("CumProd", 1), ("OneHot", 1), ("RNN", 4), ("GRU", 4), ("LSTM", 4)}
 # Float inputs read as constants (Resize's roi and scales, Upsample's scales).
