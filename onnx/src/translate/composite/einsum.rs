@@ -168,7 +168,12 @@ impl Translator {
             && out.ellipsis.is_none()
             && rows.iter().all(String::is_empty)
         {
-            self.unary("identity", &xs[0], "...".into())
+            // Scalars only: their product (`",->"`), or the one's copy.
+            let mut p = self.unary("identity", &xs[0], "...".into());
+            for x in &xs[1..] {
+                p = self.binary("mul", &p, x, "...".into())?;
+            }
+            p
         } else {
             self.einsum(&spec, &refs, None, None, "...".into())
         };
