@@ -104,6 +104,7 @@ pub fn translate(model: &Model, opts: &Options) -> Result<String, ImportError> {
         mixed: None,
         shape_vals: HashMap::new(),
         ranks: HashMap::new(),
+        broadcasts: HashMap::new(),
     };
     if !opts.erase_shapes {
         for v in g.value_info.iter().chain(&g.outputs) {
@@ -369,6 +370,10 @@ struct Translator {
     /// The ranks ONNX records for intermediates (`value_info`, symbolic
     /// dims included; kept unless `--erase-shapes`).
     ranks: HashMap<String, usize>,
+    /// The operands of each broadcasting pointwise result (by SSA name):
+    /// its dims are their broadcast, exactly, while OCANNL only bounds
+    /// them from below (a use could widen the solved type).
+    broadcasts: HashMap<String, Vec<Val>>,
 }
 
 type R<T> = Result<T, ImportError>;

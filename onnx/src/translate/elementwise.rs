@@ -176,6 +176,11 @@ impl Translator {
             _ => spec,
         };
         let v = self.emit(name, &[x, y], "", elem, spec, shape);
+        if v.shape.is_none() {
+            // Its dims are the operands' broadcast (see `dims_of`).
+            self.broadcasts
+                .insert(v.ssa.clone(), vec![x.clone(), y.clone()]);
+        }
         Ok(with_rank(v, rank))
     }
 
@@ -225,6 +230,8 @@ impl Translator {
             _ => None,
         };
         let v = self.emit(name, &[c, x, y], "", x.elem, spec, None);
+        self.broadcasts
+            .insert(v.ssa.clone(), vec![c.clone(), x.clone(), y.clone()]);
         Ok(with_rank(v, rank))
     }
 

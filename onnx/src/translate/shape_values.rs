@@ -21,7 +21,7 @@ mod materialize;
 pub(crate) mod sym;
 
 use super::axes::labels;
-use super::{Attrs, R, Translator};
+use super::{Attrs, R, Translator, Val};
 use crate::proto::{NodeProto, attribute_proto::AttributeType as K};
 use crate::tensor::Elem;
 use sym::{Arith, ShapeVal, Sym};
@@ -174,10 +174,7 @@ impl Translator {
             return Ok(v.dims.iter().map(|&d| Sym::Num(d as i64)).collect());
         }
         let x = self.value(name)?;
-        if let Some(d) = &x.shape {
-            return Ok(d.iter().map(|&d| Sym::Num(d as i64)).collect());
-        }
-        if let Some(dims) = spec_dims(&x.spec) {
+        if let Some(dims) = self.known_dims(&x)? {
             return Ok(dims);
         }
         let Some(r) = x.rank.or_else(|| self.ranks.get(name).copied()) else {
@@ -191,6 +188,61 @@ impl Translator {
         view.rank = Some(r);
         self.values.insert(name.to_owned(), view);
         Ok(vars.into_iter().map(Sym::Dim).collect())
+    }
+
+    /// The dims of `x` without a view: known sizes, the variables its type
+    /// names, or for a broadcasting pointwise result its operands'
+    /// broadcast (its solved type could be wider: a later use may widen it,
+    /// and ONNX's result is exactly the broadcast). `None`: not known so.
+    fn known_dims(&mut self, x: &Val) -> R<Option<Vec<Sym>>> {
+        if let Some(d) = &x.shape {
+            return Ok(Some(d.iter().map(|&d| Sym::Num(d as i64)).collect()));
+        }
+        if let Some(dims) = spec_dims(&x.spec) {
+            return Ok(Some(dims));
+        }
+        let Some(operands) = self.broadcasts.get(&x.ssa).cloned() else {
+            return Ok(None);
+        };
+        let mut out: Vec<Sym> = Vec::new();
+        for o in &operands {
+            let Some(d) = self.known_dims(o)? else {
+                // An operand's own dims named on a view of it.
+                let Some(r) = o.rank else {
+                    return Ok(None);
+                };
+                let vars: Vec<String> = (0..r).map(|_| self.fresh_var()).collect();
+                let l = labels("a", r).join(",");
+                let _view = self.einsum(&format!("{l} => {l}"), &[o], None, None, vars.join(","));
+                out =
+                    self.broadcast_dims(&out, &vars.into_iter().map(Sym::Dim).collect::<Vec<_>>())?;
+                continue;
+            };
+            out = self.broadcast_dims(&out, &d)?;
+        }
+        Ok(Some(out))
+    }
+
+    /// NumPy's broadcast of two dim lists (aligned at the end).
+    fn broadcast_dims(&self, a: &[Sym], b: &[Sym]) -> R<Vec<Sym>> {
+        let n = a.len().max(b.len());
+        let at = |v: &[Sym], i: usize| (i + v.len()).checked_sub(n).map(|k| v[k].clone());
+        let mut out = Vec::with_capacity(n);
+        for i in 0..n {
+            out.push(match (at(a, i), at(b, i)) {
+                (Some(x), None) | (None, Some(x)) => x,
+                (Some(Sym::Num(1)), Some(y)) | (Some(y), Some(Sym::Num(1))) => y,
+                (Some(x), Some(y)) if x == y => x,
+                (Some(Sym::Num(x)), Some(Sym::Num(y))) => {
+                    return self.err(format!("dims {x} and {y} do not broadcast"));
+                }
+                // A dim that broadcasts with k > 1 is k or 1: the result is k.
+                (Some(Sym::Num(k)), Some(_)) | (Some(_), Some(Sym::Num(k))) if k > 1 => Sym::Num(k),
+                (Some(x), Some(y)) => Sym::apply(Arith::Max, &x, &y).map_err(|m| self.error(m))?,
+                (None, None) => unreachable!("i < n"),
+            });
+        }
+        Ok(out)
     }
 
     /// A shape input (`Reshape`'s, `Expand`'s, `ConstantOfShape`'s) as
