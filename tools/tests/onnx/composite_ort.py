@@ -239,6 +239,14 @@ class Shaped:
 
 # Rejected at import, each with its reason, never a panic.
 ERRORS = [
+    case("topk_k_too_big", "TopK", (3, 4), [(1, i64(5))], opset=11, expect="k = 5"),
+    case("grid_sample_mode", "GridSample", (1, 1, 3, 3), extra=[rand(1, 2, 2, 2)], attrs=dict(mode="area"),
+         opset=20, expect="not supported"),
+    case("dft_last_axis", "DFT", (2, 4, 1), [(2, np.array(-1))], opset=20, expect="not the last axis"),
+    case("quantize_float8", "QuantizeLinear", (2, 4), [(1, np.array(0.5, F))], dict(output_dtype=17),
+         opset=21, expect="not supported"),
+    case("col2im_wrong_columns", "Col2Im", (1, 4, 7), [(1, i64(4, 4)), (2, i64(2, 2))], opset=18,
+         expect="columns"),
     case("slice_step_0", "Slice", (4, 5), [(1, i64(0)), (2, i64(3)), (3, i64(0)), (4, i64(0))],
          expect="must not be 0"),
     case("slice_neg_step_unknown", "Slice", (4, 5), [(1, i64(3)), (2, i64(0)), (3, i64(1)), (4, i64(-1))],
