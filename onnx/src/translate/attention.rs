@@ -97,29 +97,8 @@ impl Translator {
         let (k_all, v) = (widen(self, &k_all), widen(self, &v));
         let k = self.binary("mul", &k_all, &s, "...".into())?;
         let k = with_rank(k, Some(4));
-        let (k, v) = if h.kv_heads != h.q_heads && h.kv_heads > 0 && h.q_heads % h.kv_heads == 0 {
-            let n = h.q_heads / h.kv_heads;
-            (
-                self.repeat_heads(&k, h.q_heads, n)?,
-                self.repeat_heads(&v, h.q_heads, n)?,
-            )
-        } else {
-            (k, v)
-        };
-        let mut qk = self.einsum(
-            "b,h,q,d; b,h,k,d => b,h,q,k",
-            &[&q, &k],
-            None,
-            None,
-            "...".into(),
-        );
-        qk = with_rank(qk, Some(4));
-        if let Some(c) = a.float("softcap").filter(|&c| c > 0.0) {
-            let c = self.scalar(elem, f64::from(c));
-            let t = self.binary("div", &qk, &c, "...".into())?;
-            let t = self.unary("tanh", &t, "...".into());
-            qk = self.binary("mul", &t, &c, "...".into())?;
-        }
+        let (k, v) = self.grouped(&h, k, v)?;
+        let qk = self.scores(&q, &k, a.float("softcap"), elem)?;
         let causal = a.int("is_causal").unwrap_or(0) != 0;
         let bias = self.attention_bias(node, (&h.q_len, &h.batch), &past, causal, elem)?;
         let biased = match &bias {
@@ -154,6 +133,39 @@ impl Translator {
         let out = narrow(self, &out);
         self.bind(node, 3, out);
         Ok(())
+    }
+
+    /// K and V with each of their heads repeated for the query heads it
+    /// serves (grouped-query attention).
+    fn grouped(&mut self, h: &Heads, k: Val, v: Val) -> R<(Val, Val)> {
+        if h.kv_heads != h.q_heads && h.kv_heads > 0 && h.q_heads % h.kv_heads == 0 {
+            let n = h.q_heads / h.kv_heads;
+            Ok((
+                self.repeat_heads(&k, h.q_heads, n)?,
+                self.repeat_heads(&v, h.q_heads, n)?,
+            ))
+        } else {
+            Ok((k, v))
+        }
+    }
+
+    /// `Q K^T` (both already scaled), soft-capped: `c * tanh(qk / c)`.
+    fn scores(&mut self, q: &Val, k: &Val, softcap: Option<f32>, elem: Elem) -> R<Val> {
+        let qk = self.einsum(
+            "b,h,q,d; b,h,k,d => b,h,q,k",
+            &[q, k],
+            None,
+            None,
+            "...".into(),
+        );
+        let mut qk = with_rank(qk, Some(4));
+        if let Some(c) = softcap.filter(|&c| c > 0.0) {
+            let c = self.scalar(elem, f64::from(c));
+            let t = self.binary("div", &qk, &c, "...".into())?;
+            let t = self.unary("tanh", &t, "...".into());
+            qk = self.binary("mul", &t, &c, "...".into())?;
+        }
+        Ok(qk)
     }
 
     /// The dims of input `i` (by name, so that views stay in place).
@@ -276,26 +288,13 @@ impl Translator {
         Ok(with_rank(g, Some(4)))
     }
 
-    /// The additive bias of `attn_mask` (input #3; a boolean one as 0 /
-    /// -inf) and `is_causal` (key `j` allowed for query `i` when
-    /// `j <= i + past`), or `None` without either.
-    fn attention_bias(
-        &mut self,
-        node: &NodeProto,
-        (q_len, batch): (&str, &str),
-        past: &Sym,
-        causal: bool,
-        elem: Elem,
-    ) -> R<Option<Val>> {
+    /// `attn_mask` (input #3) as an additive bias of `elem`: a boolean one
+    /// as 0 / -inf, a float one as it is; one shorter than the keys
+    /// (`kv_len`) is not supported (ONNX pads it with -inf).
+    fn mask_bias(&mut self, node: &NodeProto, elem: Elem, kv_len: Option<i64>) -> R<Option<Val>> {
         let zero = self.scalar(elem, 0.0);
         let minus_inf = self.scalar(elem, f64::NEG_INFINITY);
-        let kv_dims = self.dims_of_input(node, 1)?;
-        let new_kv = &kv_dims[kv_dims.len() - 2];
-        let kv_len = match (new_kv, past) {
-            (Sym::Num(a), Sym::Num(b)) => Some(a + b),
-            _ => None,
-        };
-        let mask = match self.opt_input(node, 3)? {
+        Ok(match self.opt_input(node, 3)? {
             None => None,
             Some(m) => {
                 let last = self.dims_of_input(node, 3)?.last().cloned();
@@ -318,7 +317,29 @@ impl Translator {
                     m
                 })
             }
+        })
+    }
+
+    /// The additive bias of `attn_mask` (input #3; a boolean one as 0 /
+    /// -inf) and `is_causal` (key `j` allowed for query `i` when
+    /// `j <= i + past`), or `None` without either.
+    fn attention_bias(
+        &mut self,
+        node: &NodeProto,
+        (q_len, batch): (&str, &str),
+        past: &Sym,
+        causal: bool,
+        elem: Elem,
+    ) -> R<Option<Val>> {
+        let zero = self.scalar(elem, 0.0);
+        let minus_inf = self.scalar(elem, f64::NEG_INFINITY);
+        let kv_dims = self.dims_of_input(node, 1)?;
+        let new_kv = &kv_dims[kv_dims.len() - 2];
+        let kv_len = match (new_kv, past) {
+            (Sym::Num(a), Sym::Num(b)) => Some(a + b),
+            _ => None,
         };
+        let mask = self.mask_bias(node, elem, kv_len)?;
         let at = Attrs::of(node);
         let (left, right) = (
             at.int("left_window_size").unwrap_or(-1),
@@ -351,21 +372,7 @@ impl Translator {
         let j = range(self, kv, format!("1,{kv}"));
         // The frontier of query i: i + past, or per batch (an external
         // cache) i + nonpad_kv_seqlen[b] - q.
-        let lengths = match &nonpad {
-            Some(n) => {
-                let n = if n.elem == Elem::I64 {
-                    n.clone()
-                } else {
-                    self.unary_to("cast", n, "...".into(), Elem::I64)
-                };
-                let spec = format!("{batch},1,1,1");
-                Some(with_rank(
-                    self.emit("reshape", &[&n], "", Elem::I64, spec, None),
-                    Some(4),
-                ))
-            }
-            None => None,
-        };
+        let lengths = self.kv_lengths(nonpad.as_ref(), batch);
         let offset = match &lengths {
             Some(n) => {
                 let qv = self.fill_attr(Elem::I64, &[], &format!("{q} : i64"));
@@ -377,25 +384,7 @@ impl Translator {
         let diff = self.binary("sub", &frontier, &j, "...".into())?;
         let rank = if lengths.is_some() { 4 } else { 2 };
         let diff = with_rank(diff, Some(rank));
-        let mut allowed: Option<Val> = None;
-        let mut limit = |t: &mut Self, pred: &str, bound: i64| -> R<()> {
-            let b = t.fill_attr(Elem::I64, &[], &format!("{bound} : i64"));
-            let ok = t.binary_to(pred, &diff, &b, "...".into(), Elem::Bool)?;
-            allowed = Some(match allowed.take() {
-                Some(a) => t.binary_to("and", &a, &ok, "...".into(), Elem::Bool)?,
-                None => ok,
-            });
-            Ok(())
-        };
-        if causal {
-            limit(self, "ge", 0)?;
-        }
-        if left >= 0 {
-            limit(self, "le", left)?;
-        }
-        if right >= 0 {
-            limit(self, "ge", -right)?;
-        }
+        let allowed = self.window_allowed(&diff, causal, left, right)?;
         let mut terms: Vec<Val> = mask.into_iter().collect();
         if let Some(allowed) = allowed {
             let allowed = with_rank(allowed, Some(rank));
@@ -412,6 +401,43 @@ impl Translator {
                 Some(4),
             ));
         }
+        self.sum_terms(terms)
+    }
+
+    /// Which keys each query may see (`diff`: frontier minus key
+    /// position): causal `diff >= 0`, a left window `diff <= left`, a right
+    /// one `diff >= -right`; `None` without any.
+    fn window_allowed(
+        &mut self,
+        diff: &Val,
+        causal: bool,
+        left: i64,
+        right: i64,
+    ) -> R<Option<Val>> {
+        let mut allowed: Option<Val> = None;
+        let mut limit = |t: &mut Self, pred: &str, bound: i64| -> R<()> {
+            let b = t.fill_attr(Elem::I64, &[], &format!("{bound} : i64"));
+            let ok = t.binary_to(pred, diff, &b, "...".into(), Elem::Bool)?;
+            allowed = Some(match allowed.take() {
+                Some(a) => t.binary_to("and", &a, &ok, "...".into(), Elem::Bool)?,
+                None => ok,
+            });
+            Ok(())
+        };
+        if causal {
+            limit(self, "ge", 0)?;
+        }
+        if left >= 0 {
+            limit(self, "le", left)?;
+        }
+        if right >= 0 {
+            limit(self, "ge", -right)?;
+        }
+        Ok(allowed)
+    }
+
+    /// The sum of additive bias terms (broadcast), `None` without any.
+    fn sum_terms(&mut self, terms: Vec<Val>) -> R<Option<Val>> {
         let mut total: Option<Val> = None;
         for t in terms {
             let r = t.rank;
@@ -424,6 +450,25 @@ impl Translator {
             });
         }
         Ok(total)
+    }
+
+    /// `nonpad_kv_seqlen` as int64 `[batch, 1, 1, 1]`.
+    fn kv_lengths(&mut self, nonpad: Option<&Val>, batch: &str) -> Option<Val> {
+        match nonpad {
+            Some(n) => {
+                let n = if n.elem == Elem::I64 {
+                    n.clone()
+                } else {
+                    self.unary_to("cast", n, "...".into(), Elem::I64)
+                };
+                let spec = format!("{batch},1,1,1");
+                Some(with_rank(
+                    self.emit("reshape", &[&n], "", Elem::I64, spec, None),
+                    Some(4),
+                ))
+            }
+            None => None,
+        }
     }
 
     /// Softmax over the last axis of `x` (`[b, h, q, k]`) as the reference

@@ -95,16 +95,8 @@ impl Translator {
         wd.extend(blk.iter().map(|&b| b as u64));
         let wv = self.emit("reshape", &[&w], "", x.elem, dims_spec(&wd), None);
         let wv = known(wv, Some(wd.clone()), Some(wd.len()));
-        let (xn, wn) = (
-            format!(
-                "{}#col2im_x",
-                node.output.first().map_or("", String::as_str)
-            ),
-            format!(
-                "{}#col2im_w",
-                node.output.first().map_or("", String::as_str)
-            ),
-        );
+        let out = node.output.first().map_or("", String::as_str);
+        let (xn, wn) = (format!("{out}#col2im_x"), format!("{out}#col2im_w"));
         self.values.insert(xn.clone(), xv);
         self.values.insert(wn.clone(), wv);
         let fake = NodeProto {
