@@ -469,7 +469,11 @@ impl Translator {
         let Some(name) = node.input.get(i).filter(|s| !s.is_empty()) else {
             return Ok(None);
         };
-        if let Some(t) = self.shape_vals.get(name.as_str()).and_then(|v| v.to_tensor()) {
+        if let Some(t) = self
+            .shape_vals
+            .get(name.as_str())
+            .and_then(|v| v.to_tensor())
+        {
             return Ok(Some(t));
         }
         match self.consts.get(name.as_str()) {
