@@ -78,6 +78,10 @@ pub fn ops_with(logic: ShapeLogic, elem: Elem) -> Vec<&'static OpDef> {
         .filter(|d| {
             d.logic == logic
                 && !comparison(d)
+                // `ocannl.gather` reads integer indices at run time: the
+                // ONNX mode generates it (Gather with run-time indices),
+                // not this einsum generator.
+                && d.computes != catalog::Computes::Gather
                 && (elem.is_float() || !FLOAT_ONLY.contains(&d.name))
                 && (!elem.is_float() || !INT_ONLY.contains(&d.name))
         })
