@@ -78,10 +78,6 @@ pub fn ops_with(logic: ShapeLogic, elem: Elem) -> Vec<&'static OpDef> {
         .filter(|d| {
             d.logic == logic
                 && !comparison(d)
-                // `ocannl.gather` reads integer indices at run time: the
-                // ONNX mode generates it (Gather with run-time indices),
-                // not this einsum generator.
-                && d.computes != catalog::Computes::Gather
                 && (elem.is_float() || !FLOAT_ONLY.contains(&d.name))
                 && (!elem.is_float() || !INT_ONLY.contains(&d.name))
         })
@@ -105,6 +101,7 @@ pub fn gen_op(g: &mut FnGen<'_>) -> bool {
         ShapeLogic::PointwiseTern => pointwise_tern(g, def, elem),
         ShapeLogic::Compose | ShapeLogic::ComposeAccumulate => compose(g, def, elem),
         ShapeLogic::Transpose => transpose(g, def, elem),
+        ShapeLogic::Einsum if def.computes == catalog::Computes::Gather => gather(g, def, elem),
         ShapeLogic::Einsum => {
             if g.rng.chance(0.25) {
                 einsum::conv(g, def, elem)
@@ -116,6 +113,41 @@ pub fn gen_op(g: &mut FnGen<'_>) -> bool {
         ShapeLogic::BatchSlice => batch_slice(g, def, elem),
         ShapeLogic::Terminal => terminal(g, def, elem),
     }
+}
+
+/// `ocannl.gather` of a pool value with output axes only, along its first
+/// axis, at an i64 `ocannl.range` of `k <= n` cells (indices `0..k`).
+fn gather(g: &mut FnGen<'_>, def: &OpDef, elem: Elem) -> bool {
+    let x = g.pick_or_make(elem);
+    let d = x.shape.rows[OUTPUT].clone();
+    if !x.shape.rows[BATCH].is_empty() || !x.shape.rows[INPUT].is_empty() || d.is_empty() {
+        return false;
+    }
+    let k = g.rng.range(1, d[0]);
+    let idx = g.range(&Shape::output(vec![k]), Elem::I64, None);
+    let rest: Vec<String> = (1..d.len()).map(|i| format!("a{i}")).collect();
+    let data: Vec<String> = std::iter::once("v".to_string())
+        .chain(rest.clone())
+        .collect();
+    let result: Vec<String> = std::iter::once("k".to_string()).chain(rest).collect();
+    let spec = format!("{},; k, => {},", data.join(","), result.join(","));
+    let mut dims = vec![k];
+    dims.extend(&d[1..]);
+    let out = Shape::output(dims);
+    if !fits(g, &out) {
+        return false;
+    }
+    let ty = g.result_type(&out, elem);
+    let spec = crate::ir::mlir_string(spec.as_bytes());
+    g.push_op(
+        def.name,
+        &[&x, &idx],
+        vec![("spec".into(), spec)],
+        ty,
+        out,
+        elem,
+    );
+    true
 }
 
 fn fits(g: &FnGen<'_>, s: &Shape) -> bool {
