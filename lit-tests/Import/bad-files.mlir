@@ -13,7 +13,7 @@
 // CYCLE: cycle.onnx: error: node 'b' (Relu), node 'a' (Add): the graph has a cycle through these nodes
 
 // RUN: not ocannl-import-onnx %S/Inputs/unsupported-op.onnx 2>&1 | FileCheck %s --check-prefix=OP
-// OP: unsupported-op.onnx: error: node 'hard' (Hardmax): the op Hardmax is not supported
+// OP: unsupported-op.onnx: error: node 'uniq' (Unique): the op Unique is not supported
 
 // RUN: not ocannl-import-onnx %S/Inputs/missing.onnx 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: missing.onnx: error: cannot read the model: No such file or directory

@@ -57,7 +57,7 @@ save(helper.make_graph(
 # An op the importer does not know, and an attribute it does not.
 save(helper.make_graph(
     [helper.make_node("Relu", ["X"], ["Y"], name="relu"),
-     helper.make_node("Hardmax", ["Y"], ["Z"], name="hard")],
+     helper.make_node("Unique", ["Y"], ["Z"], name="uniq")],
     "unsupported", [vi("X", [2])], [vi("Z", [2])]), "unsupported-op.onnx")
 
 # Truncated: the first half of a valid model.
