@@ -279,12 +279,7 @@ impl Translator {
             bytes: which.iter().flat_map(|v| v.to_le_bytes()).collect(),
         };
         let idx = self.constant(&t)?;
-        let attrs = "spec = \"b,v,s,d; h => b,h,s,d\"";
-        let mixed = self.mixed.is_some();
-        let g = self.emit("gather", &[x, &idx], attrs, x.elem, "...".into(), None);
-        if !mixed {
-            self.mixed = None;
-        }
+        let g = self.emit_gather(x, &idx, "b,v,s,d; h => b,h,s,d", "...".into());
         Ok(with_rank(g, Some(4)))
     }
 

@@ -59,8 +59,7 @@ impl Translator {
                 ));
             }
             let attrs = "spec = \"; ..s..; ..s.. => ..s..\", combine = \"where\"";
-            let mixed = self.mixed.is_some();
-            let v = self.emit(
+            let v = self.emit_mixed(
                 "einsum",
                 &[&c, &y, &n],
                 attrs,
@@ -68,9 +67,6 @@ impl Translator {
                 self.out_spec(node, i),
                 None,
             );
-            if !mixed {
-                self.mixed = None;
-            }
             let rank = y.rank.or(n.rank);
             self.bind(node, i, super::elementwise::with_rank(v, rank));
         }

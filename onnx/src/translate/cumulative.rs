@@ -63,8 +63,7 @@ impl Translator {
             super::multichar(&spec),
             if product { ", accum = \"mul\"" } else { "" }
         );
-        let mixed = self.mixed.is_some();
-        let mut v = self.emit(
+        let mut v = self.emit_mixed(
             "einsum",
             &[&mask, &x, &neutral],
             &attrs,
@@ -72,9 +71,6 @@ impl Translator {
             self.out_spec(node, 0),
             None,
         );
-        if !mixed {
-            self.mixed = None;
-        }
         v.shape.clone_from(&x.shape);
         self.bind(node, 0, with_rank(v, Some(r)));
         Ok(())

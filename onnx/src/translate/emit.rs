@@ -162,6 +162,26 @@ impl Translator {
         v
     }
 
+    /// [`Self::emit`] for an op whose operands may have different element
+    /// types by design (a gather's integer indices, a `where`'s boolean
+    /// condition): not the mixed-operands error of the node.
+    pub(super) fn emit_mixed(
+        &mut self,
+        name: &str,
+        operands: &[&Val],
+        attrs: &str,
+        elem: Elem,
+        spec: String,
+        shape: Option<Vec<u64>>,
+    ) -> Val {
+        let before = self.mixed.is_some();
+        let v = self.emit(name, operands, attrs, elem, spec, shape);
+        if !before {
+            self.mixed = None;
+        }
+        v
+    }
+
     /// An einsum (`accum`, `combine`: `None` for the defaults).
     pub(super) fn einsum(
         &mut self,

@@ -54,8 +54,7 @@ impl Translator {
         );
         let attrs = format!("spec = \"{}\"", super::multichar(&spec));
         // The indices have their own element type.
-        let mixed = self.mixed.is_some();
-        let v = self.emit(
+        let v = self.emit_mixed(
             "gather",
             &[&data, &indices],
             &attrs,
@@ -63,9 +62,6 @@ impl Translator {
             self.out_spec(node, 0),
             None,
         );
-        if !mixed {
-            self.mixed = None;
-        }
         let rank = match (lay.rank_after(false), indices.rank) {
             (Some(r), Some(q)) => Some(r + q),
             _ => None,
@@ -78,14 +74,15 @@ impl Translator {
 impl Translator {
     /// `ocannl.gather` of `data` at `indices` with the einsum `spec`
     /// (operands of different element types: the indices are integers).
-    fn emit_gather(&mut self, data: &Val, indices: &Val, spec: &str, out: String) -> Val {
+    pub(super) fn emit_gather(
+        &mut self,
+        data: &Val,
+        indices: &Val,
+        spec: &str,
+        out: String,
+    ) -> Val {
         let attrs = format!("spec = \"{}\"", super::multichar(spec));
-        let mixed = self.mixed.is_some();
-        let v = self.emit("gather", &[data, indices], &attrs, data.elem, out, None);
-        if !mixed {
-            self.mixed = None;
-        }
-        v
+        self.emit_mixed("gather", &[data, indices], &attrs, data.elem, out, None)
     }
 
     /// ONNX GatherElements (onnx.ai/onnx/operators/onnx__GatherElements.html):

@@ -51,11 +51,16 @@ impl Translator {
         } else {
             x.clone()
         };
-        let picked = self.gather_val(&scores, &target, &format!("{cls}; {tgt} => {tgt}"));
+        let picked = self.emit_gather(
+            &scores,
+            &target,
+            &format!("{cls}; {tgt} => {tgt}"),
+            "...".into(),
+        );
         let mut loss = self.unary("neg", &picked, "...".into());
         let mut w = None;
         if let Some(weight) = &weight {
-            let wt = self.gather_val(weight, &target, &format!("v; {tgt} => {tgt}"));
+            let wt = self.emit_gather(weight, &target, &format!("v; {tgt} => {tgt}"), "...".into());
             loss = self.binary("mul", &loss, &wt, "...".into())?;
             w = Some(wt);
         }
@@ -114,23 +119,5 @@ impl Translator {
         );
         let ls = self.unary("log", &s, "...".into());
         Ok(self.einsum(&both, &[&d, &ls], None, Some("sub"), "...".into()))
-    }
-
-    /// `ocannl.gather` of `data` at `indices` with the einsum `spec`.
-    fn gather_val(&mut self, data: &Val, indices: &Val, spec: &str) -> Val {
-        let attrs = format!("spec = \"{}\"", super::multichar(spec));
-        let mixed = self.mixed.is_some();
-        let v = self.emit(
-            "gather",
-            &[data, indices],
-            &attrs,
-            data.elem,
-            "...".into(),
-            None,
-        );
-        if !mixed {
-            self.mixed = None;
-        }
-        v
     }
 }

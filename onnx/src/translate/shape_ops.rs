@@ -554,9 +554,9 @@ impl Translator {
     }
 
     /// `ocannl.concat` of `parts` on the axis of `lay` (the other axes
-    /// shared): `lay(p0); lay(p1)... => lay(p0^p1...)`.
+    /// shared): `lay(cp0); lay(cp1)... => lay(cp0^cp1...)`.
     pub(super) fn concat_along(&mut self, lay: &Layout, parts: &[&Val], out_spec: String) -> Val {
-        let names: Vec<String> = (0..parts.len()).map(|k| format!("p{k}")).collect();
+        let names: Vec<String> = (0..parts.len()).map(|k| format!("cp{k}")).collect();
         let ins: Vec<String> = names.iter().map(|n| lay.map(|_| Some(n.clone()))).collect();
         let spec = format!(
             "{} => {}",

@@ -238,8 +238,7 @@ impl Translator {
             let (idx, w) = (idx.expect("a dim"), w.expect("a dim"));
             let spec = format!("gn,gc,gv; gn,{ol} => gn,gc,{ol}");
             let attrs = format!("spec = \"{}\"", multichar(&spec));
-            let mixed = self.mixed.is_some();
-            let g = self.emit(
+            let g = self.emit_mixed(
                 "gather",
                 &[&xf, &idx],
                 &attrs,
@@ -247,9 +246,6 @@ impl Translator {
                 dims_spec(&od2),
                 None,
             );
-            if !mixed {
-                self.mixed = None;
-            }
             let spec = format!("gn,gc,{ol}; gn,{ol} => gn,gc,{ol}");
             let t = self.einsum(&spec, &[&g, &w], None, None, dims_spec(&od2));
             let t = known(t, Some(od2.clone()), Some(od2.len()));

@@ -215,7 +215,7 @@ impl Translator {
         let n = dim.map(|d| d + lo + hi);
         let dims = with_axis(x, k, n);
         let out = self.axis_result(lay, dims.as_deref(), n);
-        Ok(known(self.concat_parts(lay, &ops, out), dims, x.rank))
+        Ok(known(self.concat_along(lay, &ops, out), dims, x.rank))
     }
 
     /// The one cell of the selected axis of `x` repeated `n` times (a
@@ -231,24 +231,5 @@ impl Translator {
         );
         let v = self.einsum(&spec, &[x], None, None, out);
         known(v, dims, x.rank)
-    }
-
-    /// `ocannl.concat` of `parts` along the selected axis of `lay`.
-    pub(super) fn concat_parts(&mut self, lay: &Layout, parts: &[&Val], out: String) -> Val {
-        let names: Vec<String> = (0..parts.len()).map(|k| format!("cp{k}")).collect();
-        let ins: Vec<String> = names.iter().map(|n| lay.map(|_| Some(n.clone()))).collect();
-        let spec = format!(
-            "{} => {}",
-            ins.join("; "),
-            lay.map(|_| Some(names.join("^")))
-        );
-        self.emit(
-            "concat",
-            parts,
-            &format!("spec = \"{}\"", super::super::multichar(&spec)),
-            parts[0].elem,
-            out,
-            None,
-        )
     }
 }

@@ -87,11 +87,7 @@ impl Translator {
         };
         let spec = format!("{}; bw => {}", with("bv"), with("bw"));
         let attrs = format!("spec = \"{}\"", super::super::multichar(&spec));
-        let mixed = self.mixed.is_some();
-        let g = self.emit("gather", &[&v, &idx], &attrs, v.elem, dims_spec(dims), None);
-        if !mixed {
-            self.mixed = None;
-        }
+        let g = self.emit_mixed("gather", &[&v, &idx], &attrs, v.elem, dims_spec(dims), None);
         Ok(known(g, Some(dims.to_vec()), Some(dims.len())))
     }
 

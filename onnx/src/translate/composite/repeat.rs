@@ -111,7 +111,7 @@ impl Translator {
                 let lay = Layout::new(&[i as i64], Some(r)).map_err(|m| self.error(m))?;
                 let parts = vec![&v; n as usize];
                 let out = self.axis_result(&lay, None, None);
-                v = with_rank(self.concat_parts(&lay, &parts, out), Some(r));
+                v = with_rank(self.concat_along(&lay, &parts, out), Some(r));
             }
             if v.ssa == x.ssa {
                 v = self.unary("identity", &x, "...".into());

@@ -84,12 +84,12 @@ impl Translator {
         } else {
             let mut dr = hd.clone();
             dr[3] = rot;
-            let v = self.concat_parts(&lay, &[&real, &imag], dims_spec(&dr));
+            let v = self.concat_along(&lay, &[&real, &imag], dims_spec(&dr));
             known(v, Some(dr), Some(4))
         };
         let out = if rot < head {
             let pass = self.block_slice(&x4, &lay, [Some(rot), Some(head - rot), Some(0)])?;
-            let v = self.concat_parts(&lay, &[&rotated, &pass], dims_spec(&d4));
+            let v = self.concat_along(&lay, &[&rotated, &pass], dims_spec(&d4));
             known(v, Some(d4.clone()), Some(4))
         } else {
             rotated
@@ -127,11 +127,7 @@ impl Translator {
                         return self.err("position_ids must be 2-D and the caches 2-D");
                     }
                     let attrs = format!("spec = \"{}\"", multichar("p,r; b,s => b,s,r"));
-                    let mixed = self.mixed.is_some();
-                    let v = self.emit("gather", &[&c, p], &attrs, c.elem, "...".into(), None);
-                    if !mixed {
-                        self.mixed = None;
-                    }
+                    let v = self.emit_mixed("gather", &[&c, p], &attrs, c.elem, "...".into(), None);
                     with_rank(v, Some(3))
                 }
                 None => {
@@ -161,7 +157,7 @@ impl Translator {
         let lay5 = Layout::new(&[-1], Some(5)).map_err(|m| self.error(m))?;
         let mut d2 = d5.clone();
         d2[4] = 2;
-        let pair = self.concat_parts(&lay5, &[&r5, &i5], dims_spec(&d2));
+        let pair = self.concat_along(&lay5, &[&r5, &i5], dims_spec(&d2));
         let mut dr = hd.to_vec();
         dr[3] *= 2;
         let v = self.emit("reshape", &[&pair], "", real.elem, dims_spec(&dr), None);

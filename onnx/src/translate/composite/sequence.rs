@@ -65,12 +65,8 @@ impl Translator {
         };
         let spec = format!("{}; {},tw => {}", with("tv"), l[batch as usize], with("tw"));
         let attrs = format!("spec = \"{}\"", multichar(&spec));
-        let mixed = self.mixed.is_some();
         let out = super::super::dims_spec(&dims);
-        let mut v = self.emit("gather", &[&x, &idx], &attrs, x.elem, out, None);
-        if !mixed {
-            self.mixed = None;
-        }
+        let mut v = self.emit_mixed("gather", &[&x, &idx], &attrs, x.elem, out, None);
         v.shape = Some(dims);
         self.bind(node, 0, with_rank(v, Some(r)));
         Ok(())

@@ -128,7 +128,7 @@ impl Translator {
                 ));
             }
             let refs: Vec<&Val> = parts.iter().collect();
-            self.concat_parts(&wide, &refs, out.join(","))
+            self.concat_along(&wide, &refs, out.join(","))
         };
         let mut merged = names;
         merged[k] = self.fresh_var();
@@ -146,7 +146,7 @@ impl Translator {
             parts.push(rest);
             let refs: Vec<&Val> = parts.iter().collect();
             Some(with_rank(
-                self.concat_parts(lay, &refs, x.spec.clone()),
+                self.concat_along(lay, &refs, x.spec.clone()),
                 x.rank,
             ))
         } else {
@@ -157,7 +157,7 @@ impl Translator {
             let last = self.block_slice(x, lay, [None, Some(1), Some(0)])?;
             let refs = [&rest, &last];
             Some(with_rank(
-                self.concat_parts(lay, &refs, x.spec.clone()),
+                self.concat_along(lay, &refs, x.spec.clone()),
                 x.rank,
             ))
         } else {
