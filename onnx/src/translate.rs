@@ -32,15 +32,18 @@ mod cumulative;
 mod elementwise;
 mod emit;
 mod gather;
+mod integer_ops;
 mod losses;
 mod matmul;
 mod norm;
 mod one_hot;
 mod ops;
 mod recurrent;
+mod scatter;
 mod shape_ops;
 mod shape_values;
 mod split_equal;
+mod stateful;
 mod typed;
 
 pub(crate) use attrs::Attrs;

@@ -105,7 +105,10 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
                 .or_else(|| super::composite::known(op))
                 .or_else(|| super::recurrent::known(op))
                 .or_else(|| super::typed::known(op))
-                .or_else(|| super::shape_values::known(op));
+                .or_else(|| super::shape_values::known(op))
+                .or_else(|| super::scatter::known(op))
+                .or_else(|| super::stateful::known(op))
+                .or_else(|| super::integer_ops::known(op));
         }
     })
 }

@@ -139,7 +139,10 @@ impl Translator {
                 let done = self.composite(node, op)?
                     || self.recurrent(node, op)?
                     || self.typed(node, op)?
-                    || self.shape_value_op(node, op)?;
+                    || self.shape_value_op(node, op)?
+                    || self.scatter(node, op)?
+                    || self.stateful(node, op)?
+                    || self.integer_ops(node, op)?;
                 if !done {
                     return self.err(format!("the op {op} is not supported"));
                 }

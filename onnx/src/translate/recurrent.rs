@@ -22,6 +22,11 @@ use crate::proto::{NodeProto, attribute_proto::AttributeType as K};
 use crate::tensor::Elem;
 use act::Act;
 
+/// The longest sequence unrolled at import: each step is a handful of
+/// ops, so a longer one would build a module too large to compile (and a
+/// hostile length would exhaust memory before any error).
+const MAX_STEPS: i64 = 4096;
+
 /// The attributes of the ops this module translates (see
 /// `attrs::known`); `None`: not one of them.
 pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
@@ -278,6 +283,11 @@ impl Translator {
         }
         let (s, b) = if batchwise { (1, 0) } else { (0, 1) };
         let seq = match dims[s].num() {
+            Some(n) if n > MAX_STEPS => {
+                return self.err(format!(
+                    "{op} is unrolled over the sequence; its length {n} is past the limit of {MAX_STEPS} steps (not supported)"
+                ));
+            }
             Some(n) if n >= 1 => n as u64,
             _ => {
                 return self.err(format!(
