@@ -11,6 +11,11 @@ impl Translator {
     /// ONNX Add, Sub, Mul, Div, Pow.
     pub(super) fn arithmetic(&mut self, node: &NodeProto, op: &str) -> R<()> {
         let (x, y) = (self.input(node, 0)?, self.input(node, 1)?);
+        if op == "Pow" && x.elem != y.elem {
+            let v = self.mixed_pow(&x, &y)?;
+            self.bind(node, 0, v);
+            return Ok(());
+        }
         let name = match op {
             "Add" => "add",
             "Sub" => "sub",
@@ -21,6 +26,46 @@ impl Translator {
         let v = self.binary(name, &x, &y, self.out_spec(node, 0))?;
         self.bind(node, 0, v);
         Ok(())
+    }
+
+    /// ONNX Pow with an exponent of another element type than the base's
+    /// (onnx__Pow.html: the result has the base's type). As the reference
+    /// (`np.power(a, b).astype(a.dtype)`): a float on either side computes
+    /// in f64 (NumPy's promotion of a float and a 32- or 64-bit integer)
+    /// and converts back (an integer base truncating toward zero); two
+    /// integer types compute in the wider one, wrapping, and take the low
+    /// bits.
+    fn mixed_pow(&mut self, x: &Val, y: &Val) -> R<Val> {
+        if x.elem.is_bool() || y.elem.is_bool() {
+            return self.err("Pow does not take bool tensors");
+        }
+        let width = |e: Elem| match e {
+            Elem::I8 | Elem::U8 => 8,
+            Elem::I16 | Elem::U16 | Elem::F16 | Elem::BF16 => 16,
+            Elem::I32 | Elem::U32 | Elem::F32 => 32,
+            _ => 64,
+        };
+        let via = if x.elem.is_float() || y.elem.is_float() {
+            Elem::F64
+        } else if width(y.elem) > width(x.elem) {
+            y.elem
+        } else {
+            x.elem
+        };
+        let conv = |t: &mut Self, v: &Val| {
+            if v.elem == via {
+                v.clone()
+            } else {
+                t.unary_to("cast", v, "...".into(), via)
+            }
+        };
+        let (xc, yc) = (conv(self, x), conv(self, y));
+        let p = self.binary("pow", &xc, &yc, "...".into())?;
+        Ok(if via == x.elem {
+            p
+        } else {
+            self.unary_to("cast", &p, "...".into(), x.elem)
+        })
     }
 
     /// ONNX Max, Min, Sum, Mean: any number of operands, folded left.
@@ -53,13 +98,6 @@ impl Translator {
 
     /// The one-operand functions (Relu, Exp, ..., Identity, Dropout).
     pub(super) fn pointwise_unary(&mut self, node: &NodeProto, op: &str) -> R<()> {
-        // Dropout's mask (all ones in inference, a bool tensor) is
-        // not computed: reading it is an error naming this node.
-        if let Some(mask) = node.output.get(1).filter(|m| !m.is_empty()) {
-            let here = self.error("").nodes[0].to_string();
-            let why = format!("{here}: Dropout's mask output is not supported");
-            self.undefined.insert(mask.clone(), why);
-        }
         if op == "Dropout" && node.input.len() > 2 && !node.input[2].is_empty() {
             match self.const_input(node, 2)?.and_then(|t| t.to_f64()) {
                 Some(v) if v.first() == Some(&0.0) => {}
@@ -74,6 +112,13 @@ impl Translator {
         };
         let v = self.unary(name, &x, self.out_spec(node, 0));
         self.bind(node, 0, v);
+        // Dropout's mask (onnx__Dropout.html): in inference every cell is
+        // kept, all true, of the input's shape.
+        if op == "Dropout" && node.output.get(1).is_some_and(|m| !m.is_empty()) {
+            let ones = self.ones_like(&x);
+            let mask = self.unary_to("cast", &ones, self.out_spec(node, 1), Elem::Bool);
+            self.bind(node, 1, mask);
+        }
         Ok(())
     }
 

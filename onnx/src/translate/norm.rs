@@ -3,32 +3,52 @@
 
 use super::axes::{Layout, labels};
 use super::elementwise::with_rank;
-use super::{Attrs, R, Translator};
+use super::{Attrs, R, Translator, Val};
 use crate::proto::NodeProto;
 
 impl Translator {
-    /// ONNX BatchNormalization (inference): per channel (axis 1), `(x -
-    /// mean) / sqrt(var + eps) * scale + bias`, folded into one scale and
-    /// one shift per channel and a three-operand einsum (`x * a + b`).
+    /// ONNX BatchNormalization: per channel (axis 1), `(x - mean) /
+    /// sqrt(var + eps) * scale + bias`, folded into one scale and one
+    /// shift per channel and a three-operand einsum (`x * a + b`). With
+    /// `training_mode=1` (opset 14 on), `mean` and `var` are the batch's
+    /// (over every axis but the channels; the population variance) and
+    /// the outputs #1 and #2 are the running statistics `input *
+    /// momentum + batch * (1 - momentum)`.
     pub(super) fn batch_norm(&mut self, node: &NodeProto) -> R<()> {
         let at = Attrs::of(node);
-        if at.int("training_mode").unwrap_or(0) != 0 {
-            return self.err("training_mode=1 is not supported (inference only)");
-        }
-        if node.output.iter().skip(1).any(|o| !o.is_empty()) {
+        let training = match at.int("training_mode").unwrap_or(0) {
+            0 => false,
+            1 => true,
+            t => return self.err(format!("training_mode must be 0 or 1, not {t}")),
+        };
+        if !training && node.output.iter().skip(1).any(|o| !o.is_empty()) {
             return self
                 .err("the running mean and variance outputs are not supported (inference only)");
+        }
+        if node.output.iter().skip(3).any(|o| !o.is_empty()) {
+            return self.err("the saved mean and variance outputs are not supported");
         }
         if at.int("spatial").unwrap_or(1) != 1 {
             return self.err("spatial=0 is not supported");
         }
         let x = self.input(node, 0)?;
-        let (scale, bias, mean, var) = (
+        let (scale, bias, mut mean, mut var) = (
             self.input(node, 1)?,
             self.input(node, 2)?,
             self.input(node, 3)?,
             self.input(node, 4)?,
         );
+        self.check_channel_params(&x, &[&scale, &bias, &mean, &var])?;
+        let running = if training {
+            let (bm, bv) = self.batch_stats(&x)?;
+            let mom = f64::from(at.float("momentum").unwrap_or(0.9));
+            let rm = self.running(&mean, &bm, mom)?;
+            let rv = self.running(&var, &bv, mom)?;
+            (mean, var) = (bm, bv);
+            Some((rm, rv))
+        } else {
+            None
+        };
         let eps = f64::from(at.float("epsilon").unwrap_or(1e-5));
         let e = self.scalar(x.elem, eps);
         let ve = self.binary("add", &var, &e, "...".into())?;
@@ -55,7 +75,66 @@ impl Translator {
             self.out_spec(node, 0),
         );
         self.bind(node, 0, with_rank(v, rank));
+        if let Some((rm, rv)) = running {
+            self.bind(node, 1, rm);
+            self.bind(node, 2, rv);
+        }
         Ok(())
+    }
+
+    /// BatchNormalization's scale, bias, mean and variance: 1-D, one cell
+    /// per channel (the input's axis 1, of a rank of at least 2).
+    fn check_channel_params(&self, x: &Val, params: &[&Val]) -> R<()> {
+        if let Some(r) = x.rank.filter(|&r| r < 2) {
+            return self.err(format!(
+                "a rank-{r} input (BatchNormalization needs N and C)"
+            ));
+        }
+        let c = x.shape.as_ref().and_then(|d| d.get(1).copied());
+        for (i, p) in params.iter().enumerate() {
+            let bad_rank = p.rank.is_some_and(|r| r != 1);
+            let bad_size = matches!((&p.shape, c), (Some(d), Some(c)) if d != &[c]);
+            if bad_rank || bad_size {
+                return self.err(format!(
+                    "input #{} must be 1-D with one cell per channel{}, its shape is {:?}",
+                    i + 1,
+                    c.map(|c| format!(" ({c})")).unwrap_or_default(),
+                    p.shape
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The batch's per-channel mean and population variance of `x`
+    /// (`N, C, ...`).
+    fn batch_stats(&mut self, x: &Val) -> R<(Val, Val)> {
+        let spec = "n,c,..r.. => c";
+        let count = self.count(x, spec)?;
+        let pinned = self.pinned("c");
+        let sum = self.einsum(spec, &[x], None, None, pinned);
+        let mean = self.binary("div", &sum, &count, sum.spec.clone())?;
+        let d = self.einsum(
+            "n,c,..r..; c => n,c,..r..",
+            &[x, &mean],
+            None,
+            Some("sub"),
+            "...".into(),
+        );
+        let sq = self.binary("mul", &d, &d, d.spec.clone())?;
+        let pinned = self.pinned("c");
+        let ssum = self.einsum(spec, &[&sq], None, None, pinned);
+        let var = self.binary("div", &ssum, &count, ssum.spec.clone())?;
+        Ok((with_rank(mean, Some(1)), with_rank(var, Some(1))))
+    }
+
+    /// `input * momentum + batch * (1 - momentum)`.
+    fn running(&mut self, input: &Val, batch: &Val, momentum: f64) -> R<Val> {
+        let m = self.scalar(input.elem, momentum);
+        let a = self.binary("mul", input, &m, "...".into())?;
+        let m1 = self.scalar(input.elem, 1.0 - momentum);
+        let b = self.binary("mul", batch, &m1, "...".into())?;
+        self.binary("add", &a, &b, "...".into())
     }
 
     /// ONNX LRN: `x / (bias + alpha / size * sum_{window of channels} x^2)^beta`,
