@@ -200,14 +200,3 @@ func.func @pong() {
   func.call @ping() : () -> ()
   return
 }
-
-// -----
-
-// An argument with an empty axis after its first: upstream func-to-llvm
-// cannot pass it as a bare pointer and left the function unconverted.
-// expected-error @+2 {{argument #0 !ocannl.tensor<f32, "4,0"> has an empty axis after its first (memory order [4, 0]): functions cannot take or return such tensors}}
-// expected-error @+1 {{result #0 !ocannl.tensor<f32, "4,0"> has an empty axis after its first}}
-func.func @empty_inner_axis(%a: !ocannl.tensor<f32, "4,0">) -> !ocannl.tensor<f32, "4,0"> {
-  %0 = "ocannl.neg"(%a) : (!ocannl.tensor<f32, "4,0">) -> !ocannl.tensor<f32, "4,0">
-  return %0 : !ocannl.tensor<f32, "4,0">
-}

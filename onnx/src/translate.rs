@@ -31,6 +31,7 @@ mod conv;
 mod cumulative;
 mod elementwise;
 mod emit;
+mod empty;
 mod gather;
 mod integer_ops;
 mod losses;
@@ -254,9 +255,6 @@ fn check_input_dims(v: &ValueInfoProto) -> Result<(), String> {
     }
     for d in &shape.dim {
         match d.value {
-            Some(D::DimValue(0)) => {
-                return Err("empty tensors (a dim of size 0) are not supported".into());
-            }
             Some(D::DimValue(n)) if n < 0 => return Err(format!("the dim {n} is negative")),
             _ => {}
         }

@@ -107,7 +107,7 @@ use melior::{
         ValueLike,
         attribute::{IntegerAttribute, StringAttribute, TypeAttribute},
         operation::{Operation, OperationLike, OperationRef},
-        r#type::FunctionType,
+        r#type::{DimSize, FunctionType, MemRefType, ShapedTypeLike},
     },
 };
 use ocannl_dialect::{catalog, diagnostics::emit_error, ir};
@@ -335,6 +335,22 @@ fn non_ptx_name<'c>(func: OperationRef<'c, '_>) -> Option<Located<'c>> {
     })
 }
 
+/// The type a buffer of type `mty` has in a lowered function's signature:
+/// itself, or `memref<0xT>` when it is empty along an axis after its
+/// first. Upstream `convert-func-to-llvm` cannot compute the strides of
+/// such an identity-layout memref (`memref<4x0x5xf32>`) and silently
+/// leaves the function unconverted; an empty buffer holds nothing, so the
+/// body uses a zero-size `memref.alloca` of its own type instead, and
+/// callers pass one of `memref<0xT>`.
+pub(crate) fn boundary_type(mty: Type<'_>) -> Type<'_> {
+    match MemRefType::try_from(mty) {
+        Ok(m) if (1..m.rank()).any(|i| matches!(m.dim_size(i), Ok(DimSize::Static(0)))) => {
+            MemRefType::new(m.element(), &[0], None, None).into()
+        }
+        _ => mty,
+    }
+}
+
 /// Lowers `func` into a new function inserted before it (the caller erases
 /// `func` when this succeeds).
 fn lower_function<'c, 'a>(
@@ -359,6 +375,12 @@ fn lower_function<'c, 'a>(
         let ty = ftype.result(i).expect("in range");
         let (mty, _, _) = buffer_type(ty, &format!("result #{i}")).map_err(|m| at(loc, m))?;
         params.push((mty, loc));
+    }
+    // The body sees the tensors' own buffer types; the signature passes an
+    // empty one as `memref<0xT>`.
+    let buffers: Vec<Type<'c>> = params.iter().map(|p| p.0).collect();
+    for p in &mut params {
+        p.0 = boundary_type(p.0);
     }
     let types: Vec<Type<'c>> = params.iter().map(|p| p.0).collect();
     let name = func
@@ -388,7 +410,7 @@ fn lower_function<'c, 'a>(
     let new_func = module.insert(func_op(em.ctx, name, ty, body, &attrs, loc));
     let entry = emit::first_block(new_func, 0);
     let mut body = body::Body::new(em, entry);
-    body.lower(module, old_entry, n_inputs, loc)?;
+    body.lower(module, old_entry, (n_inputs, &buffers), loc)?;
     let peak = i64::try_from(body.arena_bytes()).unwrap_or(i64::MAX);
     ir::set_discardable_attribute(
         new_func,

@@ -62,9 +62,8 @@ impl Translator {
         for d in &dims {
             match d {
                 Sym::Num(0) => {
-                    return self.err(format!(
-                        "ConstantOfShape to {shown}: empty tensors (a size-0 axis) are not supported"
-                    ));
+                    axes.push("0".into());
+                    known.push(0);
                 }
                 Sym::Num(n) if *n < 0 => {
                     return self.err(format!(

@@ -93,6 +93,10 @@ impl Translator {
         if a.int("broadcast") == Some(1) && a.int("axis").is_some() && op != "Gemm" {
             return self.broadcast_at_axis(node, op, a.int("axis").unwrap_or(0));
         }
+        if self.empty_reduce(node, op)? {
+            return Ok(());
+        }
+        self.check_empty_inputs(node, op)?;
         match op {
             "Add" | "Sub" | "Mul" | "Div" | "Pow" => self.arithmetic(node, op)?,
             "Max" | "Min" | "Sum" | "Mean" => self.variadic(node, op)?,

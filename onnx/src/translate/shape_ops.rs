@@ -59,9 +59,25 @@ impl Translator {
             return self.err(format!("shape {shown} has more than one -1"));
         }
         if allowzero && target.iter().any(is(0)) {
-            return self.err(format!(
-                "shape {shown}: empty tensors (allowzero) are not supported"
-            ));
+            // A size-0 axis: the input has no cells either, the result is
+            // a constant of the target's dims (`empty`).
+            let dims: Option<Vec<u64>> = target
+                .iter()
+                .map(|d| d.num().and_then(|n| u64::try_from(n).ok()))
+                .collect();
+            let cells = x.shape.as_ref().map(|d| d.iter().product::<u64>());
+            return match (dims, cells) {
+                (Some(dims), Some(0)) => {
+                    self.empty_result(node, 0, x.elem, &dims);
+                    Ok(())
+                }
+                (_, Some(c)) if c > 0 => self.err(format!(
+                    "shape {shown} has no cells, the input has {c}"
+                )),
+                _ => self.err(format!(
+                    "shape {shown}: an empty result needs every size known, and the input's (not supported)"
+                )),
+            };
         }
         if target.iter().any(|d| d.num().is_some_and(|n| n < -1)) {
             return self.err(format!("shape {shown}: sizes must be positive, 0 or -1"));
@@ -310,6 +326,9 @@ impl Translator {
         if !sized && Self::axis_size(&x, axis).is_none() {
             return self.split_equal(node, &x, axis);
         }
+        if let Some(d) = x.shape.clone().filter(|d| d.contains(&0)) {
+            return self.split_empty(node, &x, axis, &d);
+        }
         let sizes = self.split_sizes(node, &x, axis)?;
         let lay = Layout::new(&[axis], x.rank).map_err(|m| self.error(m))?;
         if let Some(total) = Self::axis_size(&x, axis) {
@@ -323,6 +342,45 @@ impl Translator {
             }
         }
         self.slice_parts(node, &x, axis, &lay, &sizes)
+    }
+
+    /// Split of an input without cells (known dims `d`): every part is
+    /// empty, a constant of its dims (`empty`).
+    fn split_empty(&mut self, node: &NodeProto, x: &Val, axis: i64, d: &[u64]) -> R<()> {
+        let r = d.len() as i64;
+        let Some(k) = Some(if axis < 0 { axis + r } else { axis }).filter(|k| (0..r).contains(k))
+        else {
+            return self.err(format!("axis {axis} is out of range for rank {r}"));
+        };
+        let n = node.output.len();
+        let at = Attrs::of(node);
+        let sizes: Vec<i64> = match at.ints("split").filter(|s| !s.is_empty()) {
+            Some(s) => s,
+            None => self.const_ints(node, 1)?.unwrap_or_else(|| {
+                // Equal parts of the axis (0 parts of 0 cells, or of a
+                // non-empty axis across which another is empty).
+                let total = d[k as usize];
+                let each = total.div_ceil(n as u64);
+                (0..n as u64)
+                    .map(|j| each.min(total.saturating_sub(j.saturating_mul(each))) as i64)
+                    .collect()
+            }),
+        };
+        let sum = sizes
+            .iter()
+            .try_fold(0u64, |acc, &s| acc.checked_add(u64::try_from(s).ok()?));
+        if sizes.len() != n || sum != Some(d[k as usize]) {
+            return self.err(format!(
+                "split sizes {sizes:?} for {n} outputs of an axis of {}",
+                d[k as usize]
+            ));
+        }
+        for (j, &s) in sizes.iter().enumerate() {
+            let mut dims = d.to_vec();
+            dims[k as usize] = s as u64;
+            self.empty_result(node, j, x.elem, &dims);
+        }
+        Ok(())
     }
 
     /// The sizes of Split's parts, one per output of `node`, each at least

@@ -259,13 +259,26 @@ impl<'c, 'a> Body<'c, 'a> {
         &mut self,
         module: &mut Module<'c, 'a>,
         old: BlockRef<'c, 'a>,
-        n_inputs: usize,
+        (n_inputs, buffers): (usize, &[Type<'c>]),
         loc: Location<'c>,
     ) -> Result<(), Located<'c>> {
-        for i in 0..n_inputs {
+        // An empty buffer passed as `memref<0xT>` (`boundary_type`): the
+        // body uses a zero-size one of its own type.
+        let params: Vec<Value<'c, 'a>> = buffers
+            .iter()
+            .enumerate()
+            .map(|(i, &ty)| {
+                let arg: Value<'c, 'a> = self.entry.argument(i).expect("built").into();
+                if arg.r#type() == ty {
+                    arg
+                } else {
+                    self.em.alloca(self.end(), ty, loc)
+                }
+            })
+            .collect();
+        for (i, &new_arg) in params.iter().enumerate().take(n_inputs) {
             let old_arg = old.argument(i).expect("checked");
-            let new_arg = self.entry.argument(i).expect("built");
-            self.values.insert(key(old_arg.into()), new_arg.into());
+            self.values.insert(key(old_arg.into()), new_arg);
         }
         let terminator = old
             .terminator()
@@ -273,8 +286,7 @@ impl<'c, 'a> Body<'c, 'a> {
         // Results returned once and computed here are written in place.
         for (i, v) in terminator.operands().enumerate() {
             if !self.values.contains_key(&key(v)) && !self.destinations.contains_key(&key(v)) {
-                let out = self.entry.argument(n_inputs + i).expect("built");
-                self.destinations.insert(key(v), out.into());
+                self.destinations.insert(key(v), params[n_inputs + i]);
             }
         }
         let mut ops = Vec::new();
@@ -366,6 +378,13 @@ impl<'c, 'a> Body<'c, 'a> {
             let (buf, _) = self.result_buffer(r.into(), &format!("result #{j}"), loc)?;
             args.push(buf);
         }
+        // Empty buffers cross the call as `memref<0xT>` (`boundary_type`).
+        for a in &mut args {
+            let ty = super::boundary_type(a.r#type());
+            if ty != a.r#type() {
+                *a = self.em.alloca(self.end(), ty, loc);
+            }
+        }
         let call = ods::func::call(self.em.ctx, &args, callee, loc);
         self.em.put(self.end(), call);
         Ok(())
@@ -386,6 +405,10 @@ impl<'c, 'a> Body<'c, 'a> {
             if self.destinations.get(&key(v)).is_some_and(|d| *d == out) && !used.contains(&key(v))
             {
                 used.push(key(v));
+                continue;
+            }
+            if out.r#type() != src.r#type() {
+                // An empty result passed as `memref<0xT>`: nothing to copy.
                 continue;
             }
             let copy = ods::memref::copy(self.em.ctx, src, out, loc);

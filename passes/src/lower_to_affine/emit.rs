@@ -313,6 +313,23 @@ impl<'c> Emitter<'c> {
         self.put_value(at, self.with_segments(op, &[0, 0]))
     }
 
+    /// `memref.alloca` of `ty` (without dynamic sizes): the stand-in of
+    /// an empty buffer passed across a call as `memref<0xT>` (see
+    /// [`super::boundary_type`]).
+    pub(super) fn alloca<'a>(
+        &self,
+        at: At<'c, 'a>,
+        ty: Type<'c>,
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        let op = ods::memref::AllocaOperation::builder(self.ctx, loc)
+            .memref(ty)
+            .dynamic_sizes(&[])
+            .symbol_operands(&[])
+            .build();
+        self.put_value(at, self.with_segments(op, &[0, 0]))
+    }
+
     /// `memref.view` of `ty` at byte `shift` of `arena`. Built by name:
     /// melior's typed builder drops the op's result (unnamed in ODS), and
     /// its hand-written `memref::view` adds an `operand_segment_sizes`

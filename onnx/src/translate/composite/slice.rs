@@ -21,27 +21,41 @@ struct Cut {
     count: Option<u64>,
 }
 
-/// ONNX's clamping of `start` and `end` on an axis of `dim` cells, and the
-/// cells taken, for a non-zero `step`.
-fn cut_known(start: i64, end: i64, step: i64, dim: u64) -> Result<Cut, String> {
+/// The cells `start:end:step` takes of an axis of `dim` (ONNX's clamping;
+/// at most 0 when none), for a non-zero `step`.
+fn count_known(start: i64, end: i64, step: i64, dim: u64) -> i128 {
+    if dim == 0 {
+        return 0;
+    }
     let d = dim as i128;
     let (s, e, st) = (i128::from(start), i128::from(end), i128::from(step));
     let fix = |v: i128| if v < 0 { v + d } else { v };
-    let (s, e) = if st > 0 {
-        (fix(s).clamp(0, d), fix(e).clamp(0, d))
-    } else {
-        (fix(s).clamp(0, d - 1), fix(e).clamp(-1, d - 1))
-    };
-    let n = if st > 0 {
+    if st > 0 {
+        let (s, e) = (fix(s).clamp(0, d), fix(e).clamp(0, d));
         (e - s + st - 1).div_euclid(st)
     } else {
+        let (s, e) = (fix(s).clamp(0, d - 1), fix(e).clamp(-1, d - 1));
         (s - e + (-st) - 1).div_euclid(-st)
-    };
+    }
+}
+
+/// ONNX's clamping of `start` and `end` on an axis of `dim` cells, and the
+/// cells taken, for a non-zero `step`.
+fn cut_known(start: i64, end: i64, step: i64, dim: u64) -> Result<Cut, String> {
+    let n = count_known(start, end, step, dim);
     if n <= 0 {
         return Err(format!(
             "slice {start}:{end}:{step} of an axis of {dim} is empty (empty tensors are not supported)"
         ));
     }
+    let d = dim as i128;
+    let (s, st) = (i128::from(start), i128::from(step));
+    let s = if s < 0 { s + d } else { s };
+    let s = if st > 0 {
+        s.clamp(0, d)
+    } else {
+        s.clamp(0, d - 1)
+    };
     let (lo, hi) = if st > 0 {
         (s, s + st * (n - 1) + 1)
     } else {
@@ -138,6 +152,20 @@ impl Translator {
         }
         // Every axis once (negative ones normalised when the rank is known).
         Layout::new(&axes, x.rank).map_err(|m| self.error(m))?;
+        if let Some(d) = x.shape.clone() {
+            // A slice with no cells: a constant of its dims (`empty`).
+            let mut dims = d.clone();
+            for i in 0..n {
+                let r = d.len() as i64;
+                let k = if axes[i] < 0 { axes[i] + r } else { axes[i] } as usize;
+                let (s, e, st) = (starts[i], ends[i], steps[i]);
+                dims[k] = count_known(s, e, st, d[k]).max(0) as u64;
+            }
+            if dims.contains(&0) {
+                self.empty_result(node, 0, x.elem, &dims);
+                return Ok(());
+            }
+        }
         let mut v = x;
         for i in 0..n {
             v = self.slice_axis(&v, axes[i], (starts[i], ends[i], steps[i]))?;
