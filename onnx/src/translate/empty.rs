@@ -61,7 +61,8 @@ fn extreme(elem: Elem, high: bool) -> String {
 /// The ops that take inputs without cells (see the module doc); the
 /// others refuse them before they size anything by a 0.
 const TAKE_EMPTY: &[&str] = &[
-    "Cast", "CastLike", "Identity", "Split", "Reshape", "Slice", "Trilu",
+    "Cast", "CastLike", "Identity", "Split", "Reshape", "Slice", "Trilu", "Relu", "Neg", "Abs",
+    "Exp", "Log", "Sqrt", "Tanh", "Sigmoid", "Not", "Floor", "Ceil", "Add", "Sub", "Mul", "Div",
 ];
 
 impl Translator {

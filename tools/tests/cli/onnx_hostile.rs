@@ -15,6 +15,8 @@ use prost::Message as _;
 
 use super::{OCANNL_IMPORT_ONNX, npy_bytes, run_tool, scratch};
 
+#[path = "onnx_empty.rs"]
+mod onnx_empty;
 #[path = "onnx_types.rs"]
 mod onnx_types;
 
