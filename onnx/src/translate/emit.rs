@@ -22,7 +22,9 @@ impl Translator {
                 .chunks_exact(width.max(1))
                 .all(|x| x == &c.bytes[..width]);
         let value = if c.is_empty() {
-            return self.err("empty constants (a dim of size 0) are not supported");
+            // No cells: any fill of its dims (see `empty`).
+            let v = self.fill(elem, &c.dims, 0.0);
+            return Ok(super::elementwise::with_rank(v, Some(c.dims.len())));
         } else if splat {
             c.scalar_attr(elem)
         } else {

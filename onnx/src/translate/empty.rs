@@ -68,12 +68,14 @@ const TAKE_EMPTY: &[&str] = &[
 impl Translator {
     /// A located error when an input of `node` is known to have no cells
     /// and `op` is not one of [`TAKE_EMPTY`].
-    pub(super) fn check_empty_inputs(&mut self, node: &NodeProto, op: &str) -> R<()> {
+    pub(super) fn check_empty_inputs(&self, node: &NodeProto, op: &str) -> R<()> {
         if TAKE_EMPTY.contains(&op) {
             return Ok(());
         }
         for (i, name) in node.input.iter().enumerate().filter(|(_, n)| !n.is_empty()) {
-            if let Ok(v) = self.value(name)
+            // Values translated so far (graph inputs, op results): constant
+            // inputs are read as data (axes, `roi`), and are not sized here.
+            if let Some(v) = self.values.get(name)
                 && v.shape.as_ref().is_some_and(|d| d.contains(&0))
             {
                 return self.err(format!(
