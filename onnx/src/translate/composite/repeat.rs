@@ -152,7 +152,10 @@ impl Translator {
         }
         // k beyond the grid keeps every cell or none: clamped, the grid's
         // values stay small (exact in any element type).
-        let k = k.clamp((n as i64).saturating_neg().saturating_sub(1), (m as i64).saturating_add(1));
+        let k = k.clamp(
+            (n as i64).saturating_neg().saturating_sub(1),
+            (m as i64).saturating_add(1),
+        );
         let g = if upper {
             self.grid(x.elem, (n, m), (-1, 1, 1 - k))?
         } else {
@@ -184,7 +187,10 @@ impl Translator {
             return self.err(format!("EyeLike of a rank-{} input (rank 2 only)", d.len()));
         }
         let (n, m) = (d[0], d[1]);
-        let k = k.clamp((n as i64).saturating_neg().saturating_sub(1), (m as i64).saturating_add(1));
+        let k = k.clamp(
+            (n as i64).saturating_neg().saturating_sub(1),
+            (m as i64).saturating_add(1),
+        );
         // j - i - k: 0 on the diagonal.
         let g = self.grid(elem, (n, m), (-1, 1, -k))?;
         let zero = self.scalar(elem, 0.0);
