@@ -13,7 +13,7 @@ use crate::Error;
 
 mod cell;
 use cell::Cell;
-pub use cell::F16Bits;
+pub use cell::{BF16Bits, F16Bits};
 
 /// Defines [`Elem`] and [`Data`] from one table: variant, Rust type,
 /// MLIR name, NumPy name, `.npy` descr.
@@ -115,6 +115,9 @@ elements! {
     I32(i32, "i32", "int32", "<i4"),
     I64(i64, "i64", "int64", "<i8"),
     F16(F16Bits, "f16", "float16", "<f2"),
+    // NumPy has no bfloat16: `ml_dtypes` saves one as raw 2-byte cells
+    // (docs/decisions/0049-bf16-npy.md).
+    BF16(BF16Bits, "bf16", "bfloat16", "<V2"),
     Bool(bool, "i1", "bool", "|b1"),
     I8(i8, "i8", "int8", "|i1"),
     I16(i16, "i16", "int16", "<i2"),
@@ -213,7 +216,8 @@ impl Array {
     }
 
     /// Reads a `.npy` file (C order; float16, float32, float64, bool, signed and
-    /// unsigned integers of 8 to 64 bits, any byte order).
+    /// unsigned integers of 8 to 64 bits, any byte order; raw 2-byte cells,
+    /// `<V2`, read as bfloat16, as `ml_dtypes` writes them).
     ///
     /// # Errors
     ///
@@ -250,6 +254,8 @@ impl Array {
         let elem = match &dtype {
             DType::Plain(ts) => match (ts.type_char(), ts.size_field()) {
                 (TypeChar::Float, 2) => Some(Elem::F16),
+                // Raw 2-byte cells, read as bfloat16, as ml_dtypes writes them.
+                (TypeChar::RawData, 2) => Some(Elem::BF16),
                 (TypeChar::Float, 4) => Some(Elem::F32),
                 (TypeChar::Float, 8) => Some(Elem::F64),
                 (TypeChar::Int, 1) => Some(Elem::I8),
@@ -271,7 +277,7 @@ impl Array {
                 _ => "a structured dtype".to_owned(),
             };
             return Err(Error::new(format!(
-                "'{shown}' has dtype {described}: expected a numeric dtype (float16, float32, float64, bool, int8, int16, int32, int64, uint8, uint16, uint32 or uint64)"
+                "'{shown}' has dtype {described}: expected a numeric dtype (float16, float32, float64, bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, or bfloat16 as '<V2')"
             )));
         };
         if let Some(NpyLayout {
@@ -522,6 +528,50 @@ mod tests {
         assert!(err.to_string().contains("is truncated"), "{err}");
         std::fs::write(&path, b"not a npy file").expect("write");
         assert!(Array::read_npy(&path).is_err());
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn bfloat16_round_trips_as_raw_two_byte_cells() {
+        let dir = std::env::temp_dir().join(format!("ocannl-runtime-bf16-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("h.npy");
+        // 1.5, -2, the largest finite bfloat16, its smallest subnormal, inf.
+        let bits = [0x3fc0u16, 0xc000, 0x7f7f, 0x0001, 0x7f80];
+        let a = Array {
+            shape: vec![5],
+            data: Data::BF16(bits.iter().map(|&b| BF16Bits(b)).collect()),
+        };
+        a.write_npy(&path).expect("written");
+        let bytes = std::fs::read(&path).expect("read");
+        assert!(String::from_utf8_lossy(&bytes[..64]).contains("'descr': '<V2'"));
+        assert_eq!(Array::read_npy(&path).expect("read back"), a);
+        let max = f64::from(f32::from_bits(0x7f7f_0000));
+        let tiny = f64::from(f32::from_bits(0x0001_0000));
+        assert_eq!(a.to_f64(), [1.5, -2.0, max, tiny, f64::INFINITY]);
+        // `|V2` reads alike, `>V2` big endian.
+        for (descr, be) in [("|V2", false), (">V2", true)] {
+            let mut file = npy_header(descr, &[2]);
+            for b in [0x3fc0u16, 0xc000] {
+                file.extend(if be { b.to_be_bytes() } else { b.to_le_bytes() });
+            }
+            std::fs::write(&path, &file).expect("write");
+            let b = Array::read_npy(&path).expect(descr);
+            assert_eq!(b.to_f64(), [1.5, -2.0], "{descr}");
+        }
+        // Other raw widths are not numbers.
+        std::fs::write(
+            &path,
+            npy_header("<V4", &[1])
+                .into_iter()
+                .chain([0; 4])
+                .collect::<Vec<_>>(),
+        )
+        .expect("write");
+        let err = Array::read_npy(&path).expect_err("V4");
+        assert!(err.to_string().contains("bfloat16 as '<V2'"), "{err}");
+        let r = Array::random(Elem::BF16, &[64], &mut SplitMix64::new(1)).expect("random");
+        assert!(r.iter_f64().all(|x| x.abs() < 1.0 && x != 0.0));
         std::fs::remove_dir_all(&dir).ok();
     }
 

@@ -106,10 +106,14 @@ pub(crate) fn check_inputs(signature: &Signature, inputs: &[Array]) -> Result<()
     }
     for (i, (sig, input)) in signature.inputs.iter().zip(inputs).enumerate() {
         if input.elem() != sig.elem {
+            // A `V2` file is read as bfloat16: say so, its dtype is not one.
+            let given = match input.elem() {
+                Elem::BF16 => "raw 2-byte cells ('<V2'), read as bfloat16".to_owned(),
+                e => e.to_string(),
+            };
             return Err(Error::new(format!(
-                "argument #{i} has element type {} but its input has dtype {}",
-                sig.elem,
-                input.elem()
+                "argument #{i} has element type {} but its input has dtype {given}",
+                sig.elem
             )));
         }
         if input.shape != sig.dims {

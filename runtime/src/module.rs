@@ -320,7 +320,7 @@ pub(crate) fn signature(module: &Module<'_>, entry: &str) -> Result<Signature, E
         let elem_name = tensor.element_type().to_string();
         let elem = Elem::from_mlir(&elem_name).ok_or_else(|| {
             fail(format!(
-                "{what} of '@{entry}' has element type {elem_name}: ocannl-run exchanges f16, f32, f64, i1, i8, i16, i32, i64, ui8, ui16, ui32 and ui64"
+                "{what} of '@{entry}' has element type {elem_name}: ocannl-run exchanges f16, bf16, f32, f64, i1, i8, i16, i32, i64, ui8, ui16, ui32 and ui64"
             ))
         })?;
         let spec = shape_spec(ty)

@@ -1,6 +1,8 @@
 //! One cell of each element type: its value as `f64`, its bytes, a
-//! random value; and `float16` cells as their bits ([`F16Bits`], read
-//! from `.npy` files in either byte order).
+//! random value; `float16` cells as their bits ([`F16Bits`], read from
+//! `.npy` files in either byte order); and `bfloat16` cells as their bits
+//! ([`BF16Bits`], read from raw 2-byte cells, `<V2`, as `ml_dtypes` writes
+//! them: docs/decisions/0049-bf16-npy.md).
 
 use std::io;
 
@@ -146,5 +148,67 @@ impl Cell for F16Bits {
         let exp = (5 + (r >> 1) % 10) as u16;
         let man = ((r >> 8) & 0x3ff) as u16;
         F16Bits(sign | exp << 10 | man)
+    }
+}
+
+/// A `bfloat16` cell: the high 16 bits of an IEEE binary32.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BF16Bits(pub u16);
+
+impl BF16Bits {
+    /// The value (exact: a bfloat16 is an `f32` with its low 16 bits zero).
+    pub fn to_f32(self) -> f32 {
+        f32::from_bits(u32::from(self.0) << 16)
+    }
+}
+
+/// Reads `bfloat16` cells from raw 2-byte cells (`<V2` or `|V2` little
+/// endian, `>V2` big endian).
+pub struct BF16Reader(bool);
+
+impl npyz::TypeRead for BF16Reader {
+    type Value = BF16Bits;
+
+    fn read_one<R: io::Read>(&self, bytes: R) -> io::Result<BF16Bits> {
+        F16Reader(self.0).read_one(bytes).map(|h| BF16Bits(h.0))
+    }
+}
+
+impl npyz::Deserialize for BF16Bits {
+    type TypeReader = BF16Reader;
+
+    fn reader(dtype: &DType) -> Result<BF16Reader, DTypeError> {
+        match dtype {
+            DType::Plain(ts) if ts.type_char() == TypeChar::RawData && ts.size_field() == 2 => {
+                Ok(BF16Reader(ts.endianness() == Endianness::Big))
+            }
+            _ => Err(DTypeError::custom(format!(
+                "expected raw 2-byte cells ('<V2', bfloat16), got {dtype:?}"
+            ))),
+        }
+    }
+}
+
+impl Cell for BF16Bits {
+    fn to_f64(self) -> f64 {
+        f64::from(self.to_f32())
+    }
+    fn le_bytes(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.0.to_le_bytes());
+    }
+    fn ne_bytes(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.0.to_ne_bytes());
+    }
+    fn from_ne(bytes: &[u8]) -> Self {
+        BF16Bits(u16::from_ne_bytes([bytes[0], bytes[1]]))
+    }
+    /// A sign, an exponent from 2^-10 to 2^-1 and a mantissa at random: a
+    /// value in (-1, 1).
+    fn random(rng: &mut SplitMix64) -> Self {
+        let r = rng.next_u64();
+        let sign = ((r & 1) as u16) << 15;
+        let exp = (117 + (r >> 1) % 10) as u16;
+        let man = ((r >> 8) & 0x7f) as u16;
+        BF16Bits(sign | exp << 7 | man)
     }
 }
