@@ -4,6 +4,7 @@ use super::axes::labels;
 use super::elementwise::with_rank;
 use super::{Attrs, R, Translator, Val};
 use crate::proto::NodeProto;
+use crate::tensor::Elem;
 
 /// A convolution or pool's window along the spatial axes.
 struct Window {
@@ -285,6 +286,7 @@ impl Translator {
             ks.join(","),
             os.join(",")
         );
+        let indices = max && node.output.get(1).is_some_and(|o| !o.is_empty());
         let y = if node.op_type.as_deref() == Some("LpPool") {
             self.lp_pool(node, &x, &kernel, &spec)?
         } else if max {
@@ -300,19 +302,110 @@ impl Translator {
         } else {
             self.average_pool(node, &x, &win, &spec)?
         };
+        if indices {
+            let i = self.pool_indices(node, &x, &y, &win, &pre)?;
+            self.bind(node, 1, with_rank(i, x.rank));
+        }
         self.bind(node, 0, with_rank(y, x.rank));
         Ok(())
+    }
+
+    /// MaxPool's Indices (onnx__MaxPool.html): the flat index in `x` (row
+    /// major; `storage_order=1`: the spatial axes column major) of each
+    /// window's maximum, the first in the window's order (onnxruntime's):
+    /// the least index among the window's cells equal to the maximum.
+    fn pool_indices(
+        &mut self,
+        node: &NodeProto,
+        x: &Val,
+        y: &Val,
+        win: &Window,
+        pre: &str,
+    ) -> R<Val> {
+        let Some(dims) = x.shape.clone() else {
+            return self.err("MaxPool's Indices output needs the input's dims, which are not known here (not supported)");
+        };
+        let s = win.kernel.len();
+        let r = dims.len();
+        let column = Attrs::of(node).int("storage_order").unwrap_or(0) == 1;
+        // Each axis's stride in the flat index.
+        let mut strides = vec![0u64; r];
+        let mut acc = 1u64;
+        let order: Vec<usize> = if column {
+            (2..r).chain([1, 0]).collect()
+        } else {
+            (0..r).rev().collect()
+        };
+        for a in order {
+            strides[a] = acc;
+            acc = match acc.checked_mul(dims[a]) {
+                Some(v) if v <= 1 << 62 => v,
+                _ => return self.err("MaxPool's input has more than 2^62 cells"),
+            };
+        }
+        let mut flat: Option<Val> = None;
+        for a in 0..r {
+            let mut bytes = Vec::new();
+            for i in 0..dims[a] {
+                bytes.extend((i * strides[a]).to_le_bytes());
+            }
+            let mut d = vec![dims[a]];
+            d.extend(std::iter::repeat_n(1, r - a - 1));
+            let t = crate::tensor::Tensor {
+                data_type: crate::proto::tensor_proto::DataType::Int64 as i32,
+                dims: d,
+                bytes,
+            };
+            let c = self.constant(&t)?;
+            flat = Some(match flat {
+                None => c,
+                Some(f) => self.binary("add", &f, &c, "...".into())?,
+            });
+        }
+        let flat = flat.unwrap_or_else(|| self.scalar(Elem::I64, 0.0));
+        let (ks, os) = (labels("k", s).join(","), labels("o", s).join(","));
+        let ins = win.input_axes().join(",");
+        // Each window's cells (plus a kernel of zeros, which sizes it).
+        // Padding: -inf values (never above a maximum), the largest index.
+        let patches = format!("{pre}{ins}; {ks} => {pre}{os},{ks}");
+        let zeros = self.fill(x.elem, &win.kernel, 0.0);
+        let vals = self.einsum(
+            &patches,
+            &[x, &zeros],
+            Some("max"),
+            Some("add"),
+            "...".into(),
+        );
+        let zeros = self.fill(Elem::I64, &win.kernel, 0.0);
+        let idx = self.einsum(
+            &patches,
+            &[&flat, &zeros],
+            Some("min"),
+            Some("add"),
+            "...".into(),
+        );
+        let ones = self.fill(x.elem, &win.kernel, 1.0);
+        let spread = format!("{pre}{os}; {ks} => {pre}{os},{ks}");
+        let ys = self.einsum(&spread, &[y, &ones], None, None, "...".into());
+        let hit = self.binary_to("eq", &vals, &ys, "...".into(), Elem::Bool)?;
+        let big = self.scalar(Elem::I64, (1u64 << 62) as f64);
+        let cand = self.ternary("where", &hit, &idx, &big, "...".into())?;
+        let least = format!("{pre}{os},{ks} => {pre}{os}");
+        Ok(self.einsum(&least, &[&cand], Some("min"), None, self.out_spec(node, 1)))
     }
 
     /// A pool's kernel: `kernel_shape`, checked, with what MaxPool and
     /// AveragePool may ask for that is not supported.
     fn pool_kernel(&self, node: &NodeProto) -> R<Vec<u64>> {
         let a = Attrs::of(node);
-        if node.output.len() > 1 && !node.output[1].is_empty() {
-            return self.err("MaxPool's Indices output is not supported");
+        if node.output.len() > 1
+            && !node.output[1].is_empty()
+            && node.op_type.as_deref() != Some("MaxPool")
+        {
+            return self.err("an Indices output is MaxPool's only");
         }
-        if a.int("storage_order").unwrap_or(0) != 0 {
-            return self.err("storage_order=1 is not supported");
+        if !matches!(a.int("storage_order").unwrap_or(0), 0 | 1) {
+            return self.err("storage_order must be 0 or 1");
         }
         let Some(k) = a.ints("kernel_shape") else {
             return self.err("'kernel_shape' is required");
