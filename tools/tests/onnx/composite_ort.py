@@ -47,6 +47,33 @@ def rand(*shape):
     return rng.standard_normal(shape).astype(F)
 
 
+# The scatter cases' own generator (the other cases' data unchanged).
+srng = np.random.default_rng(11)
+
+
+def srand(*shape):
+    return srng.standard_normal(shape).astype(F)
+
+
+def ints(shape, lo, hi):
+    return srng.integers(lo, hi, size=shape).astype(np.int64)
+
+
+def perm_idx(shape, n, axis):
+    """Indices of `shape` along `axis`, distinct along it (from `n`),
+    negative ones among them."""
+    idx = np.argsort(srng.random(shape[:axis] + (n,) + shape[axis + 1:]), axis=axis)
+    idx = np.take(idx, np.arange(shape[axis]), axis=axis)
+    return np.where(srng.random(shape) < 0.3, idx - n, idx).astype(np.int64)
+
+
+def pairs(shape, dims):
+    """`shape` index tuples into `dims` (duplicates possible), some
+    components negative."""
+    cols = [srng.integers(-d, d, size=shape) for d in dims]
+    return np.stack(cols, axis=-1).astype(np.int64)
+
+
 CASES = [
     case("slice_mixed", "Slice", (6, 40, 33), [(1, i64(2, -30, 1)), (2, i64(5, 1000, -2)),
                                                (3, i64(0, 1, 2)), (4, i64(1, 3, 2))]),
@@ -227,7 +254,44 @@ CASES = [
     case("col2im_3d", "Col2Im", (1, 2 * 8, 3 * 2 * 3), [(1, i64(4, 3, 4)), (2, i64(2, 2, 2))], opset=18),
     dict(case("dynamic_quantize", "DynamicQuantizeLinear", rand(7, 30) * 5 + 2, opset=11),
          out_elem=TensorProto.UINT8),
+    # Scatter: run-time indices (graph inputs) and constants, duplicates
+    # for the reductions (and `none`: the last write wins), negative ones.
+    case("scatter_elements_axis1", "ScatterElements", (6, 40, 8), attrs=dict(axis=1),
+         extra=[perm_idx((6, 12, 8), 40, 1), srand(6, 12, 8)], opset=18),
+    case("scatter_elements_dup_none", "ScatterElements", (6, 40, 8), attrs=dict(axis=-2),
+         extra=[ints((6, 30, 8), -40, 40), srand(6, 30, 8)], opset=18),
+    case("scatter_elements_add", "ScatterElements", (5, 9, 30), attrs=dict(axis=2, reduction="add"),
+         extra=[ints((5, 9, 50), -30, 30), srand(5, 9, 50)], opset=18),
+    case("scatter_elements_mul", "ScatterElements", (30, 7), attrs=dict(reduction="mul"),
+         extra=[ints((45, 7), -30, 30), srand(45, 7)], opset=18),
+    case("scatter_elements_max_short", "ScatterElements", (6, 40, 8), attrs=dict(axis=1, reduction="max"),
+         extra=[ints((4, 25, 5), -40, 40), srand(4, 25, 5)], opset=18),
+    case("scatter_elements_min_const", "ScatterElements", (6, 40, 8), [(1, ints((6, 25, 8), -40, 40))],
+         dict(axis=1, reduction="min"), extra=[srand(6, 25, 8)], opset=18),
+    case("scatter_elements_unknown", "ScatterElements", (6, 40, 8), attrs=dict(axis=1, reduction="add"),
+         extra=[ints((6, 20, 8), -40, 40), srand(6, 20, 8)], opset=18, via=True),
+    case("scatter_elements_unknown_none", "ScatterElements", (6, 40, 8), attrs=dict(axis=1),
+         extra=[ints((6, 20, 8), -40, 40), srand(6, 20, 8)], opset=18, via=True),
+    case("scatter_elements_int", "ScatterElements", ints((7, 30), -50, 50), attrs=dict(axis=1, reduction="add"),
+         extra=[ints((7, 40), -30, 30).astype(np.int32), ints((7, 40), -50, 50)], opset=18),
+    case("scatter_opset9", "Scatter", (20, 9), attrs=dict(axis=0), extra=[perm_idx((8, 9), 20, 0), srand(8, 9)],
+         opset=9),
+    case("scatternd_rows", "ScatterND", (30, 12, 7), extra=[perm_idx((10, 1), 30, 0), srand(10, 12, 7)],
+         opset=18),
+    case("scatternd_pairs_add", "ScatterND", (10, 12, 7), attrs=dict(reduction="add"),
+         extra=[pairs((4, 9), (10, 12)), srand(4, 9, 7)], opset=18),
+    case("scatternd_pairs_dup_none", "ScatterND", (10, 12, 7),
+         extra=[pairs((4, 9), (10, 12)), srand(4, 9, 7)], opset=18),
+    case("scatternd_elems_max", "ScatterND", (10, 12, 7), attrs=dict(reduction="max"),
+         extra=[pairs((60,), (10, 12, 7)), srand(60)], opset=18),
+    case("scatternd_mul_const", "ScatterND", (10, 12, 7), [(1, pairs((30,), (10, 12)))],
+         dict(reduction="mul"), extra=[srand(30, 7)], opset=18),
+    case("scatternd_min_unknown", "ScatterND", (10, 12, 7), attrs=dict(reduction="min"),
+         extra=[pairs((5, 8), (10, 12)), srand(5, 8, 7)], opset=18, via=True),
+    case("scatternd_one_tuple", "ScatterND", (10, 12, 7), extra=[i64(3, -2), srand(7)], opset=18),
 ]
+
+
 
 
 class Shaped:
@@ -287,6 +351,16 @@ ERRORS = [
     case("trilu_uint8", "Trilu", np.ones((3, 4), np.uint8), opset=14, expect="not supported"),
     case("pad_reflect_bool", "Pad", np.ones((3, 4), bool), [(1, i64(0, 2, 0, 2))], dict(mode="reflect"),
          expect="not supported"),
+    case("scatter_elements_index_range", "ScatterElements", (4, 5), [(1, i64(0, 5, 1, 2).reshape(1, 4))],
+         dict(axis=1), extra=[srand(1, 4)], opset=18, expect="out of range"),
+    case("scatter_elements_updates_shape", "ScatterElements", (4, 5), [(1, np.zeros((2, 3), np.int64))],
+         extra=[srand(2, 4)], opset=18, expect="differs"),
+    case("scatternd_too_many_components", "ScatterND", (4, 5), [(1, np.zeros((2, 3), np.int64))],
+         extra=[srand(2)], opset=18, expect="components"),
+    case("scatternd_updates_shape", "ScatterND", (4, 5), [(1, np.zeros((2, 1), np.int64))],
+         extra=[srand(2, 6)], opset=18, expect="updates' dims"),
+    case("scatter_reduction_bad", "ScatterElements", (4, 5), [(1, np.zeros((1, 1), np.int64))],
+         dict(reduction="sum"), extra=[srand(1, 1)], opset=18, expect="must be one of"),
 ]
 
 
