@@ -289,6 +289,13 @@ CASES = [
     case("scatternd_min_unknown", "ScatterND", (10, 12, 7), attrs=dict(reduction="min"),
          extra=[pairs((5, 8), (10, 12)), srand(5, 8, 7)], opset=18, via=True),
     case("scatternd_one_tuple", "ScatterND", (10, 12, 7), extra=[i64(3, -2), srand(7)], opset=18),
+    case("tensorscatter_linear", "TensorScatter", (3, 4, 32, 16), extra=[srand(3, 4, 5, 16), i64(0, 27, 9)],
+         opset=24),
+    case("tensorscatter_circular", "TensorScatter", (3, 4, 32, 16), attrs=dict(mode="circular"),
+         extra=[srand(3, 4, 9, 16), i64(30, 2, 27)], opset=24),
+    case("tensorscatter_axis_unknown", "TensorScatter", (3, 20, 6), attrs=dict(axis=1, mode="circular"),
+         extra=[srand(3, 7, 6), i64(15, 0, 19)], opset=24, via=True),
+    case("tensorscatter_no_indices", "TensorScatter", (2, 3, 10, 4), extra=[srand(2, 3, 10, 4)], opset=24),
 ]
 
 
@@ -361,6 +368,10 @@ ERRORS = [
          extra=[srand(2, 6)], opset=18, expect="updates' dims"),
     case("scatter_reduction_bad", "ScatterElements", (4, 5), [(1, np.zeros((1, 1), np.int64))],
          dict(reduction="sum"), extra=[srand(1, 1)], opset=18, expect="must be one of"),
+    case("tensorscatter_write_index", "TensorScatter", (2, 8, 4), [(2, i64(0, 6))], extra=[srand(2, 3, 4)],
+         opset=24, expect="write index 6"),
+    case("tensorscatter_axis_0", "TensorScatter", (2, 8, 4), attrs=dict(axis=0), extra=[srand(2, 8, 4)],
+         opset=24, expect="batch axis"),
 ]
 
 
