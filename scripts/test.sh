@@ -43,6 +43,8 @@ if onnx_data=$(.onnx-venv/bin/python -c 'import onnx, os; print(os.path.join(os.
     .onnx-venv/bin/python tools/tests/onnx/composite_ort.py target/release
     # RNN, GRU and LSTM (unrolled) against onnxruntime, every attribute.
     .onnx-venv/bin/python tools/tests/onnx/recurrent_ort.py target/release
+    # LinearAttention and CausalConvWithState (opset 27) against onnxruntime.
+    .onnx-venv/bin/python tools/tests/onnx/stateful_ort.py target/release
     # Symbolic dims and shape computations: exporter-style models with a
     # dynamic batch and sequence, each imported once and run by one
     # ocannl-run process at two or three sizes, against onnxruntime.
