@@ -40,15 +40,16 @@ impl Elem {
     ///
     /// # Errors
     ///
-    /// Types `ocannl-run` does not read and write (bf16, 8-bit and
-    /// 4-bit floats, strings, complex numbers): a message naming the type.
+    /// Types `ocannl-run` does not read and write (8-bit and 4-bit
+    /// floats, strings, complex numbers): a message naming the type.
     pub fn of_onnx(data_type: i32) -> Result<Self, String> {
         Ok(match D::try_from(data_type) {
             Ok(D::Float) => Elem::F32,
             Ok(D::Double) => Elem::F64,
             Ok(D::Float16) => Elem::F16,
-            // bf16 computes in the dialect, but NumPy has no bf16 dtype:
-            // `.npy` data for it does not load in ocannl-run.
+            // NumPy has no bf16 dtype: ocannl-run reads and writes it as
+            // raw 2-byte cells, `<V2` (docs/decisions/0049-bf16-npy.md).
+            Ok(D::Bfloat16) => Elem::BF16,
             Ok(D::Int8) => Elem::I8,
             Ok(D::Int16) => Elem::I16,
             Ok(D::Int32) => Elem::I32,

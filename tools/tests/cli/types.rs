@@ -1,8 +1,9 @@
 //! Element types through `ocannl-run` (docs/decisions/0047-unsigned-integers.md):
 //! a program of casts, comparisons, logic and `where` over `uint8`, `bool`,
-//! `int8` and `float32` `.npy` inputs (and `float16`), its outputs read back byte by byte
-//! against values computed here (ONNX's Cast, Less, And, Where semantics);
-//! and mismatched dtypes as errors with exit code 1.
+//! `int8` and `float32` `.npy` inputs (and `float16`, and `bfloat16` as
+//! `<V2`: docs/decisions/0049-bf16-npy.md), its outputs read back byte by
+//! byte against values computed here (ONNX's Cast, Less, And, Where
+//! semantics); and mismatched dtypes as errors with exit code 1.
 
 use super::{npy_bytes, run_tool, scratch};
 
@@ -147,5 +148,66 @@ fn float16_data_round_trips_through_casts() {
         .flat_map(|b| b.to_le_bytes())
         .collect();
     assert_eq!(cells(&outs[1]), neg);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bfloat16_data_round_trips_as_raw_two_byte_cells() {
+    let m = scratch(
+        "types-bf16",
+        "f.mlir",
+        r#"func.func @f(%h: !ocannl.tensor<bf16, "4">, %x: !ocannl.tensor<f32, "4">) -> (!ocannl.tensor<f32, "4">, !ocannl.tensor<bf16, "4">, !ocannl.tensor<bf16, "4">) {
+  %0 = "ocannl.cast"(%h) : (!ocannl.tensor<bf16, "4">) -> !ocannl.tensor<f32, "4">
+  %1 = "ocannl.neg"(%h) : (!ocannl.tensor<bf16, "4">) -> !ocannl.tensor<bf16, "4">
+  %2 = "ocannl.cast"(%x) : (!ocannl.tensor<f32, "4">) -> !ocannl.tensor<bf16, "4">
+  return %0, %1, %2 : !ocannl.tensor<f32, "4">, !ocannl.tensor<bf16, "4">, !ocannl.tensor<bf16, "4">
+}"#,
+    );
+    let dir = m.parent().expect("a directory").to_path_buf();
+    // 1.5, -2, the largest finite bfloat16 and the smallest subnormal, as
+    // ml_dtypes saves them: '<V2'.
+    let bits = [0x3fc0u16, 0xc000, 0x7f7f, 0x0001];
+    let le = |bits: &[u16]| -> Vec<u8> { bits.iter().flat_map(|b| b.to_le_bytes()).collect() };
+    let h = dir.join("h.npy");
+    std::fs::write(&h, npy_bytes("<V2", "(4,)", &le(&bits))).expect("write");
+    // Halfway cases round to even (0x3f80, 0x3f82), just past half rounds
+    // up, and a finite f32 past bfloat16's range rounds to infinity.
+    let x: Vec<u8> = [0x3f80_8000u32, 0x3f81_8000, 0x3f80_8001, 0x7f7f_ffff]
+        .iter()
+        .flat_map(|b| b.to_le_bytes())
+        .collect();
+    let xp = dir.join("x.npy");
+    std::fs::write(&xp, npy_bytes("<f4", "(4,)", &x)).expect("write");
+    let outs = [dir.join("a.npy"), dir.join("b.npy"), dir.join("c.npy")];
+    let s = |p: &std::path::Path| p.display().to_string();
+    let out = run_tool(&[
+        &s(&m),
+        "--inputs",
+        &s(&h),
+        &s(&xp),
+        "--outputs",
+        &s(&outs[0]),
+        &s(&outs[1]),
+        &s(&outs[2]),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let widened: Vec<f32> = bits
+        .iter()
+        .map(|&b| f32::from_bits(u32::from(b) << 16))
+        .collect();
+    assert_eq!(f32s(&cells(&outs[0])), widened);
+    let written = std::fs::read(&outs[1]).expect("an output");
+    assert!(String::from_utf8_lossy(&written[..64]).contains("'descr': '<V2'"));
+    assert_eq!(cells(&outs[1]), le(&[0xbfc0, 0x4000, 0xff7f, 0x8001]));
+    assert_eq!(cells(&outs[2]), le(&[0x3f80, 0x3f82, 0x3f81, 0x7f80]));
+    // Raw 2-byte cells for the float32 argument: an error naming both.
+    let out = run_tool(&[&s(&m), "--inputs", &s(&h), &s(&h)]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("float32") && err.contains("'<V2'"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -11,7 +11,7 @@ split sizes and gather indices as constants; the node tests pass them as
 graph inputs, so integer inputs read only in such positions become
 initializers holding the data set's values. Every other case is run with
 `ocannl-run` on its data sets and compared with the expected outputs (the
-case's rtol/atol): *passed* or *failed*. Prints a per-op table and the
+case's rtol/atol; for bfloat16 at least rtol 1e-2, atol 1e-3): *passed* or *failed*. Prints a per-op table and the
 totals; with --verbose, why each failure failed.
 
 The same runs cover the model directories the wheel ships with their data
@@ -32,8 +32,13 @@ import sys
 import tempfile
 import warnings
 
+import ml_dtypes
 import numpy as np
 import onnx
+
+# NumPy has no bfloat16: ml_dtypes' (ONNX's) saves as raw 2-byte cells, '<V2',
+# which ocannl-run reads and writes (docs/decisions/0049-bf16-npy.md).
+BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
 UNSUPPORTED = ("not supported", "are supported", "must be a constant", "needs its", "needs the input",
                "no opset of the default domain", "unknown opset")
@@ -172,11 +177,19 @@ def run_one(model, case, data_sets, bin_dir, tmp):
             if isinstance(ref, onnx.TensorProto):
                 ref = onnx.numpy_helper.to_array(ref)
             ref = np.asarray(ref)
+            rtol, atol = case.rtol, case.atol
+            if got.dtype == np.dtype("V2"):  # bfloat16, as ml_dtypes saves it
+                got = got.view(BFLOAT16)
+            if ref.dtype == BFLOAT16:
+                # 8 significant bits: one unit in the last place is 2^-7.
+                rtol, atol = max(rtol, 1e-2), max(atol, 1e-3)
             if got.shape != ref.shape:
                 return "failed", f"output {k}: shape {got.shape}, expected {ref.shape}"
             if got.dtype != ref.dtype:
                 return "failed", f"output {k}: dtype {got.dtype}, expected {ref.dtype}"
-            if not np.allclose(got, ref, rtol=case.rtol, atol=case.atol, equal_nan=True):
+            if got.dtype == BFLOAT16:
+                got, ref = got.astype(np.float32), ref.astype(np.float32)
+            if not np.allclose(got, ref, rtol=rtol, atol=atol, equal_nan=True):
                 d = np.abs(got.astype(np.float64) - ref.astype(np.float64)).max()
                 return "failed", f"output {k}: max abs diff {d}"
     return "passed", ""
