@@ -1,11 +1,12 @@
 //! ONNX the remaining ops of ONNX's operator list that compose from the
 //! dialect's ops (onnx.ai/onnx/operators): BitCast between integer types
 //! of one width, the integer products (MatMulInteger, ConvInteger,
-//! QLinearConv), Det and MelWeightMatrix.
+//! QLinearConv), Det, MaxUnpool and MelWeightMatrix.
 
 mod det;
 mod mel;
 mod quant;
+mod unpool;
 
 use super::{R, Translator, Val};
 use crate::proto::{NodeProto, attribute_proto::AttributeType as K};
@@ -18,6 +19,11 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
         "BitCast" => &[("to", K::Int)],
         "MelWeightMatrix" => &[("output_datatype", K::Int)],
         "MatMulInteger" | "Det" => &[],
+        "MaxUnpool" => &[
+            ("kernel_shape", K::Ints),
+            ("pads", K::Ints),
+            ("strides", K::Ints),
+        ],
         "ConvInteger" | "QLinearConv" => &[
             ("auto_pad", K::String),
             ("dilations", K::Ints),
@@ -50,6 +56,7 @@ impl Translator {
             "QLinearConv" => self.qlinear_conv(node)?,
             "Det" => self.det(node)?,
             "MelWeightMatrix" => self.mel_weight_matrix(node)?,
+            "MaxUnpool" => self.max_unpool(node)?,
             _ => return Ok(false),
         }
         Ok(true)
