@@ -70,33 +70,16 @@ impl Translator {
         if self.shape_value_node(node, op)? {
             return Ok(());
         }
-        if FLOAT_ONLY.contains(&op)
-            && let Some(first) = node.input.first().filter(|n| !n.is_empty())
-        {
-            let x = self.value(first)?;
-            if !x.elem.is_float() {
-                // ONNX allows 8-bit integers in MaxPool (opset 12).
-                let why = if op == "MaxPool" && matches!(x.elem, Elem::I8 | Elem::U8) {
-                    "is not supported"
-                } else {
-                    "is invalid"
-                };
-                return self.err(format!(
-                    "{op} takes floating-point tensors: input #0 of {} {why}",
-                    x.elem.mlir()
-                ));
-            }
-        }
+        self.check_float_only(node, op)?;
         let a = Attrs::of(node);
         // Opset 6 (PyTorch's old exports): `broadcast = 1` with `axis`
         // aligns the second operand at `axis` instead of at the end.
         if a.int("broadcast") == Some(1) && a.int("axis").is_some() && op != "Gemm" {
             return self.broadcast_at_axis(node, op, a.int("axis").unwrap_or(0));
         }
-        if self.empty_reduce(node, op)? {
+        if self.empty_reduce(node, op)? || self.check_empty_inputs(node, op)? {
             return Ok(());
         }
-        self.check_empty_inputs(node, op)?;
         match op {
             "Add" | "Sub" | "Mul" | "Div" | "Pow" => self.arithmetic(node, op)?,
             "Max" | "Min" | "Sum" | "Mean" => self.variadic(node, op)?,
@@ -150,6 +133,29 @@ impl Translator {
                 if !done {
                     return self.err(format!("the op {op} is not supported"));
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// The ops of [`FLOAT_ONLY`] refuse a non-float input #0 (8-bit
+    /// integers in MaxPool are valid ONNX, not supported).
+    fn check_float_only(&mut self, node: &NodeProto, op: &str) -> R<()> {
+        if FLOAT_ONLY.contains(&op)
+            && let Some(first) = node.input.first().filter(|n| !n.is_empty())
+        {
+            let x = self.value(first)?;
+            if !x.elem.is_float() {
+                // ONNX allows 8-bit integers in MaxPool (opset 12).
+                let why = if op == "MaxPool" && matches!(x.elem, Elem::I8 | Elem::U8) {
+                    "is not supported"
+                } else {
+                    "is invalid"
+                };
+                return self.err(format!(
+                    "{op} takes floating-point tensors: input #0 of {} {why}",
+                    x.elem.mlir()
+                ));
             }
         }
         Ok(())

@@ -344,45 +344,6 @@ impl Translator {
         self.slice_parts(node, &x, axis, &lay, &sizes)
     }
 
-    /// Split of an input without cells (known dims `d`): every part is
-    /// empty, a constant of its dims (`empty`).
-    fn split_empty(&mut self, node: &NodeProto, x: &Val, axis: i64, d: &[u64]) -> R<()> {
-        let r = d.len() as i64;
-        let Some(k) = Some(if axis < 0 { axis + r } else { axis }).filter(|k| (0..r).contains(k))
-        else {
-            return self.err(format!("axis {axis} is out of range for rank {r}"));
-        };
-        let n = node.output.len();
-        let at = Attrs::of(node);
-        let sizes: Vec<i64> = match at.ints("split").filter(|s| !s.is_empty()) {
-            Some(s) => s,
-            None => self.const_ints(node, 1)?.unwrap_or_else(|| {
-                // Equal parts of the axis (0 parts of 0 cells, or of a
-                // non-empty axis across which another is empty).
-                let total = d[k as usize];
-                let each = total.div_ceil(n as u64);
-                (0..n as u64)
-                    .map(|j| each.min(total.saturating_sub(j.saturating_mul(each))) as i64)
-                    .collect()
-            }),
-        };
-        let sum = sizes
-            .iter()
-            .try_fold(0u64, |acc, &s| acc.checked_add(u64::try_from(s).ok()?));
-        if sizes.len() != n || sum != Some(d[k as usize]) {
-            return self.err(format!(
-                "split sizes {sizes:?} for {n} outputs of an axis of {}",
-                d[k as usize]
-            ));
-        }
-        for (j, &s) in sizes.iter().enumerate() {
-            let mut dims = d.to_vec();
-            dims[k as usize] = s as u64;
-            self.empty_result(node, j, x.elem, &dims);
-        }
-        Ok(())
-    }
-
     /// The sizes of Split's parts, one per output of `node`, each at least
     /// 1: the `split` attribute or input, else equal parts of the axis's
     /// known size (the last one smaller when it does not divide).

@@ -26,7 +26,7 @@ fn onnx_reductions_over_empty_axes_give_their_identity() {
             "empty_reduce",
             op,
             model(op, 1, &[2, 1, 3]),
-            &[x.clone()],
+            std::slice::from_ref(&x),
             1,
         );
         assert!(
