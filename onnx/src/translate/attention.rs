@@ -285,21 +285,19 @@ impl Translator {
 
     /// `attn_mask` (input #3) as an additive bias of `elem`: a boolean one
     /// as 0 / -inf, a float one as it is; one shorter than the keys
-    /// (`kv_len`) is not supported (ONNX pads it with -inf).
+    /// (`kv_len`) padded with -inf, as ONNX says.
     fn mask_bias(&mut self, node: &NodeProto, elem: Elem, kv_len: Option<i64>) -> R<Option<Val>> {
         let zero = self.scalar(elem, 0.0);
         let minus_inf = self.scalar(elem, f64::NEG_INFINITY);
         Ok(match self.opt_input(node, 3)? {
             None => None,
             Some(m) => {
-                let last = self.dims_of_input(node, 3)?.last().cloned();
-                if let (Some(Sym::Num(l)), Some(kv)) = (last, kv_len)
-                    && l < kv
-                {
-                    return self
-                        .err("an attn_mask shorter than the keys (padded) is not supported");
-                }
-                Some(if m.elem == Elem::Bool {
+                let dims = self.dims_of_input(node, 3)?;
+                let pad = match (dims.last(), kv_len) {
+                    (Some(Sym::Num(l)), Some(kv)) if *l < kv => Some(kv - l),
+                    _ => None,
+                };
+                let bias = if m.elem == Elem::Bool {
                     let r = m.rank;
                     with_rank(
                         self.ternary("where", &m, &zero, &minus_inf, "...".into())?,
@@ -310,9 +308,34 @@ impl Translator {
                     with_rank(self.unary_to("cast", &m, "...".into(), elem), r)
                 } else {
                     m
+                };
+                Some(match pad {
+                    None => bias,
+                    Some(p) => self.pad_mask(&bias, &dims, p, elem)?,
                 })
             }
         })
+    }
+
+    /// A mask bias (dims `dims`) shorter than the keys by `p`, padded with
+    /// -inf along its last axis (onnx.ai, Attention: "padded to the total
+    /// sequence length with -inf").
+    fn pad_mask(&mut self, bias: &Val, dims: &[Sym], p: i64, elem: Elem) -> R<Val> {
+        let Some(mut known) = dims
+            .iter()
+            .map(|d| d.num().map(|n| n as u64))
+            .collect::<Option<Vec<u64>>>()
+        else {
+            return self.err(
+                "an attn_mask shorter than the keys is padded, which needs its dims (not known here; not supported)",
+            );
+        };
+        let r = known.len();
+        known[r - 1] = p as u64;
+        let fill = self.fill(elem, &known, f64::NEG_INFINITY);
+        let lay = Layout::new(&[-1], Some(r)).map_err(|m| self.error(m))?;
+        let v = self.concat_along(&lay, &[bias, &fill], "...".into());
+        Ok(with_rank(v, Some(r)))
     }
 
     /// The additive bias of `attn_mask` (input #3; a boolean one as 0 /
