@@ -43,6 +43,9 @@ if onnx_data=$(.onnx-venv/bin/python -c 'import onnx, os; print(os.path.join(os.
     .onnx-venv/bin/python tools/tests/onnx/composite_ort.py target/release
     # RNN, GRU and LSTM (unrolled) against onnxruntime, every attribute.
     .onnx-venv/bin/python tools/tests/onnx/recurrent_ort.py target/release
+    # Scan (unrolled at import) against onnxruntime: axes, directions,
+    # several states and outputs, opset 8's batched form, the errors.
+    .onnx-venv/bin/python tools/tests/onnx/scan_ort.py target/release
     # LinearAttention and CausalConvWithState (opset 27) against onnxruntime.
     .onnx-venv/bin/python tools/tests/onnx/stateful_ort.py target/release
     # Symbolic dims and shape computations: exporter-style models with a

@@ -40,6 +40,7 @@ mod norm;
 mod one_hot;
 mod ops;
 mod recurrent;
+mod scan;
 mod scatter;
 mod shape_ops;
 mod shape_values;

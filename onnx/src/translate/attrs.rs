@@ -108,7 +108,8 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
                 .or_else(|| super::shape_values::known(op))
                 .or_else(|| super::scatter::known(op))
                 .or_else(|| super::stateful::known(op))
-                .or_else(|| super::integer_ops::known(op));
+                .or_else(|| super::integer_ops::known(op))
+                .or_else(|| super::scan::known(op));
         }
     })
 }

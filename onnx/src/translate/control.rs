@@ -12,7 +12,7 @@ use crate::proto::{GraphProto, NodeProto};
 use crate::tensor::Tensor;
 
 /// A branch output: a shape value, a constant, or a translated value.
-enum Out {
+pub(super) enum Out {
     Shape(super::shape_values::sym::ShapeVal),
     Const(Tensor),
     Value(Val),
@@ -91,7 +91,7 @@ impl Translator {
 
     /// Translates a branch's initializers and nodes (they see the outer
     /// scope's names); its outputs.
-    fn branch(&mut self, g: &GraphProto) -> R<Vec<Out>> {
+    pub(super) fn branch(&mut self, g: &GraphProto) -> R<Vec<Out>> {
         for t in &g.initializer {
             let Some(name) = t.name.clone() else {
                 continue;
@@ -122,7 +122,7 @@ impl Translator {
     }
 
     /// A branch output as a value of the function.
-    fn out_value(&mut self, out: Out) -> R<Val> {
+    pub(super) fn out_value(&mut self, out: Out) -> R<Val> {
         match out {
             Out::Value(v) => Ok(v),
             Out::Shape(s) => self.materialize(&s),

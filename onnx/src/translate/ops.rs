@@ -129,7 +129,8 @@ impl Translator {
                     || self.shape_value_op(node, op)?
                     || self.scatter(node, op)?
                     || self.stateful(node, op)?
-                    || self.integer_ops(node, op)?;
+                    || self.integer_ops(node, op)?
+                    || self.scan(node, op)?;
                 if !done {
                     return self.err(format!("the op {op} is not supported"));
                 }

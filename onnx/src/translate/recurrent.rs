@@ -25,7 +25,7 @@ use act::Act;
 /// The longest sequence unrolled at import: each step is a handful of
 /// ops, so a longer one would build a module too large to compile (and a
 /// hostile length would exhaust memory before any error).
-const MAX_STEPS: i64 = 4096;
+pub(super) const MAX_STEPS: i64 = 4096;
 
 /// The attributes of the ops this module translates (see
 /// `attrs::known`); `None`: not one of them.
