@@ -41,6 +41,9 @@ if onnx_data=$(.onnx-venv/bin/python -c 'import onnx, os; print(os.path.join(os.
     # The compositions of onnx/src/translate/composite/ against onnxruntime
     # on random data and larger shapes.
     .onnx-venv/bin/python tools/tests/onnx/composite_ort.py target/release
+    # The integer ops, Det, MaxUnpool, MaxPool's Indices and the like
+    # (onnx/src/translate/integer_ops/) against onnxruntime.
+    .onnx-venv/bin/python tools/tests/onnx/integer_ort.py target/release
     # RNN, GRU and LSTM (unrolled) against onnxruntime, every attribute.
     .onnx-venv/bin/python tools/tests/onnx/recurrent_ort.py target/release
     # Scan (unrolled at import) against onnxruntime: axes, directions,
