@@ -54,6 +54,22 @@ impl Translator {
         with_rank(self.unary_to("cast", v, "...".into(), elem), r)
     }
 
+    /// Input `i` with its dims when known, else those the file records
+    /// for it (checked against the solved ones, see `bind`).
+    fn input_dims(&mut self, node: &NodeProto, i: usize) -> R<Option<Val>> {
+        let Some(mut v) = self.opt_input(node, i)? else {
+            return Ok(None);
+        };
+        if v.shape.is_none()
+            && let Some(d) = node.input.get(i).and_then(|n| self.declared.get(n))
+            && v.rank.is_none_or(|r| r == d.len())
+        {
+            v.rank = Some(d.len());
+            v.shape = Some(d.clone());
+        }
+        Ok(Some(v))
+    }
+
     /// Input `i`'s rank, where known, must be `rank` (`what` names it).
     fn check_rank(&self, v: &Val, rank: usize, what: &str) -> R<()> {
         let r = v.shape.as_ref().map(Vec::len).or(v.rank);

@@ -41,10 +41,11 @@ impl Translator {
             "silu" | "swish" => true,
             a => return self.err(format!("activation '{a}' (none, silu or swish)")),
         };
-        let x = self.input(node, 0)?;
-        let w = self.input(node, 1)?;
-        let bias = self.opt_input(node, 2)?;
-        let past = self.opt_input(node, 3)?;
+        let (Some(x), Some(w)) = (self.input_dims(node, 0)?, self.input_dims(node, 1)?) else {
+            return self.err("input and weight are required");
+        };
+        let bias = self.input_dims(node, 2)?;
+        let past = self.input_dims(node, 3)?;
         if !matches!(x.elem, Elem::F32 | Elem::F16 | Elem::BF16) {
             return self.err(format!(
                 "CausalConvWithState takes float, float16 or bfloat16 tensors, the input is {}",

@@ -289,6 +289,14 @@ impl Translator {
                 out.push(None);
                 continue;
             };
+            if let Some(d) = self.input_dims(node, i)?.and_then(|v| v.shape) {
+                let rank = if i == 3 { 4 } else { 3 };
+                if d.len() != rank {
+                    return self.err(format!("{what} must have {rank} axes, it has {}", d.len()));
+                }
+                out.push(Some(d.iter().map(|&n| Sym::Num(n as i64)).collect()));
+                continue;
+            }
             let d = self.dims_of(&name).map_err(|_| {
                 self.error(format!(
                     "LinearAttention needs the rank of {what}, which is not known here (not supported)"
