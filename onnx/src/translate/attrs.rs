@@ -100,18 +100,21 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
         ],
         "ConstantOfShape" => &[("value", Tensor)],
         "LayerNormalization" => &[("axis", Int), ("epsilon", Float), ("stash_type", Int)],
-        _ => {
-            return known_more(op)
-                .or_else(|| super::composite::known(op))
-                .or_else(|| super::recurrent::known(op))
-                .or_else(|| super::typed::known(op))
-                .or_else(|| super::shape_values::known(op))
-                .or_else(|| super::scatter::known(op))
-                .or_else(|| super::stateful::known(op))
-                .or_else(|| super::integer_ops::known(op))
-                .or_else(|| super::scan::known(op));
-        }
+        _ => return family_known(op),
     })
+}
+
+/// The tables of the op families in their own modules.
+fn family_known(op: &str) -> Option<&'static [(&'static str, K)]> {
+    known_more(op)
+        .or_else(|| super::composite::known(op))
+        .or_else(|| super::recurrent::known(op))
+        .or_else(|| super::typed::known(op))
+        .or_else(|| super::shape_values::known(op))
+        .or_else(|| super::scatter::known(op))
+        .or_else(|| super::stateful::known(op))
+        .or_else(|| super::integer_ops::known(op))
+        .or_else(|| super::scan::known(op))
 }
 
 /// [`known`]'s table for LpPool and the ops of `gather`, `arg_reduce`,
