@@ -182,6 +182,18 @@ mod tests {
         "Shape",
         "Size",
         "If",
+        "Scan",
+        "LinearAttention",
+        "CausalConvWithState",
+        "ScatterElements",
+        "ScatterND",
+        "BitCast",
+        "MatMulInteger",
+        "ConvInteger",
+        "QLinearConv",
+        "Det",
+        "MaxUnpool",
+        "MelWeightMatrix",
     ];
 
     #[test]

@@ -16,14 +16,18 @@ mod compound;
 mod elementwise;
 mod extra;
 mod functions;
+mod integer;
 mod layout;
 mod linear;
 mod norm;
 mod norms;
 mod protos;
 mod recurrent;
+mod scan;
+mod scatter;
 mod shapes;
 mod slicing;
+mod stateful;
 mod typed;
 mod window;
 
