@@ -37,10 +37,7 @@ const EXTRA: &[(&str, u32)] = &[
     ("range", 2),
     ("shape-reshape", 4),
     ("gather-run-time", 2),
-    ("scatter", 3),
-    ("stateful", 3),
     ("if", 3),
-    ("scan", 2),
     ("integer-ops", 4),
 ];
 
@@ -83,10 +80,7 @@ impl Builder<'_> {
             "range" => self.range(),
             "shape-reshape" => self.shape_reshape(),
             "gather-run-time" => self.gather_run_time(),
-            "scatter" => self.scatter(),
-            "stateful" => self.stateful(),
             "integer-ops" => self.integer_ops(),
-            "scan" => self.scan(),
             _ => self.if_node(),
         }
     }
