@@ -51,44 +51,9 @@ impl Translator {
             let z = self.scalar(Elem::I64, 0.0);
             self.check_elems("TensorScatter", &past, &z, &upd)?;
         }
-        let r = dd.len();
-        if ud.len() != r || r < 2 {
-            return self.err(format!(
-                "TensorScatter: the cache (rank {r}) and the update (rank {}) must have one rank, at least 2",
-                ud.len()
-            ));
-        }
         let axis = Attrs::of(node).int("axis").unwrap_or(-2);
-        check_axis(axis).map_err(|m| self.error(m))?;
-        let a = if axis < 0 { axis + r as i64 } else { axis };
-        if !(1..r as i64).contains(&a) {
-            return self.err(format!(
-                "TensorScatter: axis {axis} must address an axis after the batch axis of a rank-{r} cache"
-            ));
-        }
-        let a = a as usize;
-        for d in (0..r).filter(|&d| d != a) {
-            if Sym::equal(&dd[d], &ud[d]) == Some(false) {
-                return self.err(format!(
-                    "TensorScatter: the update's dim {d} ({}) differs from the cache's ({})",
-                    ud[d], dd[d]
-                ));
-            }
-        }
-        if let (Some(s), Some(l)) = (ud[a].num(), dd[a].num())
-            && s > l
-        {
-            return self.err(format!(
-                "TensorScatter: the update's {s} cells along axis {axis} exceed the cache's {l}"
-            ));
-        }
-        if has_w && (wd.len() != 1 || Sym::equal(&wd[0], &dd[0]) == Some(false)) {
-            return self.err(format!(
-                "TensorScatter: write_indices must be one index per batch entry ({}), got dims {:?}",
-                dd[0],
-                wd.iter().map(ToString::to_string).collect::<Vec<_>>()
-            ));
-        }
+        let a = self.tensor_scatter_axis(axis, &dd, &ud, has_w.then_some(&wd[..]))?;
+        let r = dd.len();
         self.check_write_indices(node, &dd[a], &ud[a], circular)?;
         // The offset into the update of each cache position.
         let pos = self.positions(&[dd[a].clone()]);
@@ -143,6 +108,57 @@ impl Translator {
         );
         self.bind(node, 0, with_rank(v, Some(r)));
         Ok(())
+    }
+
+    /// The addressed axis (after the batch axis), the ranks and dims
+    /// checked: the update's and the write indices' against the cache's.
+    fn tensor_scatter_axis(
+        &self,
+        axis: i64,
+        dd: &[Sym],
+        ud: &[Sym],
+        wd: Option<&[Sym]>,
+    ) -> R<usize> {
+        let r = dd.len();
+        if ud.len() != r || r < 2 {
+            return self.err(format!(
+                "TensorScatter: the cache (rank {r}) and the update (rank {}) must have one rank, at least 2",
+                ud.len()
+            ));
+        }
+        check_axis(axis).map_err(|m| self.error(m))?;
+        let a = if axis < 0 { axis + r as i64 } else { axis };
+        if !(1..r as i64).contains(&a) {
+            return self.err(format!(
+                "TensorScatter: axis {axis} must address an axis after the batch axis of a rank-{r} cache"
+            ));
+        }
+        let a = a as usize;
+        for d in (0..r).filter(|&d| d != a) {
+            if Sym::equal(&dd[d], &ud[d]) == Some(false) {
+                return self.err(format!(
+                    "TensorScatter: the update's dim {d} ({}) differs from the cache's ({})",
+                    ud[d], dd[d]
+                ));
+            }
+        }
+        if let (Some(s), Some(l)) = (ud[a].num(), dd[a].num())
+            && s > l
+        {
+            return self.err(format!(
+                "TensorScatter: the update's {s} cells along axis {axis} exceed the cache's {l}"
+            ));
+        }
+        if let Some(wd) = wd
+            && (wd.len() != 1 || Sym::equal(&wd[0], &dd[0]) == Some(false))
+        {
+            return self.err(format!(
+                "TensorScatter: write_indices must be one index per batch entry ({}), got dims {:?}",
+                dd[0],
+                wd.iter().map(ToString::to_string).collect::<Vec<_>>()
+            ));
+        }
+        Ok(a)
     }
 
     /// Constant write indices: each from 0 to `L - S` (linear) or `L - 1`
