@@ -182,6 +182,8 @@ mod tests {
         "Shape",
         "Size",
         "If",
+        "ScatterElements",
+        "ScatterND",
         "BitCast",
         "MatMulInteger",
         "ConvInteger",

@@ -23,6 +23,7 @@ mod norm;
 mod norms;
 mod protos;
 mod recurrent;
+mod scatter;
 mod shapes;
 mod slicing;
 mod typed;

@@ -37,6 +37,7 @@ const EXTRA: &[(&str, u32)] = &[
     ("range", 2),
     ("shape-reshape", 4),
     ("gather-run-time", 2),
+    ("scatter", 3),
     ("if", 3),
     ("integer-ops", 4),
 ];
@@ -80,6 +81,7 @@ impl Builder<'_> {
             "range" => self.range(),
             "shape-reshape" => self.shape_reshape(),
             "gather-run-time" => self.gather_run_time(),
+            "scatter" => self.scatter(),
             "integer-ops" => self.integer_ops(),
             _ => self.if_node(),
         }
