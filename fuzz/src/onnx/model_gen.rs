@@ -23,9 +23,11 @@ mod norm;
 mod norms;
 mod protos;
 mod recurrent;
+mod scan;
 mod scatter;
 mod shapes;
 mod slicing;
+mod stateful;
 mod typed;
 mod window;
 

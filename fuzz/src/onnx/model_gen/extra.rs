@@ -38,7 +38,9 @@ const EXTRA: &[(&str, u32)] = &[
     ("shape-reshape", 4),
     ("gather-run-time", 2),
     ("scatter", 3),
+    ("stateful", 3),
     ("if", 3),
+    ("scan", 2),
     ("integer-ops", 4),
 ];
 
@@ -82,7 +84,9 @@ impl Builder<'_> {
             "shape-reshape" => self.shape_reshape(),
             "gather-run-time" => self.gather_run_time(),
             "scatter" => self.scatter(),
+            "stateful" => self.stateful(),
             "integer-ops" => self.integer_ops(),
+            "scan" => self.scan(),
             _ => self.if_node(),
         }
     }
