@@ -58,8 +58,11 @@ CONST_POSITIONS |= {("Slice", 1), ("Slice", 2), ("Slice", 3), ("Slice", 4), ("Pa
                     ("AffineGrid", 1), ("Col2Im", 1), ("Col2Im", 2)}
 # Axes, and recurrent layers' sequence lengths (checked against the input's).
 CONST_POSITIONS |= {("CumSum", 1), ("CumProd", 1), ("OneHot", 1), ("RNN", 4), ("GRU", 4), ("LSTM", 4)}
+# MelWeightMatrix is a constant of its (constant) inputs.
+CONST_POSITIONS |= {("MelWeightMatrix", 0), ("MelWeightMatrix", 1), ("MelWeightMatrix", 2)}
 # Float inputs read as constants (Resize's roi and scales, Upsample's scales).
-FLOAT_CONST_POSITIONS = {("Resize", 1), ("Resize", 2), ("Upsample", 1), ("OneHot", 1)}
+FLOAT_CONST_POSITIONS = {("Resize", 1), ("Resize", 2), ("Upsample", 1), ("OneHot", 1),
+                         ("MelWeightMatrix", 3), ("MelWeightMatrix", 4)}
 
 
 def inline_constants(model, inputs):
