@@ -78,8 +78,14 @@ impl Translator {
         Ok(true)
     }
 
-    /// The `reduction` attribute.
+    /// The `reduction` attribute (from opset 16).
     fn reduction(&self, node: &NodeProto) -> R<Reduction> {
+        if self.opset < 16 && Attrs::of(node).string("reduction").is_some() {
+            return self.err(format!(
+                "the attribute 'reduction' is defined from opset 16 (the model's is {})",
+                self.opset
+            ));
+        }
         Ok(
             match Attrs::of(node)
                 .string("reduction")
@@ -143,9 +149,10 @@ impl Translator {
 
     /// ONNX ScatterElements (and Scatter, its opset-9 name): `out[..,
     /// indices[.., i, ..], ..] = updates[.., i, ..]` along `axis`. An
-    /// axis other than `axis` where the indices are shorter than the data
-    /// (both known) is addressed by position too; one of unknown size is
-    /// shared (equal sizes, as shape inference then checks).
+    /// axis other than `axis` where the indices are not known to be as
+    /// long as the data (shorter, or sizes not known to be equal) is
+    /// addressed by position too (a comparison of two ranges); the others
+    /// are shared.
     fn scatter_elements(&mut self, node: &NodeProto, op: &str) -> R<()> {
         let reduction = self.reduction(node)?;
         let ([data, idx, upd], [dd, id, ud]) = self.scatter_inputs(node, op)?;
@@ -172,17 +179,18 @@ impl Translator {
                 ));
             }
         }
-        // Which non-axis axes the indices cover only in part.
+        // Which non-axis axes the indices may cover only in part (not
+        // known to be the data's size): addressed by position.
         let mut short = vec![false; r];
         for d in (0..r).filter(|&d| d != a) {
-            if let (Some(i), Some(n)) = (id[d].num(), dd[d].num()) {
-                if i > n {
-                    return self.err(format!(
-                        "{op}: the indices' dim {d} ({i}) exceeds the data's ({n})"
-                    ));
-                }
-                short[d] = i < n;
+            if let (Some(i), Some(n)) = (id[d].num(), dd[d].num())
+                && i > n
+            {
+                return self.err(format!(
+                    "{op}: the indices' dim {d} ({i}) exceeds the data's ({n})"
+                ));
             }
+            short[d] = Sym::equal(&id[d], &dd[d]) != Some(true);
         }
         if let (true, Some(n)) = (self.known_input(node, 1), dd[a].num())
             && let Some(t) = self.const_input(node, 1)?

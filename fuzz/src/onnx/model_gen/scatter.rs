@@ -16,8 +16,12 @@ impl Builder<'_> {
         }
     }
 
-    /// A reduction attribute the opset allows (none: absent or "none").
+    /// A reduction attribute the opset allows (none: absent or "none";
+    /// the attribute exists from opset 16).
     fn scatter_reduction(&mut self) -> Option<&'static str> {
+        if self.opset < 16 {
+            return None;
+        }
         let mut all = vec!["none"];
         if self.opset >= 16 {
             all.extend(["add", "mul"]);
