@@ -105,21 +105,8 @@ impl Translator {
             }
             other => return self.err(format!("auto_pad='{other}' is not supported")),
         }
-        if a.int("ceil_mode").unwrap_or(0) == 1 {
-            // Rounding up: as if the end were padded by stride - 1 more.
-            // (ONNX also drops a last window that would start in the end
-            // padding; with the padding below the kernel that cannot happen.)
-            for i in 0..s {
-                if pads[i].1.saturating_add(strides[i]) > kernel[i] {
-                    return self.err(
-                        "ceil_mode with padding of at least the kernel size is not supported",
-                    );
-                }
-                pads[i].1 += strides[i] - 1;
-            }
-        }
         let ceil_extra = if a.int("ceil_mode").unwrap_or(0) == 1 {
-            strides.iter().map(|st| st - 1).collect()
+            self.ceil_pads(x, &kernel, (&strides, &dilations), &mut pads)?
         } else {
             vec![0; s]
         };
@@ -130,6 +117,57 @@ impl Translator {
             pads,
             ceil_extra,
         })
+    }
+
+    /// `ceil_mode`: the end padding each axis needs for the windows that
+    /// rounding up adds (added to `pads`; returned per axis). ONNX rounds
+    /// the window count up, then drops a last window that would start in
+    /// the end padding: with the input's dims known, the padding is exactly
+    /// what the kept windows reach; otherwise `stride - 1`, which holds
+    /// while the end padding stays below the kernel.
+    fn ceil_pads(
+        &self,
+        x: &Val,
+        kernel: &[u64],
+        (strides, dilations): (&[u64], &[u64]),
+        pads: &mut [(u64, u64)],
+    ) -> R<Vec<u64>> {
+        let s = kernel.len();
+        let dims = x
+            .shape
+            .as_ref()
+            .and_then(|d| d.len().checked_sub(s).map(|l| &d[l..]));
+        let mut extra = Vec::with_capacity(s);
+        for i in 0..s {
+            let span = (kernel[i] - 1)
+                .saturating_mul(dilations[i])
+                .saturating_add(1);
+            let (lo, hi) = pads[i];
+            let e = match dims {
+                Some(d) => {
+                    let whole = d[i].saturating_add(lo).saturating_add(hi);
+                    if whole < span {
+                        0
+                    } else {
+                        let mut out = (whole - span).div_ceil(strides[i]) + 1;
+                        if (out - 1).saturating_mul(strides[i]) >= d[i].saturating_add(lo) {
+                            out -= 1;
+                        }
+                        ((out - 1).saturating_mul(strides[i]).saturating_add(span))
+                            .saturating_sub(whole)
+                    }
+                }
+                None if hi.saturating_add(strides[i]) > kernel[i] => {
+                    return self.err(
+                        "ceil_mode with padding of at least the kernel size needs the input's dims, which are not known here (not supported)",
+                    );
+                }
+                None => strides[i] - 1,
+            };
+            pads[i].1 = hi.saturating_add(e);
+            extra.push(e);
+        }
+        Ok(extra)
     }
 
     /// ONNX Conv: `Y[n, m, o...] = sum_{c, k...} X[n, g*Cg + c, s*o + d*k - lo...]
