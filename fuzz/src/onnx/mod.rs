@@ -183,6 +183,7 @@ mod tests {
         "Size",
         "If",
         "Scan",
+        "QLinearMatMul",
         "LinearAttention",
         "CausalConvWithState",
         "ScatterElements",

@@ -1,7 +1,7 @@
 //! ONNX the remaining ops of ONNX's operator list that compose from the
 //! dialect's ops (onnx.ai/onnx/operators): BitCast between integer types
 //! of one width, the integer products (MatMulInteger, ConvInteger,
-//! QLinearConv), Det, MaxUnpool and MelWeightMatrix.
+//! QLinearConv, QLinearMatMul), Det, MaxUnpool and MelWeightMatrix.
 
 mod det;
 mod mel;
@@ -18,7 +18,7 @@ pub(super) fn known(op: &str) -> Option<&'static [(&'static str, K)]> {
     Some(match op {
         "BitCast" => &[("to", K::Int)],
         "MelWeightMatrix" => &[("output_datatype", K::Int)],
-        "MatMulInteger" | "Det" => &[],
+        "MatMulInteger" | "QLinearMatMul" | "Det" => &[],
         "MaxUnpool" => &[
             ("kernel_shape", K::Ints),
             ("pads", K::Ints),
@@ -54,6 +54,7 @@ impl Translator {
             "MatMulInteger" => self.matmul_integer(node)?,
             "ConvInteger" => self.conv_integer(node)?,
             "QLinearConv" => self.qlinear_conv(node)?,
+            "QLinearMatMul" => self.qlinear_matmul(node)?,
             "Det" => self.det(node)?,
             "MelWeightMatrix" => self.mel_weight_matrix(node)?,
             "MaxUnpool" => self.max_unpool(node)?,

@@ -19,7 +19,7 @@ const UINT32: i32 = D::Uint32 as i32;
 
 impl Builder<'_> {
     pub(super) fn integer_ops(&mut self) -> bool {
-        match self.rng.index(10) {
+        match self.rng.index(11) {
             0 => self.pow_mixed(),
             1 => self.bitcast(),
             2 => self.matmul_integer(),
@@ -29,6 +29,7 @@ impl Builder<'_> {
             6 => self.dropout_mask(),
             7 => self.batchnorm_training(),
             8 => self.mel_weight_matrix(),
+            9 => self.qlinear_matmul(),
             _ => self.qlinear_conv(),
         }
     }
@@ -116,6 +117,33 @@ impl Builder<'_> {
             inputs.push(self.init_int(&[n], elem, &d));
         }
         let p = self.aux("MatMulInteger", inputs, vec![]);
+        let out = self.cast(p, FLOAT);
+        let mut s = shape[..shape.len() - 1].to_vec();
+        s.push(n);
+        self.join(out, s);
+        true
+    }
+
+    /// QLinearMatMul of an 8-bit value by a constant, per-column scales
+    /// and zero points for B.
+    fn qlinear_matmul(&mut self) -> bool {
+        let elem = *self.rng.pick(&[INT8, UINT8]);
+        let lo = if elem == INT8 { -8.0 } else { 0.0 };
+        let Some((a, shape)) = self.small_ints(|s| s.len() >= 2, lo, 8.0, elem) else {
+            return false;
+        };
+        let k = shape[shape.len() - 1];
+        let n = self.rng.range(1, 6) as i64;
+        let data = self.ints(k * n, lo as i64, 8);
+        let b = self.init_int(&[k, n], elem, &data);
+        let a_scale = self.init_f32(&[], 0.5, 0.5);
+        let za = self.init_int(&[], elem, &[1]);
+        let b_scale = self.init_f32(&[n], 0.25, 1.0);
+        let zb = self.init_int(&[n], elem, &vec![0; n as usize]);
+        let y_scale = self.init_f32(&[], 2.0, 2.0);
+        let zy = self.init_int(&[], elem, &[3]);
+        let inputs = vec![a, a_scale, za, b, b_scale, zb, y_scale, zy];
+        let p = self.aux("QLinearMatMul", inputs, vec![]);
         let out = self.cast(p, FLOAT);
         let mut s = shape[..shape.len() - 1].to_vec();
         s.push(n);

@@ -1,7 +1,7 @@
-//! ONNX MatMulInteger, ConvInteger and QLinearConv: the products of 8-bit
-//! integers less their zero points, accumulated in i32 (MatMul's and
-//! Conv's translations over the i32 operands); QLinearConv requantizes
-//! the result (`round_half_even(acc * x_scale * w_scale / y_scale) +
+//! ONNX MatMulInteger, ConvInteger, QLinearConv and QLinearMatMul: the
+//! products of 8-bit integers less their zero points, accumulated in i32
+//! (MatMul's and Conv's translations over the i32 operands); the QLinear
+//! ops requantize the result (`round_half_even(acc * x_scale * w_scale / y_scale) +
 //! y_zero_point`, saturated).
 
 use super::super::{R, Translator, Val, dims_spec};
@@ -186,5 +186,78 @@ impl Translator {
         let y = self.unary_to("cast", &q, self.out_spec(node, 0), out);
         self.bind(node, 0, y);
         Ok(())
+    }
+
+    /// ONNX QLinearMatMul (onnx__QLinearMatMul.html): `(a - a_zero_point) @
+    /// (b - b_zero_point)` in i32, times `a_scale * b_scale / y_scale`
+    /// (computed in the scales' type, f32 or f16, as ONNX's reference
+    /// does), plus `y_zero_point`, rounded half to even and saturated; the
+    /// product is formed in f64, as NumPy's promotion of i32 by a float
+    /// scale does. `a`'s scale and zero point are scalars or per row, `b`'s
+    /// scalars or per column.
+    pub(super) fn qlinear_matmul(&mut self, node: &NodeProto) -> R<()> {
+        let a = self.input(node, 0)?;
+        let (a_scale, za) = (self.input(node, 1)?, self.opt_input(node, 2)?);
+        let b = self.input(node, 3)?;
+        let (b_scale, zb) = (self.input(node, 4)?, self.opt_input(node, 5)?);
+        let (y_scale, zy) = (self.input(node, 6)?, self.opt_input(node, 7)?);
+        let f = a_scale.elem;
+        if !matches!(f, Elem::F32 | Elem::F16) || b_scale.elem != f || y_scale.elem != f {
+            return self.err("the scales must be f32 or f16, all of one type");
+        }
+        if Self::cells(&y_scale) != Some(1) {
+            return self.err("y_scale must be a scalar");
+        }
+        let out = zy.as_ref().map_or(a.elem, |z| z.elem);
+        if !eight_bit(out) {
+            return self.err(format!("an output of {} (not supported)", out.mlir()));
+        }
+        let m = a
+            .shape
+            .as_ref()
+            .and_then(|d| d.len().checked_sub(2).map(|i| d[i]));
+        let n = b.shape.as_ref().and_then(|d| d.last().copied());
+        let ai = self.centred(&a, za, m, 1)?;
+        let bi = self.centred(&b, zb, n, 0)?;
+        let mut fake = self.with_inputs(node, vec![Some(ai), Some(bi)]);
+        let acc_name = format!("\u{2}{}", self.next);
+        fake.output = vec![acc_name.clone()];
+        self.matmul(&fake)?;
+        let acc = self.value(&acc_name)?;
+        let a_scale = self.per_axis(a_scale, m, 1, "a_scale")?;
+        let b_scale = self.per_axis(b_scale, n, 0, "b_scale")?;
+        let s = self.binary("mul", &a_scale, &b_scale, "...".into())?;
+        let s = self.binary("div", &s, &y_scale, "...".into())?;
+        let s = self.unary_to("cast", &s, "...".into(), Elem::F64);
+        let accf = self.unary_to("cast", &acc, "...".into(), Elem::F64);
+        let q = self.binary("mul", &accf, &s, "...".into())?;
+        let y = self.requantize(node, q, zy, out)?;
+        self.bind(node, 0, y);
+        Ok(())
+    }
+
+    /// `q + y_zero_point` rounded half to even, saturated to `out` (i8 or
+    /// u8) and converted to it (in `q`'s float type).
+    fn requantize(&mut self, node: &NodeProto, q: Val, zy: Option<Val>, out: Elem) -> R<Val> {
+        let f = q.elem;
+        let mut q = q;
+        if let Some(z) = zy {
+            if Self::cells(&z) != Some(1) {
+                return self.err("y_zero_point must be a scalar");
+            }
+            let zf = self.unary_to("cast", &z, "...".into(), f);
+            q = self.binary("add", &q, &zf, "...".into())?;
+        }
+        let q = self.unary("round", &q, "...".into());
+        let (lo, hi) = if out == Elem::I8 {
+            (-128.0, 127.0)
+        } else {
+            (0.0, 255.0)
+        };
+        let lo = self.scalar(f, lo);
+        let hi = self.scalar(f, hi);
+        let q = self.binary("max", &q, &lo, "...".into())?;
+        let q = self.binary("min", &q, &hi, "...".into())?;
+        Ok(self.unary_to("cast", &q, self.out_spec(node, 0), out))
     }
 }
