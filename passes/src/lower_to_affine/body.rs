@@ -347,6 +347,11 @@ impl<'c, 'a> Body<'c, 'a> {
             result = last;
         }
         let (buf, dims) = self.result_buffer(result, "result", loc)?;
+        if dims.contains(&0) {
+            // A result without cells: nothing to compute, and no nest (a
+            // GPU kernel could not take the empty buffer: `boundary_type`).
+            return Ok(());
+        }
         let schedule = &self.schedules[&(op.to_raw().ptr as usize)];
         let em = Emitter {
             target: Target::of(schedule),
