@@ -156,36 +156,34 @@ impl Translator {
         }
         let (xi, wi) = self.conv_operands(&x, zx, &w, zw)?;
         let wd = wi.shape.clone().unwrap_or_default();
-        let mut fake = self.with_inputs(node, vec![Some(xi), Some(wi), bias]);
-        let acc_name = format!("\u{2}{}", self.next);
-        fake.output = vec![acc_name.clone()];
-        self.conv(&fake)?;
-        let acc = self.value(&acc_name)?;
+        let acc = self.integer_product(node, vec![Some(xi), Some(wi), bias], true)?;
         let accf = self.unary_to("cast", &acc, "...".into(), f);
         let ws = self.per_axis(ws, wd.first().copied(), wd.len() - 2, "w_scale")?;
         let m = self.binary("mul", &xs, &ws, "...".into())?;
         let m = self.binary("div", &m, &ys, "...".into())?;
         let q = self.binary("mul", &accf, &m, "...".into())?;
-        let mut q = self.unary("round", &q, "...".into());
-        if let Some(z) = zy {
-            if Self::cells(&z) != Some(1) {
-                return self.err("y_zero_point must be a scalar");
-            }
-            let zf = self.unary_to("cast", &z, "...".into(), f);
-            q = self.binary("add", &q, &zf, "...".into())?;
-        }
-        let (lo, hi) = if out == Elem::I8 {
-            (-128.0, 127.0)
-        } else {
-            (0.0, 255.0)
-        };
-        let lo = self.scalar(f, lo);
-        let hi = self.scalar(f, hi);
-        let q = self.binary("max", &q, &lo, "...".into())?;
-        let q = self.binary("min", &q, &hi, "...".into())?;
-        let y = self.unary_to("cast", &q, self.out_spec(node, 0), out);
+        let y = self.requantize(node, q, zy, (out, true))?;
         self.bind(node, 0, y);
         Ok(())
+    }
+
+    /// The i32 product of `node` over `inputs` (its Conv's, `conv`, else
+    /// its MatMul's translation, on a copy of the node).
+    fn integer_product(
+        &mut self,
+        node: &NodeProto,
+        inputs: Vec<Option<Val>>,
+        conv: bool,
+    ) -> R<Val> {
+        let mut fake = self.with_inputs(node, inputs);
+        let acc_name = format!("\u{2}{}", self.next);
+        fake.output = vec![acc_name.clone()];
+        if conv {
+            self.conv(&fake)?;
+        } else {
+            self.matmul(&fake)?;
+        }
+        self.value(&acc_name)
     }
 
     /// ONNX QLinearMatMul (onnx__QLinearMatMul.html): `(a - a_zero_point) @
@@ -219,11 +217,7 @@ impl Translator {
         let n = b.shape.as_ref().and_then(|d| d.last().copied());
         let ai = self.centred(&a, za, m, 1)?;
         let bi = self.centred(&b, zb, n, 0)?;
-        let mut fake = self.with_inputs(node, vec![Some(ai), Some(bi)]);
-        let acc_name = format!("\u{2}{}", self.next);
-        fake.output = vec![acc_name.clone()];
-        self.matmul(&fake)?;
-        let acc = self.value(&acc_name)?;
+        let acc = self.integer_product(node, vec![Some(ai), Some(bi)], false)?;
         let a_scale = self.per_axis(a_scale, m, 1, "a_scale")?;
         let b_scale = self.per_axis(b_scale, n, 0, "b_scale")?;
         let s = self.binary("mul", &a_scale, &b_scale, "...".into())?;
@@ -231,16 +225,28 @@ impl Translator {
         let s = self.unary_to("cast", &s, "...".into(), Elem::F64);
         let accf = self.unary_to("cast", &acc, "...".into(), Elem::F64);
         let q = self.binary("mul", &accf, &s, "...".into())?;
-        let y = self.requantize(node, q, zy, out)?;
+        let y = self.requantize(node, q, zy, (out, false))?;
         self.bind(node, 0, y);
         Ok(())
     }
 
-    /// `q + y_zero_point` rounded half to even, saturated to `out` (i8 or
-    /// u8) and converted to it (in `q`'s float type).
-    fn requantize(&mut self, node: &NodeProto, q: Val, zy: Option<Val>, out: Elem) -> R<Val> {
+    /// `q` requantized to `out` (i8 or u8) in its float type: rounded half
+    /// to even and `y_zero_point` added (`round_first`: in that order, as
+    /// QLinearConv; else the zero point first, as ONNX's QLinearMatMul
+    /// reference), saturated and converted.
+    fn requantize(
+        &mut self,
+        node: &NodeProto,
+        q: Val,
+        zy: Option<Val>,
+        (out, round_first): (Elem, bool),
+    ) -> R<Val> {
         let f = q.elem;
-        let mut q = q;
+        let mut q = if round_first {
+            self.unary("round", &q, "...".into())
+        } else {
+            q
+        };
         if let Some(z) = zy {
             if Self::cells(&z) != Some(1) {
                 return self.err("y_zero_point must be a scalar");
@@ -248,7 +254,9 @@ impl Translator {
             let zf = self.unary_to("cast", &z, "...".into(), f);
             q = self.binary("add", &q, &zf, "...".into())?;
         }
-        let q = self.unary("round", &q, "...".into());
+        if !round_first {
+            q = self.unary("round", &q, "...".into());
+        }
         let (lo, hi) = if out == Elem::I8 {
             (-128.0, 127.0)
         } else {
