@@ -100,27 +100,21 @@ impl Builder<'_> {
 
     fn matmul_integer(&mut self) -> bool {
         let elem = *self.rng.pick(&[INT8, UINT8]);
-        let lo = if elem == INT8 { -8.0 } else { 0.0 };
-        let Some((a, shape)) = self.small_ints(|s| s.len() >= 2, lo, 8.0, elem) else {
+        let Some((a, b, n, shape)) = self.matmul8(elem) else {
             return false;
         };
-        let k = shape[shape.len() - 1];
-        let n = self.rng.range(1, 6) as i64;
-        let data = self.ints(k * n, lo as i64, 8);
-        let b = self.init_int(&[k, n], elem, &data);
         let mut inputs = vec![a, b];
         if self.rng.chance(0.6) {
             // (onnxruntime takes one zero point for A, not one per row.)
-            let d = self.ints(1, lo as i64, 3);
+            let lo = if elem == INT8 { -8 } else { 0 };
+            let d = self.ints(1, lo, 3);
             inputs.push(self.init_int(&[], elem, &d));
-            let d = self.ints(n, lo as i64, 3);
+            let d = self.ints(n, lo, 3);
             inputs.push(self.init_int(&[n], elem, &d));
         }
         let p = self.aux("MatMulInteger", inputs, vec![]);
         let out = self.cast(p, FLOAT);
-        let mut s = shape[..shape.len() - 1].to_vec();
-        s.push(n);
-        self.join(out, s);
+        self.join(out, shape);
         true
     }
 
@@ -128,14 +122,9 @@ impl Builder<'_> {
     /// and zero points for B.
     fn qlinear_matmul(&mut self) -> bool {
         let elem = *self.rng.pick(&[INT8, UINT8]);
-        let lo = if elem == INT8 { -8.0 } else { 0.0 };
-        let Some((a, shape)) = self.small_ints(|s| s.len() >= 2, lo, 8.0, elem) else {
+        let Some((a, b, n, shape)) = self.matmul8(elem) else {
             return false;
         };
-        let k = shape[shape.len() - 1];
-        let n = self.rng.range(1, 6) as i64;
-        let data = self.ints(k * n, lo as i64, 8);
-        let b = self.init_int(&[k, n], elem, &data);
         let a_scale = self.init_f32(&[], 0.5, 0.5);
         let za = self.init_int(&[], elem, &[1]);
         let b_scale = self.init_f32(&[n], 0.25, 1.0);
@@ -145,10 +134,22 @@ impl Builder<'_> {
         let inputs = vec![a, a_scale, za, b, b_scale, zb, y_scale, zy];
         let p = self.aux("QLinearMatMul", inputs, vec![]);
         let out = self.cast(p, FLOAT);
-        let mut s = shape[..shape.len() - 1].to_vec();
-        s.push(n);
-        self.join(out, s);
+        self.join(out, shape);
         true
+    }
+
+    /// An 8-bit value `a` of rank at least 2 and a constant `b` `[k, n]`
+    /// to multiply it by: `(a, b, n, the product's shape)`.
+    fn matmul8(&mut self, elem: i32) -> Option<(String, String, i64, Vec<i64>)> {
+        let lo = if elem == INT8 { -8.0 } else { 0.0 };
+        let (a, shape) = self.small_ints(|s| s.len() >= 2, lo, 8.0, elem)?;
+        let k = shape[shape.len() - 1];
+        let n = self.rng.range(1, 6) as i64;
+        let data = self.ints(k * n, lo as i64, 8);
+        let b = self.init_int(&[k, n], elem, &data);
+        let mut out = shape[..shape.len() - 1].to_vec();
+        out.push(n);
+        Some((a, b, n, out))
     }
 
     /// An 8-bit input `[n, c, h, w]` and weight `[m, c, k, k]`, the
