@@ -13,8 +13,6 @@ Usage: composite_ort.py BIN_DIR [--only SUBSTRING ...]
 Exit 1 when any case fails.
 """
 import argparse
-import os
-import subprocess
 import sys
 import tempfile
 
@@ -24,6 +22,7 @@ import onnxruntime as ort
 
 ort.set_default_logger_severity(3)
 from onnx import TensorProto, helper, numpy_helper
+from ort_harness import import_model, import_rejects, run_ocannl
 
 F = np.float32
 
@@ -418,22 +417,13 @@ def run_case(c, bin_dir, tmp):
     feeds = {"X": x, **{f"e{j}": a for j, a in enumerate(c["extra"])}}
     want = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(
         None, feeds)[0]
-    path, mlir = os.path.join(tmp, "m.onnx"), os.path.join(tmp, "m.mlir")
-    onnx.save(m, path)
-    r = subprocess.run([f"{bin_dir}/ocannl-import-onnx", path, "--erase-shapes", "-o", mlir],
-                       capture_output=True, text=True)
+    mlir, r = import_model(bin_dir, m, tmp)
     if r.returncode:
         return f"import: {r.stderr.strip()[-400:]}"
-    npys = []
-    for k, a in enumerate([x, *c["extra"]]):
-        npys.append(os.path.join(tmp, f"in{k}.npy"))
-        np.save(npys[-1], a)
-    out = os.path.join(tmp, "out.npy")
-    r = subprocess.run([f"{bin_dir}/ocannl-run", mlir, "--threads", "1", "--outputs", out,
-                        "--inputs", *npys], capture_output=True, text=True)
-    if r.returncode:
-        return f"run: {r.stderr.strip()[-400:]}"
-    got = np.load(out)
+    gots, why = run_ocannl(bin_dir, mlir, [x, *c["extra"]], 1, tmp)
+    if why:
+        return why
+    got = gots[0]
     if got.shape != want.shape:
         return f"shape {got.shape}, onnxruntime {want.shape}"
     if not np.allclose(got, want, rtol=1e-4, atol=1e-5, equal_nan=True):
@@ -444,13 +434,7 @@ def run_case(c, bin_dir, tmp):
 def error_case(c, bin_dir, tmp):
     """None when the import fails as expected."""
     x = c["x"] if isinstance(c["x"], np.ndarray) else Shaped(c["x"])
-    path = os.path.join(tmp, "m.onnx")
-    onnx.save(model_of(c, x), path)
-    r = subprocess.run([f"{bin_dir}/ocannl-import-onnx", path, "--erase-shapes", "-o",
-                        os.path.join(tmp, "m.mlir")], capture_output=True, text=True)
-    if r.returncode != 1 or "panicked" in r.stderr or c["expect"] not in r.stderr:
-        return f"exit {r.returncode}: {r.stderr.strip()[-300:]}"
-    return None
+    return import_rejects(bin_dir, model_of(c, x), c["expect"], tmp)
 
 
 def main():

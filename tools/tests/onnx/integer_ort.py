@@ -14,8 +14,6 @@ Usage: integer_ort.py BIN_DIR [--only SUBSTRING ...]
 Exit 1 when any case fails.
 """
 import argparse
-import os
-import subprocess
 import sys
 import tempfile
 
@@ -25,6 +23,7 @@ import onnxruntime as ort
 
 ort.set_default_logger_severity(3)
 from onnx import TensorProto, helper, numpy_helper
+from ort_harness import import_model, import_rejects, run_ocannl
 
 F = np.float32
 rng = np.random.default_rng(5)
@@ -199,25 +198,13 @@ def run_case(c, bin_dir, tmp):
     m, arrays, names = model_of(c)
     feeds = {i.name: a for i, a in zip(m.graph.input, arrays)}
     want = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)
-    path, mlir = os.path.join(tmp, "m.onnx"), os.path.join(tmp, "m.mlir")
-    onnx.save(m, path)
-    r = subprocess.run([f"{bin_dir}/ocannl-import-onnx", path, "--erase-shapes", "-o", mlir],
-                       capture_output=True, text=True)
+    mlir, r = import_model(bin_dir, m, tmp)
     if r.returncode:
         return f"import: {r.stderr.strip()[-400:]}"
-    npys = []
-    for k, a in enumerate(arrays):
-        npys.append(os.path.join(tmp, f"in{k}.npy"))
-        np.save(npys[-1], a)
-    outs = [os.path.join(tmp, f"out{i}.npy") for i in range(len(want))]
-    cmd = [f"{bin_dir}/ocannl-run", mlir, "--threads", "1", "--outputs", *outs]
-    if npys:
-        cmd += ["--inputs", *npys]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode:
-        return f"run: {r.stderr.strip()[-400:]}"
-    for i, w in enumerate(want):
-        got = np.load(outs[i])
+    gots, why = run_ocannl(bin_dir, mlir, arrays, len(want), tmp)
+    if why:
+        return why
+    for i, (got, w) in enumerate(zip(gots, want)):
         if got.shape != w.shape or got.dtype != w.dtype:
             return f"output {i}: {got.dtype}{got.shape}, onnxruntime {w.dtype}{w.shape}"
         if w.dtype.kind == "f":
@@ -232,13 +219,7 @@ def run_case(c, bin_dir, tmp):
 
 def error_case(c, bin_dir, tmp):
     """None when the import fails as expected."""
-    path = os.path.join(tmp, "m.onnx")
-    onnx.save(model_of(c)[0], path)
-    r = subprocess.run([f"{bin_dir}/ocannl-import-onnx", path, "--erase-shapes", "-o",
-                        os.path.join(tmp, "m.mlir")], capture_output=True, text=True)
-    if r.returncode != 1 or "panicked" in r.stderr or c["expect"] not in r.stderr:
-        return f"exit {r.returncode}: {r.stderr.strip()[-300:]}"
-    return None
+    return import_rejects(bin_dir, model_of(c)[0], c["expect"], tmp)
 
 
 def main():

@@ -15,8 +15,6 @@ Usage: recurrent_ort.py BIN_DIR [--only SUBSTRING ...]
 Exit 1 when any case fails.
 """
 import argparse
-import os
-import subprocess
 import sys
 import tempfile
 
@@ -26,6 +24,7 @@ import onnxruntime as ort
 
 ort.set_default_logger_severity(3)
 from onnx import TensorProto, helper, numpy_helper
+from ort_harness import import_model, run_ocannl
 
 F = np.float32
 GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
@@ -179,11 +178,7 @@ def run_case(c, bin_dir, tmp):
     if c["via"]:
         feeds = {("Xt" if n == "X" else n): (a.transpose(1, 0, 2) if n == "X" else a)
                  for n, a in feeds.items()}
-    path, mlir = os.path.join(tmp, "m.onnx"), os.path.join(tmp, "m.mlir")
-    onnx.save(m, path)
-    erase = ["--erase-shapes"] if c["via"] in (False, "erased") else []
-    r = subprocess.run([f"{bin_dir}/ocannl-import-onnx", path, *erase, "-o", mlir],
-                       capture_output=True, text=True)
+    mlir, r = import_model(bin_dir, m, tmp, erase=c["via"] in (False, "erased"))
     if c["error"]:
         if r.returncode and c["error"] in r.stderr and "not supported" in r.stderr:
             return None
@@ -194,17 +189,10 @@ def run_case(c, bin_dir, tmp):
         want = reference(c, vals, outs, feeds)
     except Exception as e:  # noqa: BLE001 (onnxruntime's refusal is the case's result)
         return f"onnxruntime: {str(e).strip()[-300:]}"
-    npys = []
-    for k, (n, a) in enumerate(feeds.items()):
-        npys.append(os.path.join(tmp, f"in{k}.npy"))
-        np.save(npys[-1], a)
-    got_files = [os.path.join(tmp, f"out{j}.npy") for j in range(len(outs))]
-    r = subprocess.run([f"{bin_dir}/ocannl-run", mlir, "--threads", "1", "--outputs", *got_files,
-                        "--inputs", *npys], capture_output=True, text=True)
-    if r.returncode:
-        return f"run: {r.stderr.strip()[-400:]}"
-    for name, f, w in zip(outs, got_files, want):
-        got = np.load(f)
+    gots, why = run_ocannl(bin_dir, mlir, list(feeds.values()), len(outs), tmp)
+    if why:
+        return why
+    for name, got, w in zip(outs, gots, want):
         if got.shape != w.shape:
             return f"{name}: shape {got.shape}, onnxruntime {w.shape}"
         if not np.allclose(got, w, rtol=1e-4, atol=1e-5):

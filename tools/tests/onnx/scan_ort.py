@@ -12,17 +12,15 @@ and every output compared with onnxruntime (rtol 1e-4, atol 1e-5).
 Usage: scan_ort.py BIN_DIR
 Exit 1 when any case fails.
 """
-import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
-import onnx
 import onnxruntime as ort
 
 ort.set_default_logger_severity(3)
 from onnx import TensorProto, helper, numpy_helper
+from ort_harness import import_model, import_rejects, run_ocannl
 
 F = np.float32
 rng = np.random.default_rng(5)
@@ -113,35 +111,21 @@ CASES = [
 ]
 
 
-def run(bin_dir, name, make, error, tmp):
+def run(bin_dir, make, error, tmp):
     model, feeds = make()
-    path = os.path.join(tmp, f"{name}.onnx")
-    onnx.save(model, path)
-    mlir = path[:-5] + ".mlir"
-    imp = subprocess.run([os.path.join(bin_dir, "ocannl-import-onnx"), path, "-o", mlir],
-                         capture_output=True, text=True)
     if error is not None:
-        if imp.returncode == 1 and error in imp.stderr and "panicked" not in imp.stderr:
-            return None
-        return f"expected an import error with {error!r}, got exit {imp.returncode}: {imp.stderr[-400:]}"
+        why = import_rejects(bin_dir, model, error, tmp, erase=False)
+        return None if why is None else f"expected an import error with {error!r}, got {why}"
+    mlir, imp = import_model(bin_dir, model, tmp, erase=False)
     if imp.returncode != 0:
         return f"import failed: {imp.stderr[-600:]}"
-    names = [i.name for i in model.graph.input]
-    ins, outs = [], []
-    for k in names:
-        p = os.path.join(tmp, f"{name}_{k}.npy")
-        np.save(p, feeds[k])
-        ins.append(p)
-    for o in model.graph.output:
-        outs.append(os.path.join(tmp, f"{name}_out_{o.name}.npy"))
-    r = subprocess.run([os.path.join(bin_dir, "ocannl-run"), mlir, "--inputs", *ins,
-                        "--outputs", *outs], capture_output=True, text=True)
-    if r.returncode != 0:
-        return f"ocannl-run failed: {r.stderr[-600:]}"
+    arrays = [feeds[i.name] for i in model.graph.input]
+    gots, why = run_ocannl(bin_dir, mlir, arrays, len(model.graph.output), tmp)
+    if why:
+        return why
     want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]) \
         .run(None, feeds)
-    for o, p, w in zip(model.graph.output, outs, want):
-        got = np.load(p)
+    for o, got, w in zip(model.graph.output, gots, want):
         if got.shape != w.shape or not np.allclose(got, w, rtol=1e-4, atol=1e-5):
             err = np.max(np.abs(got - w)) if got.shape == w.shape else "shape"
             return f"output {o.name}: {got.shape} vs {w.shape}, max abs diff {err}"
@@ -153,7 +137,7 @@ def main():
     failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         for name, make, error in CASES:
-            why = run(bin_dir, name, make, error, tmp)
+            why = run(bin_dir, make, error, tmp)
             print(f"{name:<28} {'ok' if why is None else 'FAILED: ' + why}")
             failed += why is not None
     print(f"scan_ort: {len(CASES) - failed} of {len(CASES)} cases pass")

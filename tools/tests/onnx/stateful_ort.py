@@ -19,8 +19,6 @@ Usage: stateful_ort.py BIN_DIR [--only SUBSTRING ...]
 Exit 1 when any case fails.
 """
 import argparse
-import os
-import subprocess
 import sys
 import tempfile
 
@@ -29,6 +27,7 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
+from ort_harness import import_model, run_ocannl
 
 ort.set_default_logger_severity(3)
 F = np.float32
@@ -154,10 +153,7 @@ def reference(m, feeds):
 
 def run_case(c, bin_dir, tmp):
     m, outs, feeds = model_of(c)
-    path, mlir = os.path.join(tmp, "m.onnx"), os.path.join(tmp, "m.mlir")
-    onnx.save(m, path)
-    res = subprocess.run([f"{bin_dir}/ocannl-import-onnx", path, "--erase-shapes", "-o", mlir],
-                         capture_output=True, text=True)
+    mlir, res = import_model(bin_dir, m, tmp)
     if c["error"]:
         if res.returncode and c["error"] in res.stderr:
             return None
@@ -166,17 +162,10 @@ def run_case(c, bin_dir, tmp):
         return f"import: {res.stderr.strip()[-400:]}"
     want, by = reference(m, feeds)
     c["by"] = by
-    npys = []
-    for k, a in enumerate(feeds.values()):
-        npys.append(os.path.join(tmp, f"in{k}.npy"))
-        np.save(npys[-1], a)
-    got_files = [os.path.join(tmp, f"out{j}.npy") for j in range(len(outs))]
-    res = subprocess.run([f"{bin_dir}/ocannl-run", mlir, "--threads", "1", "--outputs", *got_files,
-                          "--inputs", *npys], capture_output=True, text=True)
-    if res.returncode:
-        return f"run: {res.stderr.strip()[-400:]}"
-    for name, f, w in zip(outs, got_files, want):
-        got = np.load(f)
+    gots, why = run_ocannl(bin_dir, mlir, list(feeds.values()), len(outs), tmp)
+    if why:
+        return why
+    for name, got, w in zip(outs, gots, want):
         if got.shape != w.shape:
             return f"{name}: shape {got.shape}, {by} {w.shape}"
         if not np.allclose(got, w, rtol=1e-4, atol=1e-5):
