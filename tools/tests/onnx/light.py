@@ -23,11 +23,12 @@ import tempfile
 
 import numpy as np
 import onnx
-from onnx import helper, numpy_helper, shape_inference
+from onnx import numpy_helper, shape_inference
+
+from light_weights import DATA, dummy, randomized  # the seeded random weights, shared with tools/bench/onnx_models.py
 
 BIN = sys.argv[1]
 ONLY = sys.argv[2:]
-DATA = os.path.join(os.path.dirname(onnx.__file__), "backend/test/data/light")
 RTOL, ATOL = 1e-3, 1e-4
 
 
@@ -36,12 +37,6 @@ def run(cmd):
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)}: exit {r.returncode}\n{r.stderr[-2000:]}")
     return r.stdout
-
-
-def dummy(vi):
-    shape = tuple(d.dim_value if d.HasField("dim_value") else 1 for d in vi.type.tensor_type.shape.dim)
-    n = int(np.prod(shape))
-    return (np.arange(n).reshape(shape) / n).astype(np.float32)
 
 
 LOC = re.compile(r'-> \(?!ocannl\.tensor<\w+, "([^"]*)">\)? loc\(".*":(\d+):1\)')
@@ -74,47 +69,6 @@ def onnx_shapes(model):
 
 def close(a, b):
     return a.shape == b.shape and np.allclose(a, b, rtol=RTOL, atol=ATOL)
-
-
-def randomized(model, rng):
-    """ConstantOfShape fills → random graph inputs; the softmax input → an
-    extra output. Returns (model, {name: array})."""
-    g = model.graph
-    consts = {t.name: numpy_helper.to_array(t) for t in g.initializer}
-    variances = {n.input[4] for n in g.node if n.op_type == "BatchNormalization"}
-    arrays, keep = {}, []
-    for n in g.node:
-        if n.op_type != "ConstantOfShape":
-            keep.append(n)
-            continue
-        shape = tuple(int(d) for d in consts[n.input[0]])
-        if n.output[0] in variances:
-            a = rng.uniform(0.5, 1.5, shape)
-        else:
-            fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else 1
-            a = rng.standard_normal(shape) / np.sqrt(fan_in)
-        arrays[n.output[0]] = a.astype(np.float32)
-    del g.node[:]
-    g.node.extend(keep)
-    # The fills' shape constants go; the fills become inputs (replacing the
-    # inputs listed for them, if any).
-    names = set(arrays)
-    inputs = [i for i in g.input if i.name not in names]
-    del g.input[:]
-    g.input.extend(inputs)
-    for name, a in arrays.items():
-        g.input.append(helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, a.shape))
-    used = {i for n in g.node for i in n.input}
-    inits = [t for t in g.initializer if t.name in used]
-    del g.initializer[:]
-    g.initializer.extend(inits)
-    inputs = [i for i in g.input if i.name in used or i.name in {o.name for o in g.output}]
-    del g.input[:]
-    g.input.extend(inputs)
-    soft = [n for n in g.node if n.op_type == "Softmax"]
-    if soft:
-        g.output.append(helper.make_empty_tensor_value_info(soft[-1].input[0]))
-    return model, arrays
 
 
 def check_model(path, tmp, rng):
