@@ -51,6 +51,7 @@ if onnx_data=$(.onnx-venv/bin/python -c 'import onnx, os; print(os.path.join(os.
     .onnx-venv/bin/python tools/tests/onnx/scan_ort.py target/release
     # LinearAttention and CausalConvWithState (opset 27) against onnxruntime.
     .onnx-venv/bin/python tools/tests/onnx/stateful_ort.py target/release
+    .onnx-venv/bin/python tools/tests/onnx/fold_ort.py target/release  # BatchNormalization, Mul, Add folded into Conv/Gemm/MatMul weights
     # Symbolic dims and shape computations: exporter-style models with a
     # dynamic batch and sequence, each imported once and run by one
     # ocannl-run process at two or three sizes, against onnxruntime.

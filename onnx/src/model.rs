@@ -297,7 +297,7 @@ fn producers(graph: &GraphProto) -> Result<HashMap<&str, Option<usize>>, ImportE
 
 /// The names the subgraphs of `node`'s attributes (an `If`'s branches)
 /// read without defining them: values of the enclosing scope.
-fn outer_references(node: &NodeProto) -> Vec<String> {
+pub(crate) fn outer_references(node: &NodeProto) -> Vec<String> {
     let mut refs = Vec::new();
     for a in &node.attribute {
         for g in a.g.iter().chain(&a.graphs) {

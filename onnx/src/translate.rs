@@ -32,6 +32,7 @@ mod cumulative;
 mod elementwise;
 mod emit;
 mod empty;
+mod fold;
 mod gather;
 mod integer_ops;
 mod losses;
@@ -70,6 +71,10 @@ pub struct Options {
     /// The model's file name, for the ops' locations (`loc("FILE, node
     /// 'NAME' (OP)":N:1)`, `N` the node's position in the file, from 1).
     pub source: String,
+    /// Import per-channel affine ops after convolutions and matrix
+    /// products as they are, instead of folding them into the weights
+    /// (`translate/fold.rs`).
+    pub no_fold: bool,
 }
 
 /// Translates a checked model to MLIR text: one `func.func @main`.
@@ -126,15 +131,31 @@ pub fn translate(model: &Model, opts: &Options) -> Result<String, ImportError> {
         t.consts.insert((*name).to_owned(), tensor);
     }
     let args = arguments(&mut t, g, &inits, &opts.erase_inputs)?;
+    let plan = if opts.no_fold {
+        fold::Plan::default()
+    } else {
+        let rank = |name: &str| {
+            let arg = t.values.get(name).and_then(|v| v.rank);
+            arg.or_else(|| t.ranks.get(name).copied())
+        };
+        fold::plan(g, &t.consts, &rank)
+    };
+    t.consts.extend(plan.consts);
     for (i, node) in g.nodes.iter().enumerate() {
-        t.node = Some(NodeRef {
-            index: g.file_index[i],
-            name: node.name.clone().unwrap_or_default(),
-            op_type: node.op_type.clone().unwrap_or_default(),
-        });
-        t.translate_node(node)?;
-        if let Some(m) = t.mixed.take() {
-            return Err(t.error(m));
+        if plan.removed.contains(&i) {
+            continue;
+        }
+        let nodes = plan.replaced.get(&i).map_or(std::slice::from_ref(node), Vec::as_slice);
+        for node in nodes {
+            t.node = Some(NodeRef {
+                index: g.file_index[i],
+                name: node.name.clone().unwrap_or_default(),
+                op_type: node.op_type.clone().unwrap_or_default(),
+            });
+            t.translate_node(node)?;
+            if let Some(m) = t.mixed.take() {
+                return Err(t.error(m));
+            }
         }
     }
     t.node = None;

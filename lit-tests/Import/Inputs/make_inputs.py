@@ -92,3 +92,32 @@ save(helper.make_graph(
     initializer=[helper.make_tensor("w", F, [8, 8], [0.0] * 64),
                  ints("zero", [0]), ints("two", [2]), ints("heads", [2, 4]),
                  ints("minus1", [-1])]), "shape-subgraph.onnx")
+
+# Per-channel affine ops after convolutions (fold-batchnorm.mlir), on x
+# (1, 1, 2, 2): 'conv1' (2 channels, 1x1, bias) then 'bn1' folds (scale /
+# sqrt(var + 1) = [1, 3]: W' = [1, 6], B' = (B - mean) * s + bias = [1, -2]);
+# 'conv3' then a Mul and an Add of [C, 1, 1] constants folds (W' = [3, 10],
+# B' = [4, 6]); 'conv2''s result is read by 'bn2' and 'relu2': nothing folds.
+def f32(name, dims, vals):
+    return helper.make_tensor(name, F, dims, vals)
+
+
+save(helper.make_graph(
+    [helper.make_node("Conv", ["x", "w", "b"], ["c1"], name="conv1"),
+     helper.make_node("BatchNormalization", ["c1", "scale", "bias", "mean", "var"], ["y1"],
+                      epsilon=1.0, name="bn1"),
+     helper.make_node("Conv", ["x", "w"], ["c2"], name="conv2"),
+     helper.make_node("BatchNormalization", ["c2", "scale", "bias", "mean", "var"], ["y2"],
+                      epsilon=1.0, name="bn2"),
+     helper.make_node("Relu", ["c2"], ["z2"], name="relu2"),
+     helper.make_node("Conv", ["x", "w"], ["c3"], name="conv3"),
+     helper.make_node("Mul", ["c3", "k"], ["m3"], name="mul3"),
+     helper.make_node("Add", ["k1", "m3"], ["y3"], name="add3")],
+    "fold_batchnorm", [vi("x", [1, 1, 2, 2])],
+    [vi("y1", [1, 2, 2, 2]), vi("y2", [1, 2, 2, 2]), vi("z2", [1, 2, 2, 2]),
+     vi("y3", [1, 2, 2, 2])],
+    initializer=[f32("w", [2, 1, 1, 1], [1.0, 2.0]), f32("b", [2], [0.5, -1.0]),
+                 f32("scale", [2], [2.0, 3.0]), f32("bias", [2], [1.0, 1.0]),
+                 f32("mean", [2], [0.5, 0.0]), f32("var", [2], [3.0, 0.0]),
+                 f32("k", [2, 1, 1], [3.0, 5.0]), f32("k1", [2, 1, 1], [4.0, 6.0])]),
+    "fold-batchnorm.onnx")

@@ -9,20 +9,7 @@ use crate::tensor::{Elem, Tensor};
 impl Translator {
     /// ONNX Constant: its tensor, by the output's name.
     pub(super) fn constant_node(&mut self, node: &NodeProto) -> R<()> {
-        let a = Attrs::of(node);
-        let t = if let Some(t) = a.tensor("value") {
-            Tensor::decode(t).map_err(|m| self.error(m))?
-        } else if let Some(f) = a.float("value_float") {
-            float_tensor(&[], &[f])
-        } else if let Some(fs) = Attrs::of(node).floats("value_floats") {
-            float_tensor(&[fs.len() as u64], &fs)
-        } else if let Some(i) = a.int("value_int") {
-            int_tensor(&[], &[i])
-        } else if let Some(is) = a.ints("value_ints") {
-            int_tensor(&[is.len() as u64], &is)
-        } else {
-            return self.err("Constant needs a value");
-        };
+        let t = constant_value(node).map_err(|m| self.error(m))?;
         if let Some(name) = node.output.first() {
             self.consts.insert(name.clone(), t);
         }
@@ -98,6 +85,24 @@ impl Translator {
         self.bind(node, 0, out);
         Ok(())
     }
+}
+
+/// A Constant node's tensor (`value`, `value_float(s)`, `value_int(s)`).
+pub(super) fn constant_value(node: &NodeProto) -> Result<Tensor, String> {
+    let a = Attrs::of(node);
+    Ok(if let Some(t) = a.tensor("value") {
+        Tensor::decode(t)?
+    } else if let Some(f) = a.float("value_float") {
+        float_tensor(&[], &[f])
+    } else if let Some(fs) = a.floats("value_floats") {
+        float_tensor(&[fs.len() as u64], &fs)
+    } else if let Some(i) = a.int("value_int") {
+        int_tensor(&[], &[i])
+    } else if let Some(is) = a.ints("value_ints") {
+        int_tensor(&[is.len() as u64], &is)
+    } else {
+        return Err("Constant needs a value".into());
+    })
 }
 
 fn float_tensor(dims: &[u64], v: &[f32]) -> Tensor {

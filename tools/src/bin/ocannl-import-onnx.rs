@@ -2,7 +2,7 @@
 //! ocannl dialect (the translation is `ocannl_onnx::translate`).
 //!
 //! ```text
-//! ocannl-import-onnx MODEL.onnx [-o OUT.mlir] [--erase-shapes] [--erase-input-shapes A,B]
+//! ocannl-import-onnx MODEL.onnx [-o OUT.mlir] [--erase-shapes] [--erase-input-shapes A,B] [--no-fold]
 //! ```
 //!
 //! Exit codes: 0 success, 1 a file that cannot be read or imported (the
@@ -37,6 +37,11 @@ struct Cli {
     /// their uses (comma-separated names).
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     erase_input_shapes: Vec<String>,
+    /// Keep BatchNormalization and per-channel Mul and Add after a
+    /// convolution or matrix product as ops of their own, instead of
+    /// folding them into its constant weights and bias.
+    #[arg(long)]
+    no_fold: bool,
 }
 
 /// mimalloc: the solver and the IR translation allocate many small,
@@ -71,6 +76,7 @@ fn main() -> ExitCode {
         erase_shapes: cli.erase_shapes,
         erase_inputs: cli.erase_input_shapes,
         source,
+        no_fold: cli.no_fold,
     };
     let text = match translate(&model, &opts) {
         Ok(t) => t,
