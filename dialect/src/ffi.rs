@@ -32,12 +32,13 @@ mod shim;
 mod types;
 
 pub use attributes::{
-    Elements, affine_map_attr, affine_map_value, elements, float_value, integer_set_attr,
-    integer_value, is_dense_elements, reshape_dense, string_value, symbol_ref_value,
+    Elements, affine_map_attr, affine_map_value, dense_from_bytes, dense_raw_bytes, elements,
+    float_value, integer_set_attr, integer_value, is_dense_elements, reshape_dense, string_value,
+    symbol_ref_value,
 };
 pub use ops::{
-    Select, clone_op, collect_ops, erase_op, op_name, set_attribute, set_discardable_attribute,
-    string_attr,
+    Select, clone_op, collect_ops, erase_op, op_name, replace_uses_of_with, set_attribute,
+    set_discardable_attribute, string_attr,
 };
 pub use shim::register_raw;
 pub(crate) use shim::{

@@ -139,7 +139,7 @@ func.func @residual(%x: !ocannl.tensor<f32, "4,16">, %y: !ocannl.tensor<f32, "4,
 // CHECK-LABEL: func.func @broadcast_consumer(
 // CHECK-SAME: attributes {ocannl.intermediate_bytes = 64 : i64}
 // CHECK: math.exp
-// CHECK-NEXT: affine.store
+// CHECK-NEXT: affine.vector_store
 // CHECK: arith.mulf
 func.func @not_fused(%x: !ocannl.tensor<f32, "16">) -> !ocannl.tensor<f32, "...|...->..."> {
   %e = "ocannl.exp"(%x) : (!ocannl.tensor<f32, "16">) -> !ocannl.tensor<f32, "...|...->...">

@@ -5,7 +5,7 @@
 use melior::ir::{Type, TypeLike, Value, ValueLike, r#type::MemRefType};
 use ocannl_dialect::{ir, types::TensorType, types::shape_spec};
 
-use crate::compute::Compute;
+use crate::{compute::Compute, layout};
 use ocannl_shape::projection::{cell_count, memory_dims};
 
 /// The kind of a supported element type.
@@ -101,6 +101,27 @@ pub(crate) fn buffer_type<'c>(
     let shape: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
     Ok((
         MemRefType::new(ir::signless(elem), &shape, None, None).into(),
+        dims,
+        bytes,
+    ))
+}
+
+/// The buffer of value `v` (an op result or argument): [`buffer_type`]
+/// with its dims in the order of the producer's layout
+/// ([`crate::layout`]).
+pub(crate) fn value_buffer<'c>(
+    v: Value<'c, '_>,
+    what: &str,
+) -> Result<(Type<'c>, Vec<u64>, u64), String> {
+    let (mty, dims, bytes) = buffer_type(v.r#type(), what)?;
+    let Some(perm) = layout::of_value(v, dims.len()) else {
+        return Ok((mty, dims, bytes));
+    };
+    let dims = layout::permute(&dims, &perm);
+    let shape: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+    let elem = ir::shaped_element(mty).expect("a memref");
+    Ok((
+        MemRefType::new(elem, &shape, None, None).into(),
         dims,
         bytes,
     ))

@@ -30,6 +30,7 @@ mod ffi;
 pub mod infer_projections;
 pub mod infer_shapes;
 pub mod lower_to_affine;
+mod layout;
 mod op_logic;
 pub mod pass;
 pub mod pipelines;

@@ -95,13 +95,17 @@ pub fn affine_to_llvm_threads(threads: usize) -> String {
 
 /// [`INFERRED_TO_AFFINE`] with the outermost parallel loop of each nest as
 /// `affine.parallel`.
-pub const INFERRED_TO_AFFINE_PARALLEL: &str =
-    "ocannl-infer-projections,ocannl-plan-schedule{parallel=true},ocannl-lower-to-affine";
+pub const INFERRED_TO_AFFINE_PARALLEL: &str = "ocannl-infer-projections,ocannl-plan-schedule{parallel=true vector-bytes=host},ocannl-lower-to-affine";
 
 /// The part of [`TO_AFFINE`] after shape inference: projections and the
 /// lowering to affine loops (for tools that read the inferred signature in
 /// between, such as `ocannl-run`; [`AFFINE_TO_LLVM`] follows it).
-pub const INFERRED_TO_AFFINE: &str = inferred_to_affine!();
+/// Plans for the host's vector width (`vector-bytes=host`), as code
+/// compiled for the host (the JIT, `--emit`) wants; the named pipelines
+/// keep the pass's fixed default, so that their output does not depend on
+/// the machine.
+pub const INFERRED_TO_AFFINE: &str =
+    "ocannl-infer-projections,ocannl-plan-schedule{vector-bytes=host},ocannl-lower-to-affine";
 
 /// From ocannl ops to the LLVM dialect, ready for `mlir-translate
 /// --mlir-to-llvmir` or `ocannl-run`: [`TO_AFFINE`] then [`AFFINE_TO_LLVM`].

@@ -4,9 +4,9 @@
 //! (vector lanes, register block, cache tiles, packing, the parallel loop:
 //! `choose.rs`) or plain loops; on the GPU a grid or a tiled matrix
 //! product; and the fusion groups (pointwise consumers computed as the
-//! epilogue of their producer's nest: `fusion.rs`). `ocannl-lower-to-affine`
-//! obeys what it writes. This is where layout and convolution decisions
-//! belong.
+//! epilogue of their producer's nest: `fusion.rs`). Before any of these,
+//! the layouts of the intermediates (`ocannl.layout`, `layouts.rs`).
+//! `ocannl-lower-to-affine` obeys what it writes.
 //!
 //! Runs after `ocannl-infer-projections` (it reads `ocannl.indexing_maps`:
 //! a loop-nest op without them gets plain loops, which the lowering then
@@ -17,6 +17,7 @@
 
 mod choose;
 mod fusion;
+mod layouts;
 mod target;
 #[cfg(test)]
 mod tests;
@@ -91,6 +92,7 @@ fn plan_function<'c>(ctx: &'c Context, target: &Target, func: OperationRef<'c, '
         next = op.next_in_block();
         ops.push(op);
     }
+    layouts::choose_layouts(ctx, target, block, &ops);
     let returned: Vec<Value<'c, '_>> = block
         .terminator()
         .map(|t| t.operands().collect())

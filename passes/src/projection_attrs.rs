@@ -16,6 +16,7 @@
 //! are not of the forms above, or that would store outside the result, are
 //! errors (the attributes may be hand-written).
 
+use crate::layout;
 use melior::{
     Context,
     ir::{
@@ -278,6 +279,9 @@ pub(crate) fn read_projections(
     }
     let mut decoded = Vec::with_capacity(maps.len());
     let all: Vec<usize> = (0..product_space.len()).collect();
+    // The maps are canonical; the dims and the indices returned follow the
+    // operands' and the result's layouts (`crate::layout`).
+    let layouts = operand_layouts(op, operand_dims, result_dims)?;
     for (k, dims) in operand_dims
         .iter()
         .map(Vec::as_slice)
@@ -289,8 +293,15 @@ pub(crate) fn read_projections(
         } else {
             format!("operand #{k}'s map")
         };
+        let perm = layouts[k].as_deref();
+        let canonical = perm.map_or_else(|| dims.to_vec(), |p| layout::unpermute(dims, p));
         let map = maps.element(k).ok().and_then(ir::affine_map_value);
-        let indices = read_map(map, &all, &product_space, dims, &what).map_err(|m| bad(&m))?;
+        let indices =
+            read_map(map, &all, &product_space, &canonical, &what).map_err(|m| bad(&m))?;
+        let indices = match perm {
+            Some(p) => layout::permute(&indices, p),
+            None => indices,
+        };
         let empty = product_space.contains(&0);
         if k == operand_dims.len() && !empty {
             // Stores must stay inside the result; reads outside an operand
@@ -307,6 +318,23 @@ pub(crate) fn read_projections(
         result,
         components,
     }))
+}
+
+/// The layouts of `op`'s operands and result (`None`: canonical), the
+/// operands' read from their producers.
+fn operand_layouts(
+    op: OperationRef<'_, '_>,
+    operand_dims: &[Vec<u64>],
+    result_dims: &[u64],
+) -> Result<Vec<Option<Vec<usize>>>, String> {
+    let mut out: Vec<Option<Vec<usize>>> = op
+        .operands()
+        .zip(operand_dims)
+        .map(|(v, d)| layout::of_value(v, d.len()))
+        .collect();
+    out.resize(operand_dims.len(), None);
+    out.push(layout::of_op(op, result_dims.len())?);
+    Ok(out)
 }
 
 /// The product space and blocks `ocannl-infer-projections` attached to a

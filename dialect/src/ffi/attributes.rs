@@ -161,6 +161,55 @@ pub fn reshape_dense<'c>(
     (!raw.ptr.is_null()).then(|| unsafe { Attribute::from_raw(raw) })
 }
 
+/// The raw bytes of a dense elements attribute that is no splat, with
+/// elements of a whole number of bytes (`bytes_per_cell` each): `None`
+/// otherwise (`i1` data is bit-packed).
+pub fn dense_raw_bytes(attr: Attribute<'_>, bytes_per_cell: usize) -> Option<Vec<u8>> {
+    let info = elements(attr)?;
+    if !is_dense_elements(attr) || info.splat.is_some() || info.count == 0 {
+        return None;
+    }
+    let width = super::types::bit_width(info.elem)? as usize;
+    if width % 8 != 0 || width / 8 != bytes_per_cell {
+        return None;
+    }
+    let len = usize::try_from(info.count)
+        .ok()?
+        .checked_mul(bytes_per_cell)?;
+    // SAFETY: a dense elements attribute that is no splat, of elements of
+    // `bytes_per_cell` bytes each (checked above): its raw data holds
+    // `count * bytes_per_cell` bytes, alive as long as the context; they
+    // are copied out before returning.
+    unsafe {
+        let data = mlir_sys::mlirDenseElementsAttrGetRawData(attr.to_raw()).cast::<u8>();
+        if data.is_null() {
+            return None;
+        }
+        Some(std::slice::from_raw_parts(data, len).to_vec())
+    }
+}
+
+/// A dense elements attribute of the ranked tensor type `shape` x `elem`
+/// holding `bytes` (row-major cells of `elem`'s width, a whole number of
+/// bytes each); `None` when the sizes disagree.
+pub fn dense_from_bytes<'c>(shape: &[i64], elem: Type<'c>, bytes: &[u8]) -> Option<Attribute<'c>> {
+    let width = super::types::bit_width(elem)? as usize;
+    let cells = shape
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(usize::try_from(d).ok()?))?;
+    if width % 8 != 0 || cells.checked_mul(width / 8)? != bytes.len() {
+        return None;
+    }
+    let ty = ranked_tensor_type(shape, elem)?;
+    // SAFETY: a static tensor type whose cells take exactly `bytes.len()`
+    // bytes (checked above); MLIR copies the buffer.
+    let raw = unsafe {
+        mlir_sys::mlirDenseElementsAttrRawBufferGet(ty.to_raw(), bytes.len(), bytes.as_ptr().cast())
+    };
+    // SAFETY: null-checked before wrapping.
+    (!raw.ptr.is_null()).then(|| unsafe { Attribute::from_raw(raw) })
+}
+
 /// `affine_map<...>` as an attribute.
 pub fn affine_map_attr(map: AffineMap<'_>) -> Attribute<'_> {
     // SAFETY: a live affine map; the attribute is uniqued in its context.

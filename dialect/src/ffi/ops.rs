@@ -5,7 +5,7 @@
 use melior::{
     StringRef,
     ir::{
-        Attribute, AttributeLike,
+        Attribute, AttributeLike, Value, ValueLike,
         operation::{OperationLike, OperationRef},
     },
 };
@@ -98,6 +98,18 @@ pub fn erase_op(op: OperationRef<'_, '_>) {
     // results have no uses left (caller's contract, checked by MLIR's
     // assertions in debug builds of MLIR).
     unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) }
+}
+
+/// Makes `user` read `with` wherever it read `of`.
+pub fn replace_uses_of_with<'c, 'a>(
+    user: OperationRef<'c, 'a>,
+    of: Value<'c, 'a>,
+    with: Value<'c, 'a>,
+) {
+    // SAFETY: a live op and two live values of the same context; MLIR
+    // rewrites the op's operand list in place (no other reference to the
+    // operands is held across the call).
+    unsafe { mlir_sys::mlirOperationReplaceUsesOfWith(user.to_raw(), of.to_raw(), with.to_raw()) }
 }
 
 /// An owned copy of `op` (with its regions), detached from any block.

@@ -252,6 +252,14 @@ impl Translator {
     ) -> Val {
         let s = win.kernel.len();
         let mg = m / g;
+        let padded;
+        let (x, win) = match self.pad_spatial(x, win) {
+            Some(p) => {
+                padded = p;
+                (&padded.0, &padded.1)
+            }
+            None => (x, win),
+        };
         let ins = win.input_axes();
         let ks = labels("k", s);
         let os = labels("o", s);
@@ -295,6 +303,49 @@ impl Translator {
             let elem = grouped.elem;
             self.emit("reshape", &[&grouped], "", elem, spec, None)
         }
+    }
+
+    /// A convolution's input with its padding made explicit: a copy with
+    /// `lo` and `hi` zeros around each spatial axis (an einsum over a
+    /// one-cell kernel, as Pad's), and the window without padding; `None`
+    /// when there is none. The product then reads inside its input only:
+    /// its kernel needs no guard per tap (issue 41), at the price of one
+    /// copy of the input.
+    fn pad_spatial(&mut self, x: &Val, win: &Window) -> Option<(Val, Window)> {
+        if win.pads.iter().all(|&(lo, hi)| lo == 0 && hi == 0) {
+            return None;
+        }
+        let s = win.kernel.len();
+        let axes: Vec<String> = win
+            .pads
+            .iter()
+            .enumerate()
+            .map(|(i, (lo, hi))| format!("1*p{i}@{lo},{hi}+q{i}"))
+            .collect();
+        let spec = format!(
+            "n,c,{}; {} => n,c,{}",
+            axes.join(","),
+            labels("q", s).join(","),
+            labels("p", s).join(",")
+        );
+        let ones = self.fill(x.elem, &vec![1; s], 1.0);
+        let padded = self.einsum(&spec, &[x, &ones], None, None, "...".into());
+        let mut padded = with_rank(padded, Some(s + 2));
+        if let Some(d) = x.shape.as_ref().filter(|d| d.len() == s + 2) {
+            let mut dims = d.clone();
+            for (i, (lo, hi)) in win.pads.iter().enumerate() {
+                dims[i + 2] += lo + hi;
+            }
+            padded.shape = Some(dims);
+        }
+        let unpadded = Window {
+            kernel: win.kernel.clone(),
+            strides: win.strides.clone(),
+            dilations: win.dilations.clone(),
+            pads: vec![(0, 0); s],
+            ceil_extra: vec![0; s],
+        };
+        Some((padded, unpadded))
     }
 
     /// ONNX MaxPool / AveragePool over the trailing `kernel_shape` axes.

@@ -26,7 +26,8 @@ use super::{
     target::Target,
 };
 use crate::{
-    buffers::buffer_type,
+    buffers::{buffer_type, value_buffer},
+    layout,
     schedule::{
         SCHEDULE, Schedule,
         epilogue::{Other, Step, key},
@@ -54,6 +55,9 @@ pub(super) struct Body<'c, 'a> {
     hidden: HashSet<usize>,
     /// Each ocannl op's schedule (by raw pointer).
     schedules: HashMap<usize, Schedule>,
+    /// Dense constants read in place from their `memref.global` (values by
+    /// raw pointer): no buffer, no copy.
+    in_place: HashSet<usize>,
 }
 
 impl<'c, 'a> Body<'c, 'a> {
@@ -70,6 +74,7 @@ impl<'c, 'a> Body<'c, 'a> {
             folded: HashSet::new(),
             hidden: HashSet::new(),
             schedules: HashMap::new(),
+            in_place: HashSet::new(),
         }
     }
 
@@ -176,7 +181,7 @@ impl<'c, 'a> Body<'c, 'a> {
         what: &str,
         loc: Location<'c>,
     ) -> Result<(Value<'c, 'a>, Vec<u64>), String> {
-        let (mty, dims, _) = buffer_type(v.r#type(), what)?;
+        let (mty, dims, _) = value_buffer(v, what)?;
         let buf = match (self.destinations.get(&key(v)), self.arena) {
             (Some(out), _) => *out,
             (None, Some((arena, _))) => {
@@ -224,6 +229,10 @@ impl<'c, 'a> Body<'c, 'a> {
                     || self.hidden.contains(&key(v))
                     || (fused_into.is_none() && lasts.contains(&key(v)))
                 {
+                    continue;
+                }
+                if self.reads_in_place(*op) {
+                    self.in_place.insert(key(v));
                     continue;
                 }
                 let (_, _, bytes) = buffer_type(v.r#type(), &format!("result #{j}"))
@@ -297,6 +306,7 @@ impl<'c, 'a> Body<'c, 'a> {
         }
         let returned: Vec<Value<'c, 'a>> = terminator.operands().collect();
         self.read_schedules(&ops)?;
+        check_layouts(&ops)?;
         self.fuse(&ops, &returned)?;
         self.plan(&ops, loc)?;
         for op in ops {
@@ -331,6 +341,12 @@ impl<'c, 'a> Body<'c, 'a> {
             .collect::<Result<_, _>>()?;
         let mut result: Value<'c, 'a> =
             op.result(0).map_err(|_| "has no result".to_owned())?.into();
+        if self.in_place.contains(&key(result)) {
+            let (mty, dims, _) = value_buffer(result, "result")?;
+            let global = self.em.dense_global(module, self.end(), op, mty, &dims)?;
+            self.values.insert(key(result), global);
+            return Ok(());
+        }
         let mut epilogue = vec![];
         if let Some((steps, last)) = self.epilogues.remove(&(op.to_raw().ptr as usize)) {
             // A binary step's other operand: its buffer.
@@ -365,6 +381,26 @@ impl<'c, 'a> Body<'c, 'a> {
         self.current = em.lower_op(module, self.end(), op, schedule, &operands, &out)?;
         self.next_block(loc);
         Ok(())
+    }
+
+    /// Whether `op` is a dense constant read in place from its global: on
+    /// the CPU (a GPU kernel reads device memory), with cells, not returned
+    /// (a result is written into the caller's buffer).
+    fn reads_in_place(&self, op: OperationRef<'c, 'a>) -> bool {
+        let Some(def) = catalog::lookup(&ir::op_name(&op)) else {
+            return false;
+        };
+        let on_cpu = self
+            .schedules
+            .get(&(op.to_raw().ptr as usize))
+            .is_some_and(|s| s.gpu_block().is_none());
+        def.computes == catalog::Computes::Constant
+            && on_cpu
+            && op.result_count() == 1
+            && op.attribute("value").is_ok_and(|v| {
+                ir::is_dense_elements(v)
+                    && ir::elements(v).is_some_and(|e| e.splat.is_none() && e.count > 0)
+            })
     }
 
     /// `func.call @callee` with the callee's arguments and result buffers.
@@ -427,4 +463,29 @@ impl<'c, 'a> Body<'c, 'a> {
         self.em.put(self.end(), ret);
         Ok(())
     }
+}
+
+/// Every `ocannl.layout` stands where the lowering honours it
+/// ([`layout::check_uses`]).
+fn check_layouts<'c>(ops: &[OperationRef<'c, '_>]) -> Result<(), Located<'c>> {
+    let mut users: HashMap<usize, Vec<OperationRef<'c, '_>>> = HashMap::new();
+    for op in ops {
+        for v in op.operands() {
+            users.entry(key(v)).or_default().push(*op);
+        }
+    }
+    for op in ops {
+        if op.attribute(layout::LAYOUT).is_err() {
+            continue;
+        }
+        let fail = |m: String| at(op.location(), format!("'{}' op {m}", ir::op_name(op)));
+        let v: Value<'c, '_> = op
+            .result(0)
+            .map_err(|_| fail("has no result".into()))?
+            .into();
+        let (_, dims, _) = buffer_type(v.r#type(), "result").map_err(fail)?;
+        let readers = users.get(&key(v)).map_or(&[][..], Vec::as_slice);
+        layout::check_uses(*op, dims.len(), readers).map_err(fail)?;
+    }
+    Ok(())
 }

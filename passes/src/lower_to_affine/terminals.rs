@@ -1,5 +1,5 @@
-//! Terminals: `ocannl.constant` (fill, splat, or a copy of a private
-//! `memref.global`), `ocannl.range` (each cell's linear index) and
+//! Terminals: `ocannl.constant` (fill, splat, or a private constant
+//! `memref.global`, read in place or copied, permuted to its layout), `ocannl.range` (each cell's linear index) and
 //! `ocannl.reshape` (a copy in memory order).
 
 use melior::{
@@ -11,6 +11,7 @@ use melior::{
             TypeAttribute,
         },
         operation::{OperationLike, OperationRef},
+        r#type::IntegerType,
     },
 };
 use ocannl_dialect::ir;
@@ -20,7 +21,10 @@ use super::{
     Module,
     emit::{At, Emitter},
 };
-use crate::buffers::{Scalar, buffer_type, element_of, scalar};
+use crate::{
+    buffers::{Scalar, buffer_type, element_of, scalar},
+    layout,
+};
 
 /// The largest finite value of a float type.
 fn float_max(elem: Type<'_>) -> f64 {
@@ -107,10 +111,31 @@ impl<'c> Emitter<'c> {
             self.store(inner, c, buf, self.identity(dims.len()), &ivs, loc);
             return Ok(());
         }
-        let elements = elements.expect("not a scalar");
-        if !ir::is_dense_elements(value) {
-            return Err("'value' must be a scalar or a dense elements attribute".into());
-        }
+        let src = self.dense_global(module, at, op, buf.r#type(), dims)?;
+        self.put(at, ods::memref::copy(self.ctx, src, buf, op.location()));
+        Ok(())
+    }
+
+    /// The dense data of constant `op` as a private constant `memref.global`
+    /// of type `mty` (memory dims `dims`, in the op's layout: the data is
+    /// permuted here, at compile time), and its `memref.get_global` at
+    /// `at`.
+    pub(super) fn dense_global<'a>(
+        &self,
+        module: &mut Module<'c, 'a>,
+        at: At<'c, 'a>,
+        op: OperationRef<'c, 'a>,
+        mty: Type<'c>,
+        dims: &[u64],
+    ) -> Result<Value<'c, 'a>, String> {
+        let loc = op.location();
+        let elem = ir::shaped_element(mty).expect("a memref");
+        let value = op
+            .attribute("value")
+            .map_err(|_| "requires attribute 'value'".to_owned())?;
+        let elements = ir::elements(value)
+            .filter(|e| e.splat.is_none() && ir::is_dense_elements(value))
+            .ok_or_else(|| "'value' must be a scalar or a dense elements attribute".to_owned())?;
         if ir::signless(elements.elem) != elem {
             return Err(format!(
                 "'value' has element type {} but the result has {elem}",
@@ -118,27 +143,46 @@ impl<'c> Emitter<'c> {
             ));
         }
         let shape: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
-        let reshaped = ir::reshape_dense(value, &shape, elem).ok_or_else(|| {
+        let wrong_count = || {
             format!(
                 "'value' has {} elements but the result has {}",
                 elements.count,
                 dims.iter().product::<u64>()
             )
-        })?;
-        let mty = buf.r#type();
+        };
+        let data = match layout::of_op(op, dims.len())? {
+            None => ir::reshape_dense(value, &shape, elem).ok_or_else(wrong_count)?,
+            Some(perm) => {
+                let canonical = layout::unpermute(dims, &perm);
+                let cell = ir::bit_width(elem).unwrap_or(0).div_ceil(8) as usize;
+                if elements.count != dims.iter().product::<u64>() {
+                    return Err(wrong_count());
+                }
+                let bytes = ir::dense_raw_bytes(value, cell).ok_or_else(|| {
+                    format!(
+                        "a constant of {elem} cells cannot take a {}",
+                        layout::LAYOUT
+                    )
+                })?;
+                let permuted = layout::permute_cells(&bytes, cell, &canonical, &perm);
+                ir::dense_from_bytes(&shape, elem, &permuted).ok_or_else(wrong_count)?
+            }
+        };
         let name = module.fresh_symbol("__ocannl_constant");
         let global = ods::memref::GlobalOperation::builder(self.ctx, loc)
             .sym_name(StringAttribute::new(self.ctx, &name))
             .sym_visibility(StringAttribute::new(self.ctx, "private"))
             .r#type(TypeAttribute::new(mty))
-            .initial_value(reshaped)
+            .initial_value(data)
             .constant(Attribute::unit(self.ctx))
+            .alignment(IntegerAttribute::new(
+                IntegerType::new(self.ctx, 64).into(),
+                64,
+            ))
             .build();
         module.insert(global.into());
         let symbol = FlatSymbolRefAttribute::new(self.ctx, &name);
-        let src = self.put_value(at, ods::memref::get_global(self.ctx, mty, symbol, loc));
-        self.put(at, ods::memref::copy(self.ctx, src, buf, loc));
-        Ok(())
+        Ok(self.put_value(at, ods::memref::get_global(self.ctx, mty, symbol, loc)))
     }
 
     /// The linear (row-major) index of a cell of `dims` as an affine expr.

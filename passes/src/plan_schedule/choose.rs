@@ -59,12 +59,17 @@ pub(super) fn plan(
     }
     let reductions = p.reductions();
     let space = &p.product_space;
+    let full = target.vector_bytes * 8 / u64::from(bits);
+    // The lanes of the result's contiguous iterator: narrower vectors when
+    // they cover it and the full width would leave scalars (a 56-wide row
+    // is 7 AVX2 vectors, but 3 AVX-512 vectors and 8 scalars).
+    let width = contiguous(&p.result, dims).map_or(full, |v| fit(space[v], full));
     let nest = Nest {
         target,
         p,
         dims,
         operand_dims,
-        width: target.vector_bytes * 8 / u64::from(bits),
+        width,
         elem_bytes: u64::from(bits / 8),
         parallel: parallel(p),
         // The largest reduction, when it is long enough to be tiled.
@@ -75,7 +80,27 @@ pub(super) fn plan(
             .filter(|&k| space[k] > KC),
         reductions,
     };
-    nest.result_lanes().or_else(|| nest.reduction_lanes())
+    nest.result_lanes().or_else(|| {
+        Nest {
+            width: full,
+            ..nest
+        }
+        .reduction_lanes()
+    })
+}
+
+/// The vector width for an iterator of `extent`: the widest power of two
+/// from `full` down to a quarter of it (and at least 4) that divides it;
+/// `full` when none does.
+fn fit(extent: u64, full: u64) -> u64 {
+    let mut w = full;
+    while w >= 4 && w * 4 >= full {
+        if extent % w == 0 {
+            return w;
+        }
+        w /= 2;
+    }
+    full
 }
 
 /// What the planner reads of one nest.
@@ -180,8 +205,9 @@ impl Nest<'_> {
         })
     }
 
-    /// A contraction's register block with lanes along `v`: 2 vectors of
-    /// columns × 6 rows, and its cache tiles (BLIS's blocking).
+    /// A contraction's register block with lanes along `v`: 2 (AVX2) or 4
+    /// (AVX-512) vectors of columns × 6 rows, and its cache tiles (BLIS's
+    /// blocking).
     fn contraction_block(&self, v: usize) -> (Vec<Unrolled>, Option<(usize, u64)>) {
         let space = self.space();
         let elem_bytes = self.elem_bytes;
@@ -194,7 +220,12 @@ impl Nest<'_> {
             .expect("a contraction has a reduction");
         let kc = KC.min(space[k]);
         let k_tile = (space[k] > kc).then_some((k, kc));
-        let cols = 2;
+        // Vectors of columns: 2 with AVX2's 16 registers (2 × 6
+        // accumulators, 2 loads, 1 broadcast), 4 with AVX-512's 32 (4 × 6,
+        // 4, 1), fewer when the columns are fewer.
+        let cols = (self.target.registers() / 8)
+            .min(space[v] / self.width)
+            .max(1);
         // BLIS's blocking: the packed `k_tile × nc` panel in L3 (twice
         // L2), the rows' packed `mc × k_tile` block in L2, the
         // micro-panel `k_tile × nr` one block column reads in L1.

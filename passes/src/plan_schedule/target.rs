@@ -14,6 +14,12 @@ pub(super) const OPTIONS: &[PassOptionDef] = &[
         default: c"true",
     },
     PassOptionDef {
+        name: c"layouts",
+        description: c"Choose the intermediates' layouts (ocannl.layout: a convolution's result channels-last, its weights permuted at compile time, pointwise ops and pools following; false: canonical layouts, hand-written ones kept)",
+        kind: OptionKind::Bool,
+        default: c"true",
+    },
+    PassOptionDef {
         name: c"parallel",
         description: c"Emit the outermost parallel loop of each nest as affine.parallel (for multi-core code: ocannl-run --threads)",
         kind: OptionKind::Bool,
@@ -21,7 +27,7 @@ pub(super) const OPTIONS: &[PassOptionDef] = &[
     },
     PassOptionDef {
         name: c"vector-bytes",
-        description: c"Bytes per vector register (32: AVX2; 64: AVX-512; 16: SSE, NEON)",
+        description: c"Bytes per vector register (32: AVX2; 64: AVX-512, with 32 registers; 16: SSE, NEON; host: the host CPU's widest, as ocannl-run uses)",
         kind: OptionKind::String,
         default: c"32",
     },
@@ -68,6 +74,8 @@ pub(super) struct Target {
     /// Bytes of L1 and L2 data cache per core.
     pub l1: u64,
     pub l2: u64,
+    /// Choose the intermediates' layouts (`super::layouts`).
+    pub layouts: bool,
     /// Emit `affine.parallel` for the outermost parallel loop of each nest.
     pub parallel: bool,
     /// Each nest a grid of GPU threads (schedule `grid`), with this many
@@ -88,6 +96,7 @@ impl Default for Target {
             vector_bytes: 32,
             l1: cache_size(1).unwrap_or(32 << 10),
             l2: cache_size(2).unwrap_or(512 << 10),
+            layouts: true,
             parallel: false,
             gpu_block: None,
             shared_tiles: true,
@@ -102,6 +111,7 @@ impl Target {
         let mut t = Self {
             enabled: options.get_str("schedule").is_none_or(|v| v == "true"),
             parallel: options.get_bool("parallel"),
+            layouts: options.get_str("layouts").is_none_or(|v| v == "true"),
             ..Self::default()
         };
         let number = |name: &str, lo: u64, hi: u64| -> Result<Option<u64>, String> {
@@ -115,7 +125,9 @@ impl Target {
                 },
             }
         };
-        if let Some(v) = number("vector-bytes", 8, 256)? {
+        if options.get_str("vector-bytes") == Some("host") {
+            t.vector_bytes = host_vector_bytes();
+        } else if let Some(v) = number("vector-bytes", 8, 256)? {
             if !v.is_power_of_two() {
                 return Err(format!(
                     "ocannl-plan-schedule: option 'vector-bytes' must be a power of two (got {v})"
@@ -159,6 +171,30 @@ impl Target {
         }
         Ok(t)
     }
+}
+
+impl Target {
+    /// The vector registers the register blocks are sized for: x86's 16
+    /// (AVX2's `ymm`), or 32 with 64-byte vectors (AVX-512's `zmm`).
+    pub(super) fn registers(&self) -> u64 {
+        if self.vector_bytes >= 64 { 32 } else { 16 }
+    }
+}
+
+/// The widest vector registers of the host CPU: 64 bytes with AVX-512F, 32
+/// with AVX2 and FMA, else 16 (SSE, NEON).
+fn host_vector_bytes() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            return 64;
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            return 32;
+        }
+    }
+    16
 }
 
 /// The data (or unified) cache of `level` of CPU 0, from Linux's sysfs.

@@ -25,7 +25,7 @@ use ocannl_shape::projection::AxisIndex;
 
 use super::memory::{contiguous, reads_along};
 use crate::{
-    buffers::buffer_type,
+    buffers::value_buffer,
     compute::{Compute, scalar_function},
     projection_attrs::read_projections,
 };
@@ -92,7 +92,11 @@ pub(crate) fn binary<'c, 'a>(
     available: impl Fn(Value<'c, 'a>) -> bool,
 ) -> Option<Step<'c, 'a>> {
     let def = catalog::lookup(&ir::op_name(op))?;
-    if def.logic != ShapeLogic::PointwiseBin
+    // An einsum of two operands without a reduction (the importer's
+    // per-channel bias `n,m,h,w; m => n,m,h,w`) is a binary pointwise op
+    // too: checked on its projections below.
+    let einsum = def.logic == ShapeLogic::Einsum;
+    if !(def.logic == ShapeLogic::PointwiseBin || einsum)
         || def.computes != catalog::Computes::Nest
         || def.init_operand.is_some()
         || op.operand_count() != 2
@@ -119,7 +123,7 @@ pub(crate) fn binary<'c, 'a>(
     };
     let p = read_projections(*op, &operand_dims, dims).ok()??;
     // The fused value is read on the result's cells.
-    if p.operands[k] != p.result {
+    if p.operands[k] != p.result || (einsum && !p.reductions().is_empty()) {
         return None;
     }
     let mut axis_of = HashMap::new();
@@ -166,6 +170,6 @@ pub(crate) fn producer(op: &OperationRef<'_, '_>) -> bool {
 
 /// The memory dims and element type of a value's buffer.
 pub(crate) fn layout<'c>(v: Value<'c, '_>) -> Option<(Vec<u64>, Type<'c>)> {
-    let (mty, dims, _) = buffer_type(v.r#type(), "value").ok()?;
+    let (mty, dims, _) = value_buffer(v, "value").ok()?;
     Some((dims, ir::shaped_element(mty)?))
 }
