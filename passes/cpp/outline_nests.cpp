@@ -23,7 +23,8 @@ namespace {
 ///
 /// Only a straight-line body is split (blocks joined by `cf.br`, the last
 /// returning), and nests move only past ops without memory effects (or
-/// that only allocate): a helper runs where its last nest was. What the
+/// that only allocate): a helper runs where its last nest was; the calls of
+/// `ocannl-profile-ops`'s timer move with the nests they bracket. What the
 /// nests use from the function becomes the helper's arguments, except
 /// constants, which are cloned (the loops keep their constant bounds and
 /// subscripts); a group whose nests use a value of another type than an
@@ -62,6 +63,14 @@ struct OutlineNestsPass
     return mlir::isa<mlir::affine::AffineForOp, mlir::affine::AffineParallelOp,
                      mlir::affine::AffineIfOp, mlir::scf::ForOp, mlir::scf::ParallelOp,
                      mlir::scf::IfOp, mlir::scf::ForallOp, mlir::memref::AllocaScopeOp>(op);
+  }
+
+  /// A call of the timer of `ocannl-profile-ops` (`__ocannl_profile_begin`,
+  /// `__ocannl_profile_end`): it moves with the nests around it, so that it
+  /// still brackets them, and counts as no nest.
+  static bool isTimer(mlir::Operation *op) {
+    auto call = mlir::dyn_cast<mlir::func::CallOp>(op);
+    return call && call.getCallee().starts_with("__ocannl_profile_");
   }
 
   /// An op a nest may move past (later in the same straight line).
@@ -202,17 +211,21 @@ struct OutlineNestsPass
       // pass between them; a helper for each group of two nests or more.
       llvm::SmallVector<mlir::Operation *> group;
       llvm::SmallVector<llvm::SmallVector<mlir::Operation *>> groups;
+      unsigned inGroup = 0; // the nests of `group` (not its timer calls)
       auto flush = [&]() {
-        if (group.size() > 1)
+        if (inGroup > 1)
           groups.push_back(group);
         group.clear();
+        inGroup = 0;
       };
       for (mlir::Block &block : f.getBody())
         for (mlir::Operation &op : block) {
           if (isNest(&op)) {
             group.push_back(&op);
-            if (group.size() == limit)
+            if (++inGroup == limit)
               flush();
+          } else if (isTimer(&op)) {
+            group.push_back(&op);
           } else if (!mlir::isa<mlir::cf::BranchOp>(op) && !canPass(&op)) {
             flush();
           }

@@ -6,7 +6,8 @@
 //!   body a `&Context` that lives for the whole run, never one derived from
 //!   a temporary, and turns a panic into a located error);
 //! - [`driver`]: `MlirOptMain` and the in-memory IRDL file;
-//! - [`source`]: parsing files with `mlir-opt`'s diagnostics.
+//! - [`source`]: parsing files with `mlir-opt`'s diagnostics;
+//! - [`location`]: a block argument's location set.
 //!
 //! Generic MLIR access (strings, attributes, shaped types, affine maps)
 //! is `ocannl_dialect::ir`, the dialect crate's FFI layer. Pass code has
@@ -14,6 +15,7 @@
 
 pub mod driver;
 pub(crate) mod flow;
+pub(crate) mod location;
 pub mod pass;
 mod shim;
 pub mod source;

@@ -14,6 +14,7 @@
 //! | `ocannl-infer-projections` | each op's loop nest as affine-map attributes ([`infer_projections`]) |
 //! | `ocannl-plan-schedule` | each op's schedule as an attribute ([`plan_schedule`]) |
 //! | `ocannl-lower-to-affine` | memrefs and affine loop nests, as the schedules say ([`lower_to_affine`]) |
+//! | `ocannl-profile-mark`, `ocannl-profile-ops` | each op's nests timed at run time ([`profile_ops`]) |
 //!
 //! Named pipelines ([`pipelines`]): `ocannl-to-affine`, `ocannl-to-llvm`.
 //!
@@ -29,12 +30,13 @@ pub mod driver;
 mod ffi;
 pub mod infer_projections;
 pub mod infer_shapes;
-pub mod lower_to_affine;
 mod layout;
+pub mod lower_to_affine;
 mod op_logic;
 pub mod pass;
 pub mod pipelines;
 pub mod plan_schedule;
+pub mod profile_ops;
 mod projection_attrs;
 pub mod registry;
 mod schedule;

@@ -14,6 +14,8 @@ pub static PASSES: &[PassDef] = &[
     crate::infer_projections::PASS,
     crate::plan_schedule::PASS,
     crate::lower_to_affine::PASS,
+    crate::profile_ops::MARK_PASS,
+    crate::profile_ops::PASS,
 ];
 
 /// Registers every ocannl pass and named pipeline in MLIR's global pass

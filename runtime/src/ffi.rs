@@ -139,10 +139,12 @@ pub(crate) struct Engine(mlir_sys::MlirExecutionEngine);
 impl Engine {
     /// Translates and JIT-compiles `module` at LLVM O3 for the host CPU.
     /// `library`, when given, is loaded for the code's external symbols
-    /// (the OpenMP runtime).
+    /// (the OpenMP runtime). With `profile`, the timer's calls of
+    /// `ocannl-profile-ops` reach [`crate::profile`].
     pub(crate) fn new(
         module: &Module<'_>,
         library: Option<std::path::PathBuf>,
+        profile: bool,
     ) -> Result<Self, Error> {
         // MLIR's C API reads each path's `data` as a C string (ignoring
         // its length): each needs its NUL.
@@ -178,12 +180,19 @@ impl Engine {
                 "cannot JIT-compile the module (see the errors above)",
             ));
         }
-        for (name, address) in [
+        let mut symbols = vec![
             ("malloc", block_cache::malloc as *mut c_void),
             ("free", block_cache::free as *mut c_void),
-        ] {
+        ];
+        if profile {
+            use ocannl_passes::profile_ops::{BEGIN, END};
+            symbols.push((BEGIN, crate::profile::begin as *mut c_void));
+            symbols.push((END, crate::profile::end as *mut c_void));
+        }
+        for (name, address) in symbols {
             // SAFETY: a live engine, before any lookup materialises code;
-            // the functions have C's `malloc`/`free` signatures and live
+            // the functions have the signatures the code declares (C's
+            // `malloc`/`free`; `void(int64_t)` for the timer's) and live
             // as long as the process.
             unsafe {
                 mlir_sys::mlirExecutionEngineRegisterSymbol(

@@ -66,7 +66,7 @@ impl Jit<'_, '_> {
 
     /// Calls the function; `inputs` have been checked against the signature
     /// and `outputs` allocated from it.
-    fn call(&self, inputs: &mut [Array], outputs: &mut [Array]) -> Result<(), Error> {
+    pub(crate) fn call(&self, inputs: &mut [Array], outputs: &mut [Array]) -> Result<(), Error> {
         let mut pointers: Vec<*mut u8> = inputs
             .iter_mut()
             .chain(outputs.iter_mut())

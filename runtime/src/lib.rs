@@ -27,9 +27,11 @@ pub mod gpu;
 mod jit;
 mod memory;
 mod module;
+mod profile;
 
 pub use jit::Jit;
 use module::*;
+pub use profile::{OpTime, Profile, ProfiledOp};
 
 use std::{
     fmt,
@@ -180,6 +182,8 @@ pub struct Program<'c> {
     /// OpenMP threads the parallel loops run on (1: no OpenMP).
     threads: usize,
     lowering: Lowering,
+    /// The timed ops ([`Lowering::CpuProfiled`]).
+    profile: Option<Vec<ProfiledOp>>,
     _diagnostics: SourceDiagnostics<'c>,
 }
 
@@ -204,6 +208,9 @@ fn openmp_runtime() -> Result<std::path::PathBuf, Error> {
 pub enum Lowering {
     /// The CPU schedule (vectorised, tiled; parallel with threads).
     Cpu,
+    /// [`Lowering::Cpu`] with each op's loop nests timed
+    /// (`ocannl-profile-mark`, `ocannl-profile-ops`; [`Jit::profile`]).
+    CpuProfiled,
     /// The GPU target's grids (`ocannl-plan-schedule{target=gpu}`: one
     /// thread per result cell, reductions in registers), run one thread
     /// after another on the CPU: the GPU lowering checked without a GPU.
@@ -212,6 +219,46 @@ pub enum Lowering {
     /// ([`gpu::Plan`]): `passes` is the rest of `ocannl-to-nvvm` after shape
     /// inference with its options ([`pipelines::inferred_to_nvvm`]).
     Cuda { passes: String },
+}
+
+impl Lowering {
+    /// The passes after shape inference: to affine loops, then to the
+    /// LLVM dialect (with `threads` OpenMP threads on the CPU).
+    fn passes(&self, threads: usize) -> Result<(String, String), Error> {
+        const GRID: &str =
+            "ocannl-infer-projections,ocannl-plan-schedule{target=gpu},ocannl-lower-to-affine";
+        let (to_affine, to_llvm) = match self {
+            // The tiled kernels (workgroup memory, barriers) as the same
+            // steps in CPU loops.
+            Lowering::GridOnCpu => (
+                "ocannl-infer-projections,ocannl-plan-schedule{target=gpu shared-tiles=emulate},ocannl-lower-to-affine",
+                AFFINE_TO_LLVM.to_owned(),
+            ),
+            Lowering::Cuda { passes } => (
+                GRID,
+                passes
+                    .strip_prefix(GRID)
+                    .map(|rest| rest.trim_start_matches(',').to_owned())
+                    .ok_or_else(|| {
+                        Error::new("the CUDA pipeline does not start with the GPU lowering")
+                    })?,
+            ),
+            Lowering::Cpu | Lowering::CpuProfiled if threads > 1 => (
+                INFERRED_TO_AFFINE_PARALLEL,
+                pipelines::affine_to_llvm_threads(threads),
+            ),
+            Lowering::Cpu | Lowering::CpuProfiled => {
+                (INFERRED_TO_AFFINE, AFFINE_TO_LLVM.to_owned())
+            }
+        };
+        if *self == Lowering::CpuProfiled {
+            // Each op's nests timed: marked before the lowering, the
+            // timer's calls inserted after it.
+            let timed = "ocannl-profile-mark,ocannl-lower-to-affine,ocannl-profile-ops";
+            return Ok((to_affine.replace("ocannl-lower-to-affine", timed), to_llvm));
+        }
+        Ok((to_affine.to_owned(), to_llvm))
+    }
 }
 
 impl<'c> Program<'c> {
@@ -304,39 +351,14 @@ impl<'c> Program<'c> {
             &failed,
         )?;
         let signature = signature(&module, &entry)?;
-        let threads = threads.max(1);
-        const GRID: &str =
-            "ocannl-infer-projections,ocannl-plan-schedule{target=gpu},ocannl-lower-to-affine";
-        let (to_affine, to_llvm) = match &lowering {
-            // The tiled kernels (workgroup memory, barriers) as the same
-            // steps in CPU loops.
-            Lowering::GridOnCpu => (
-                "ocannl-infer-projections,ocannl-plan-schedule{target=gpu shared-tiles=emulate},ocannl-lower-to-affine",
-                AFFINE_TO_LLVM.to_owned(),
-            ),
-            Lowering::Cuda { passes } => (
-                GRID,
-                passes
-                    .strip_prefix(GRID)
-                    .map(|rest| rest.trim_start_matches(',').to_owned())
-                    .ok_or_else(|| {
-                        Error::new("the CUDA pipeline does not start with the GPU lowering")
-                    })?,
-            ),
-            Lowering::Cpu if threads > 1 => (
-                INFERRED_TO_AFFINE_PARALLEL,
-                pipelines::affine_to_llvm_threads(threads),
-            ),
-            Lowering::Cpu => (INFERRED_TO_AFFINE, AFFINE_TO_LLVM.to_owned()),
-        };
-        let threads = if lowering == Lowering::Cpu {
-            threads
-        } else {
-            1
-        };
-        run_pipeline(context, &mut module, to_affine, "lowering failed")?;
+        let (to_affine, to_llvm) = lowering.passes(threads.max(1))?;
+        let on_cpu = matches!(lowering, Lowering::Cpu | Lowering::CpuProfiled);
+        let threads = if on_cpu { threads.max(1) } else { 1 };
+        let profiled = lowering == Lowering::CpuProfiled;
+        run_pipeline(context, &mut module, &to_affine, "lowering failed")?;
         let intermediate_bytes = intermediate_bytes(&module);
         run_pipeline(context, &mut module, &to_llvm, "lowering failed")?;
+        let profile = profiled.then(|| profile::read_table(module.as_operation()));
         Ok(Self {
             context,
             module,
@@ -345,6 +367,7 @@ impl<'c> Program<'c> {
             intermediate_bytes,
             threads,
             lowering,
+            profile,
             _diagnostics: diagnostics,
         })
     }
@@ -455,6 +478,7 @@ impl<'c> Program<'c> {
             engine: ffi::Engine::new(
                 &module,
                 (self.threads > 1).then(openmp_runtime).transpose()?,
+                self.profile.is_some(),
             )?,
             entry,
             array_arguments,

@@ -298,8 +298,10 @@ UNIT = {"s": 1e3, "ms": 1.0, "us": 1e-3, "µs": 1e-3}
 
 def top_lines(text, n=5):
     """The `n` lines with the largest times (or the first `n` lines when
-    none shows a time), bench and compile summaries left out."""
-    lines = [l for l in text.splitlines() if l.strip() and not l.startswith("bench:")]
+    none shows a time), bench and compile summaries and the profile's
+    `sum` line left out."""
+    lines = [l for l in text.splitlines()
+             if l.strip() and not l.startswith("bench:") and l.split()[0] != "sum"]
     timed = [(float(m.group(1)) * UNIT[m.group(2)], l) for l in lines for m in [TIME.search(l)] if m]
     if timed:
         return [l for _, l in sorted(timed, key=lambda x: -x[0])[:n]]

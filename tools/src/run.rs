@@ -1,7 +1,9 @@
 //! The parts of `ocannl-run` (`src/bin/ocannl-run/`) beyond its command
 //! line: how many OpenMP threads a run may start ([`threads`]), and what
-//! it prints and writes ([`report`]).
+//! it prints and writes ([`report`], and the table of `--profile`:
+//! [`profile`]).
 
+pub mod profile;
 pub mod report;
 pub mod threads;
 

@@ -53,6 +53,7 @@ fn check_combinations(cli: &Cli, gpu_emit: bool) -> Result<(), Error> {
         // Nothing runs: these would be ignored.
         for (given, flag) in [
             (cli.bench.is_some(), "--bench"),
+            (cli.profile, "--profile"),
             (!cli.outputs.is_empty(), "--outputs"),
             (cli.seed.is_some(), "--seed"),
             (cli.device.is_some(), "--device"),
@@ -63,6 +64,12 @@ fn check_combinations(cli: &Cli, gpu_emit: bool) -> Result<(), Error> {
                 ));
             }
         }
+    }
+    if cli.profile && cli.target != Target::Cpu {
+        return fail(
+            "--profile times the loop nests of a run on the CPU: not with --target cuda|grid-on-cpu"
+                .into(),
+        );
     }
     if cli.device.is_some() && !cuda {
         return fail("--device selects a CUDA device: give --target cuda too".into());

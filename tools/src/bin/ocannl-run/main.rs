@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! ocannl-run FILE.mlir [--entry NAME] [--inputs A.npy B.npy ...] [--seed N]
-//!            [--outputs OUT.npy ...] [--bench N] [--threads N] [--emit llvm|asm|obj -o FILE]
+//!            [--outputs OUT.npy ...] [--bench N] [--profile] [--threads N]
+//!            [--emit llvm|asm|obj -o FILE]
 //! ```
 //!
 //! `--inputs` may be given several times, one set of arguments each (with
@@ -32,6 +33,7 @@ use ocannl_runtime::{
 use ocannl_tools::{
     cli::{Input, MAX_INPUT_BYTES, check_readable},
     run::{
+        profile::{DEFAULT_RUNS, print_profile},
         report::{print_bench, print_results, write_kernels},
         threads::recheck_threads,
     },
@@ -74,6 +76,13 @@ struct Cli {
     /// Run N times and print the median time.
     #[arg(long, value_name = "N")]
     bench: Option<usize>,
+    /// Time each op's loop nests over 10 runs (--bench N: N runs) after a
+    /// warm-up, and print a table, largest first: time per run, share,
+    /// calls, the op and its location (an ONNX node). An op fused into its
+    /// producer's nest (an epilogue) is on the producer's line, after '+'.
+    /// CPU only.
+    #[arg(long)]
+    profile: bool,
     /// Threads for the parallel loops (default: every core; 1: no OpenMP).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
@@ -340,16 +349,34 @@ fn run_binding(
             &signature.outputs,
             paths(run.index),
         )?;
-        if let Some(n) = cli.bench {
-            let times = jit.bench(&mut run.arrays, n)?;
-            print_bench(
-                &mut run.printed,
-                program.entry(),
-                times,
-                threads,
-                compile_time,
-            )?;
-        }
+        time_runs(
+            cli,
+            &mut run.printed,
+            &jit,
+            &mut run.arrays,
+            program.entry(),
+            (threads, compile_time),
+        )?;
+    }
+    Ok(())
+}
+
+/// `--bench N` (the median of N runs) or `--profile` (each op's nests
+/// timed over N runs, 10 without `--bench`), when given.
+fn time_runs(
+    cli: &Cli,
+    out: &mut impl Write,
+    jit: &ocannl_runtime::Jit<'_, '_>,
+    inputs: &mut [Array],
+    entry: &str,
+    (threads, compile_time): (usize, Duration),
+) -> Result<(), Error> {
+    if cli.profile {
+        let profile = jit.profile(inputs, cli.bench.unwrap_or(DEFAULT_RUNS))?;
+        print_profile(out, entry, &profile, threads)?;
+    } else if let Some(n) = cli.bench {
+        let times = jit.bench(inputs, n)?;
+        print_bench(out, entry, times, threads, compile_time)?;
     }
     Ok(())
 }
@@ -371,11 +398,14 @@ fn run_set(
     recheck_threads(threads)?;
     let outputs = jit.run(inputs)?;
     print_results(out, &outputs, &program.signature().outputs, paths)?;
-    if let Some(n) = cli.bench {
-        let times = jit.bench(inputs, n)?;
-        print_bench(out, program.entry(), times, threads, compile_time)?;
-    }
-    Ok(())
+    time_runs(
+        cli,
+        out,
+        &jit,
+        inputs,
+        program.entry(),
+        (threads, compile_time),
+    )
 }
 
 /// The CUDA device of a run on `--target cuda` (`None` otherwise), opened
@@ -441,6 +471,7 @@ fn lowering(cli: &Cli) -> Result<Lowering, Error> {
     if !(gpu_emit || cli.target == Target::Cuda) {
         return Ok(match cli.target {
             Target::GridOnCpu => Lowering::GridOnCpu,
+            _ if cli.profile => Lowering::CpuProfiled,
             _ => Lowering::Cpu,
         });
     }
