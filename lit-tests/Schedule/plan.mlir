@@ -19,7 +19,7 @@
 // CHECK-LABEL: func.func @matmul(
 // CHECK: ocannl.einsum{{.*}}ocannl.schedule = {kind = "cpu", lanes = "result", outer = array<i64>, reductions = array<i64: 2>, unroll = [array<i64: 1, 2, 0>, array<i64: 0, 6, 0>], vector = 1 : i64, width = 8 : i64}
 // AVX512-LABEL: func.func @matmul(
-// AVX512: ocannl.einsum{{.*}}ocannl.schedule = {kind = "cpu", lanes = "result", outer = array<i64>, parallel = true, reductions = array<i64: 2>, unroll = [array<i64: 1, 2, 0>, array<i64: 0, 6, 0>], vector = 1 : i64, width = 16 : i64}
+// AVX512: ocannl.einsum{{.*}}ocannl.schedule = {kind = "cpu", lanes = "result", outer = array<i64>, parallel = true, reductions = array<i64: 2>, unroll = [array<i64: 1, 2, 0>, array<i64: 0, 4, 0>], vector = 1 : i64, width = 16 : i64}
 // LOOPS-LABEL: func.func @matmul(
 // LOOPS: ocannl.einsum{{.*}}ocannl.schedule = {kind = "loops"}
 // GPU-LABEL: func.func @matmul(

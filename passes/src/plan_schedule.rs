@@ -86,13 +86,18 @@ fn plan_function<'c>(ctx: &'c Context, target: &Target, func: OperationRef<'c, '
     let Some(block) = func.region(0).ok().and_then(|r| r.first_block()) else {
         return;
     };
-    let mut ops = Vec::new();
-    let mut next = block.first_operation();
-    while let Some(op) = next {
-        next = op.next_in_block();
-        ops.push(op);
-    }
-    layouts::choose_layouts(ctx, target, block, &ops);
+    let body_ops = || {
+        let mut ops = Vec::new();
+        let mut next = block.first_operation();
+        while let Some(op) = next {
+            next = op.next_in_block();
+            ops.push(op);
+        }
+        ops
+    };
+    layouts::choose_layouts(ctx, target, block, &body_ops());
+    // Again: the layouts may have inserted copies.
+    let ops = body_ops();
     let returned: Vec<Value<'c, '_>> = block
         .terminator()
         .map(|t| t.operands().collect())

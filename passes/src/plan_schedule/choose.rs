@@ -211,32 +211,6 @@ impl Nest<'_> {
     fn contraction_block(&self, v: usize) -> (Vec<Unrolled>, Option<(usize, u64)>) {
         let space = self.space();
         let elem_bytes = self.elem_bytes;
-        // The largest reduction is tiled so that a `k_tile × tile(v)`
-        // panel of the operand read along `v` stays in L2.
-        let k = *self
-            .reductions
-            .iter()
-            .max_by_key(|&&r| space[r])
-            .expect("a contraction has a reduction");
-        let kc = KC.min(space[k]);
-        let k_tile = (space[k] > kc).then_some((k, kc));
-        // Vectors of columns: 2 with AVX2's 16 registers (2 × 6
-        // accumulators, 2 loads, 1 broadcast), 4 with AVX-512's 32 (4 × 6,
-        // 4, 1), fewer when the columns are fewer.
-        let cols = (self.target.registers() / 8)
-            .min(space[v] / self.width)
-            .max(1);
-        // BLIS's blocking: the packed `k_tile × nc` panel in L3 (twice
-        // L2), the rows' packed `mc × k_tile` block in L2, the
-        // micro-panel `k_tile × nr` one block column reads in L1.
-        let nc = round_down(self.target.l2 * 2 / (kc * elem_bytes), cols * self.width);
-        let mut unrolled = vec![Unrolled {
-            iter: v,
-            factor: cols,
-            lanes: true,
-            // Tiled whenever the reduction is: the tile is packed.
-            tile: (space[v] > nc || k_tile.is_some()).then_some(nc),
-        }];
         // Rows: the parallel iterator the vector-loaded operands do not
         // read (their loads serve every row), nearest the contiguous axis.
         let loaded: Vec<&Vec<AxisIndex>> = self
@@ -251,8 +225,47 @@ impl Nest<'_> {
             .copied()
             .filter(|&i| i != v)
             .max_by_key(|&i| !loaded.iter().any(|o| o.iter().any(|a| a.uses(i))));
+        let (rows, cols) = block_shape(
+            self.target.registers(),
+            row.map_or(1, |u| space[u]),
+            space[v] / self.width,
+        );
+        // The largest reduction is tiled so that the slice of the operand
+        // read along `v` that one tile of it reads for one block column
+        // (`k_tile` × the other reductions, a convolution's taps, × the
+        // block's columns) stays in L1 while every row of the block sweeps
+        // it: BLIS's micro-panel, with the taps.
+        let k = *self
+            .reductions
+            .iter()
+            .max_by_key(|&&r| space[r])
+            .expect("a contraction has a reduction");
+        let taps: u64 = self
+            .reductions
+            .iter()
+            .filter(|&&r| r != k)
+            .map(|&r| space[r])
+            .product();
+        let step_bytes = taps * cols * self.width * elem_bytes;
+        let fit = (self.target.l1 * 3 / 4 / step_bytes.max(1)).max(4);
+        let fit = if fit >= 8 { fit / 8 * 8 } else { fit };
+        let kc = KC.min(fit).min(space[k]);
+        let k_tile = (space[k] > kc).then_some((k, kc));
+        // BLIS's blocking: the packed `k_tile × nc` panel in L3 (twice
+        // L2), the rows' packed `mc × k_tile` block in L2, the
+        // micro-panel `k_tile × nr` one block column reads in L1.
+        let nc = round_down(
+            self.target.l2 * 2 / (kc * taps * elem_bytes),
+            cols * self.width,
+        );
+        let mut unrolled = vec![Unrolled {
+            iter: v,
+            factor: cols,
+            lanes: true,
+            // Tiled whenever the reduction is: the tile is packed.
+            tile: (space[v] > nc || k_tile.is_some()).then_some(nc),
+        }];
         if let Some(u) = row {
-            let rows = 6;
             let mc = round_down(self.target.l2 / 8 / (kc * elem_bytes), rows);
             unrolled.push(Unrolled {
                 iter: u,
@@ -356,6 +369,54 @@ fn outer_loops(parallel: &[usize], unrolled: &[Unrolled]) -> Vec<usize> {
         .filter(|i| !unrolled.iter().any(|u| u.iter == *i))
         .collect()
 }
+
+/// The register block of a contraction with lanes along the result: `rows`
+/// copies of the row iterator (of `row_extent`) × `cols` vectors (of
+/// `vectors` along the vector iterator), with `rows × cols` accumulators,
+/// `cols` loaded vectors and a broadcast in `registers`. BLIS's 6 × 2
+/// (AVX2, always) or 6 × 4 (AVX-512) unless a shape leaves fewer remainder
+/// steps:
+/// the cost counts each step's cycles, `max(FMAs / 2, loads / 2, 4)` (two
+/// FMA and two load ports, four cycles of FMA latency), over the main
+/// blocks and the one-row and one-vector remainders (a 7-wide row, a
+/// convolution's last stage, is 7 × 3 on AVX-512, not 6 × 4 and a row of
+/// 1 × 4).
+fn block_shape(registers: u64, row_extent: u64, vectors: u64) -> (u64, u64) {
+    let max_cols = (registers / 8).min(vectors).max(1);
+    let step = |r: u64, c: u64| ((r * c) as f64 / 2.0).max((r + c) as f64 / 2.0).max(4.0);
+    let cost = |r: u64, c: u64| {
+        let (er, ec) = (row_extent, vectors.max(1));
+        let (mr, mcl) = (er / r, ec / c);
+        let (rr, rc) = (er % r, ec % c);
+        (mr * mcl) as f64 * step(r, c)
+            + (rr * mcl) as f64 * step(1, c)
+            + (mr * rc) as f64 * step(r, 1)
+            + (rr * rc) as f64 * step(1, 1)
+    };
+    let mut best = (6, max_cols);
+    if registers < 32 {
+        // AVX2's 6 × 2 is measured (docs/performance.md): kept.
+        return best;
+    }
+    let mut best_cost = cost(6, max_cols);
+    for c in 1..=max_cols {
+        for r in 1..=MAX_ROWS.min(row_extent.max(1)) {
+            if r * c + c + 1 > registers {
+                continue;
+            }
+            let k = cost(r, c);
+            // Only a clear gain moves off the default.
+            if k < best_cost * 0.95 {
+                best = (r, c);
+                best_cost = k;
+            }
+        }
+    }
+    best
+}
+
+/// The most rows a register block unrolls.
+const MAX_ROWS: u64 = 14;
 
 /// The largest multiple of `m` at most `x`, and at least `m`.
 fn round_down(x: u64, m: u64) -> u64 {

@@ -131,9 +131,16 @@ impl<'c> Emitter<'c> {
             panels: [None; 2],
             parallel: Parallel::of(self.target.parallel, plan, combo),
         };
-        self.outer_loops(&mut inst);
         // Tile loops: the first block iterator's, the reduction's, the
-        // second block iterator's.
+        // second block iterator's. The outer loops run outside them, or,
+        // when the reduction is tiled, inside its tile (with the rows: a
+        // convolution's output rows `o0` besides the block's `o1`), so
+        // that the panel packed there serves every row instead of being
+        // packed (and streamed) again per outer iteration.
+        let inner_outer = plan.k_tile.is_some();
+        if !inner_outer {
+            self.outer_loops(&mut inst);
+        }
         let order: &[Option<usize>] = match combo.len() {
             0 => &[None],
             1 => &[Some(0), None],
@@ -142,7 +149,12 @@ impl<'c> Emitter<'c> {
         for slot in order {
             match *slot {
                 Some(j) => self.block_tile(&mut inst, j),
-                None => self.reduction_tile(&mut inst),
+                None => {
+                    self.reduction_tile(&mut inst);
+                    if inner_outer {
+                        self.outer_loops(&mut inst);
+                    }
+                }
             }
         }
         self.point_loops(&mut inst);
