@@ -170,7 +170,7 @@ pub fn dense_raw_bytes(attr: Attribute<'_>, bytes_per_cell: usize) -> Option<Vec
         return None;
     }
     let width = super::types::bit_width(info.elem)? as usize;
-    if width % 8 != 0 || width / 8 != bytes_per_cell {
+    if !width.is_multiple_of(8) || width / 8 != bytes_per_cell {
         return None;
     }
     let len = usize::try_from(info.count)
@@ -197,7 +197,7 @@ pub fn dense_from_bytes<'c>(shape: &[i64], elem: Type<'c>, bytes: &[u8]) -> Opti
     let cells = shape
         .iter()
         .try_fold(1usize, |acc, &d| acc.checked_mul(usize::try_from(d).ok()?))?;
-    if width % 8 != 0 || cells.checked_mul(width / 8)? != bytes.len() {
+    if !width.is_multiple_of(8) || cells.checked_mul(width / 8)? != bytes.len() {
         return None;
     }
     let ty = ranked_tensor_type(shape, elem)?;

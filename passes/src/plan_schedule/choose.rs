@@ -95,7 +95,7 @@ pub(super) fn plan(
 fn fit(extent: u64, full: u64) -> u64 {
     let mut w = full;
     while w >= 4 && w * 4 >= full {
-        if extent % w == 0 {
+        if extent.is_multiple_of(w) {
             return w;
         }
         w /= 2;

@@ -85,11 +85,12 @@ pub(super) fn choose_layouts<'c, 'a>(
             continue;
         };
         let all_read_layouts = layout::users_read_layouts(&uses).is_ok();
-        if all_read_layouts && !uses.is_empty() {
-            if let Some(perm) = propagated(*op, &facts) {
-                set(ctx, *op, &perm);
-                continue;
-            }
+        if all_read_layouts
+            && !uses.is_empty()
+            && let Some(perm) = propagated(*op, &facts)
+        {
+            set(ctx, *op, &perm);
+            continue;
         }
         let Some((perm, weights)) = seed(target, *op, &facts, &users) else {
             continue;
@@ -223,7 +224,7 @@ fn seed<'c, 'a>(
     // Whole vectors first, then the longest.
     candidates.sort_by_key(|&v| {
         let n = p.product_space[v];
-        (n % width != 0, std::cmp::Reverse(n))
+        (!n.is_multiple_of(width), std::cmp::Reverse(n))
     });
     candidates.into_iter().find_map(|v| {
         let j = p.result.iter().position(|a| *a == AxisIndex::Iter(v))?;
