@@ -13,10 +13,11 @@
 //!
 //! `ocannl-plan-schedule` chooses layouts (`plan_schedule/layouts.rs`) and
 //! keeps hand-written ones. Where a layout may stand is checked here
-//! ([`check_uses`]): the producer computes a loop nest or is a dense
-//! constant, every reader computes a loop nest, and the value is not a
-//! function result or a call's argument: those keep the canonical layout,
-//! which is what the function's callers see.
+//! ([`check_uses`]): the producer computes a loop nest or a
+//! concatenation, or is a constant; every reader computes a loop nest or a
+//! concatenation (both read through their projections), and the value is
+//! not a function result or a call's argument: those keep the canonical
+//! layout, which is what the function's callers see.
 
 use melior::ir::{
     Value,
@@ -118,7 +119,7 @@ pub(crate) fn check_uses(
     }
     if !may_carry(op) {
         return Err(format!(
-            "{LAYOUT} stands only on ops that compute a loop nest and on constants"
+            "{LAYOUT} stands only on ops that compute a loop nest or a concatenation and on constants"
         ));
     }
     match users_read_layouts(users) {
@@ -129,20 +130,27 @@ pub(crate) fn check_uses(
     }
 }
 
-/// Whether `op`'s result may have a layout: it computes a loop nest, or is
-/// a constant (dense data is permuted when compiling; a splat is the same
-/// in every layout).
+/// Whether `op`'s result may have a layout: it computes a loop nest or a
+/// concatenation's blocks, or is a constant (dense data is permuted when
+/// compiling; a splat is the same in every layout).
 pub(crate) fn may_carry(op: OperationRef<'_, '_>) -> bool {
     op.result_count() == 1
-        && catalog::lookup(&ir::op_name(&op))
-            .is_some_and(|d| matches!(d.computes, Computes::Nest | Computes::Constant))
+        && catalog::lookup(&ir::op_name(&op)).is_some_and(|d| {
+            matches!(
+                d.computes,
+                Computes::Nest | Computes::Blocks | Computes::Constant
+            )
+        })
 }
 
-/// `Err(name)` of the first of `users` that does not compute a loop nest.
+/// `Err(name)` of the first of `users` that does not read through
+/// projections (a loop nest's or a concatenation's blocks).
 pub(crate) fn users_read_layouts(users: &[OperationRef<'_, '_>]) -> Result<(), String> {
     for user in users {
         let name = ir::op_name(user);
-        if catalog::lookup(&name).is_none_or(|d| d.computes != Computes::Nest) {
+        if catalog::lookup(&name)
+            .is_none_or(|d| !matches!(d.computes, Computes::Nest | Computes::Blocks))
+        {
             return Err(name);
         }
     }

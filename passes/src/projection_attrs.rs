@@ -359,6 +359,7 @@ pub(crate) fn read_blocks(
     let space = read_space(space).map_err(|m| bad(&m))?;
     let blocks = ArrayAttribute::try_from(blocks)
         .map_err(|_| bad(&format!("{BLOCKS} must be an array of dictionaries")))?;
+    let layouts = operand_layouts(op, operand_dims, result_dims)?;
     let mut out = Vec::with_capacity(blocks.len());
     for b in 0..blocks.len() {
         let what = format!("block #{b}");
@@ -404,22 +405,28 @@ pub(crate) fn read_blocks(
             .filter(|m| m.len() == 2)
             .ok_or_else(|| bad(&format!("{what}: 'maps' must be two affine maps")))?;
         let map = |j: usize| maps.element(j).ok().and_then(ir::affine_map_value);
-        let indices = read_map(
-            map(0),
-            &iterators,
-            &space,
+        // Canonical maps, read against canonical dims, then laid out.
+        let laid_out = |perm: Option<&[usize]>, dims: &[u64], j: usize, what: String| {
+            let canonical = perm.map_or_else(|| dims.to_vec(), |p| layout::unpermute(dims, p));
+            let indices =
+                read_map(map(j), &iterators, &space, &canonical, &what).map_err(|m| bad(&m))?;
+            Ok::<_, String>(match perm {
+                Some(p) => layout::permute(&indices, p),
+                None => indices,
+            })
+        };
+        let indices = laid_out(
+            layouts[operand].as_deref(),
             &operand_dims[operand],
-            &format!("{what}, operand #{operand}'s map"),
-        )
-        .map_err(|m| bad(&m))?;
-        let result = read_map(
-            map(1),
-            &iterators,
-            &space,
+            0,
+            format!("{what}, operand #{operand}'s map"),
+        )?;
+        let result = laid_out(
+            layouts[operand_dims.len()].as_deref(),
             result_dims,
-            &format!("{what}, the result's map"),
-        )
-        .map_err(|m| bad(&m))?;
+            1,
+            format!("{what}, the result's map"),
+        )?;
         if !iterators.iter().any(|&i| space[i] == 0) {
             let reads = format!("{what}: operand #{operand}'s");
             check_inside(&indices, &space, &operand_dims[operand], &reads)?;

@@ -89,18 +89,22 @@ pub(super) fn plan(
     })
 }
 
-/// The vector width for an iterator of `extent`: the widest power of two
-/// from `full` down to a quarter of it (and at least 4) that divides it;
-/// `full` when none does.
+/// The vector width for an iterator of `extent`: of the powers of two from
+/// `full` down to a quarter of it (and at least 4), the one with the fewest
+/// steps, a vector or a remaining scalar each (a 56-wide row is 7 AVX2
+/// vectors rather than 3 AVX-512 vectors and 8 scalars; 1000 columns stay
+/// 62 AVX-512 vectors and 8 scalars).
 fn fit(extent: u64, full: u64) -> u64 {
-    let mut w = full;
+    let steps = |w: u64| extent / w + extent % w;
+    let mut best = full;
+    let mut w = full / 2;
     while w >= 4 && w * 4 >= full {
-        if extent.is_multiple_of(w) {
-            return w;
+        if steps(w) < steps(best) {
+            best = w;
         }
         w /= 2;
     }
-    full
+    best
 }
 
 /// What the planner reads of one nest.

@@ -18,7 +18,8 @@
 //!   result's own iterators, axis for axis (pointwise ops, a batch norm's
 //!   broadcast, pools, a reduction to 1), stores its result in the same
 //!   layout, so that chains stay in it (onnxruntime's NCHWc transformer
-//!   does the same for its pointwise ops and pools).
+//!   does the same for its pointwise ops and pools); so does a
+//!   concatenation of parts that all have one layout.
 //!
 //! Function results, call arguments, reshapes, concatenations and gathers
 //! read the canonical layout ([`layout::users_read_layouts`]): a seed whose
@@ -73,9 +74,17 @@ pub(super) fn choose_layouts<'c, 'a>(
         }
     }
     for op in ops {
-        let is_nest =
-            catalog::lookup(&ir::op_name(op)).is_some_and(|d| d.computes == Computes::Nest);
-        if !is_nest || op.result_count() != 1 || op.attribute(LAYOUT).is_ok() {
+        let computes = catalog::lookup(&ir::op_name(op)).map(|d| d.computes);
+        if op.result_count() != 1 || op.attribute(LAYOUT).is_ok() {
+            continue;
+        }
+        if computes == Some(Computes::Blocks) {
+            if let Some(perm) = concatenated(*op, &users) {
+                set(ctx, *op, &perm);
+            }
+            continue;
+        }
+        if computes != Some(Computes::Nest) {
             continue;
         }
         let Ok(r) = op.result(0) else { continue };
@@ -185,6 +194,21 @@ fn propagated(op: OperationRef<'_, '_>, facts: &NestFacts<'_>) -> Option<Vec<usi
         let canonical = layout::unpermute(&p.operands[k], &perm);
         (rank == p.result.len() && aligned(&canonical, &p.result)).then_some(perm)
     })
+}
+
+/// A concatenation's layout: its operands' when they all have the same one
+/// and every reader of its result reads layouts (the blocks then copy
+/// contiguous runs; a channel concatenation of NHWC parts stays NHWC).
+fn concatenated(op: OperationRef<'_, '_>, users: &Users<'_, '_>) -> Option<Vec<usize>> {
+    let r: Value<'_, '_> = op.result(0).ok()?.into();
+    let uses = readers(users, r);
+    if uses.is_empty() || layout::users_read_layouts(uses).is_err() {
+        return None;
+    }
+    let rank = memory_dims(&shape_spec(r.r#type()).ok()??).ok()?.len();
+    let mut perms = op.operands().map(|v| layout::of_value(v, rank));
+    let first = perms.next()??;
+    perms.all(|p| p.as_ref() == Some(&first)).then_some(first)
 }
 
 /// Whether operand indices `o` read, on each axis, the result's iterator
