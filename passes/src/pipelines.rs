@@ -97,6 +97,13 @@ pub fn affine_to_llvm_threads(threads: usize) -> String {
 /// `affine.parallel`.
 pub const INFERRED_TO_AFFINE_PARALLEL: &str = "ocannl-infer-projections,ocannl-plan-schedule{parallel=true vector-bytes=host},ocannl-lower-to-affine";
 
+/// [`INFERRED_TO_AFFINE_PARALLEL`] for `threads` threads (the planner
+/// splits wide contractions into one tile per thread).
+pub fn inferred_to_affine_parallel(threads: usize) -> String {
+    INFERRED_TO_AFFINE_PARALLEL
+        .replace("parallel=true", &format!("parallel=true threads={threads}"))
+}
+
 /// The part of [`TO_AFFINE`] after shape inference: projections and the
 /// lowering to affine loops (for tools that read the inferred signature in
 /// between, such as `ocannl-run`; [`AFFINE_TO_LLVM`] follows it).

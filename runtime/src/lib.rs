@@ -60,7 +60,7 @@ use ocannl_dialect::{
     types::{TensorType, shape_spec},
 };
 use ocannl_passes::{
-    pipelines::{self, AFFINE_TO_LLVM, INFERRED_TO_AFFINE, INFERRED_TO_AFFINE_PARALLEL},
+    pipelines::{self, AFFINE_TO_LLVM, INFERRED_TO_AFFINE},
     source::SourceDiagnostics,
 };
 use ocannl_shape::{projection::memory_dims, spec::bind};
@@ -227,6 +227,7 @@ impl Lowering {
     fn passes(&self, threads: usize) -> Result<(String, String), Error> {
         const GRID: &str =
             "ocannl-infer-projections,ocannl-plan-schedule{target=gpu},ocannl-lower-to-affine";
+        let parallel = pipelines::inferred_to_affine_parallel(threads);
         let (to_affine, to_llvm) = match self {
             // The tiled kernels (workgroup memory, barriers) as the same
             // steps in CPU loops.
@@ -244,7 +245,7 @@ impl Lowering {
                     })?,
             ),
             Lowering::Cpu | Lowering::CpuProfiled if threads > 1 => (
-                INFERRED_TO_AFFINE_PARALLEL,
+                parallel.as_str(),
                 pipelines::affine_to_llvm_threads(threads),
             ),
             Lowering::Cpu | Lowering::CpuProfiled => {

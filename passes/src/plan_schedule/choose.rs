@@ -258,10 +258,21 @@ impl Nest<'_> {
         // BLIS's blocking: the packed `k_tile × nc` panel in L3 (twice
         // L2), the rows' packed `mc × k_tile` block in L2, the
         // micro-panel `k_tile × nr` one block column reads in L1.
-        let nc = round_down(
+        let mut nc = round_down(
             self.target.l2 * 2 / (kc * taps * elem_bytes),
             cols * self.width,
         );
+        // On several threads, a tiled contraction wide enough takes one
+        // tile of its vector iterator per thread: its one parallel loop
+        // (each thread packs and reads its own slice of the weights).
+        let threads = self.target.threads;
+        if self.target.parallel && threads > 1 && k_tile.is_some() {
+            let block = cols * self.width;
+            let share = space[v].div_ceil(threads).div_ceil(block) * block;
+            if share < space[v] {
+                nc = nc.min(share);
+            }
+        }
         let mut unrolled = vec![Unrolled {
             iter: v,
             factor: cols,

@@ -26,6 +26,12 @@ pub(super) const OPTIONS: &[PassOptionDef] = &[
         default: c"false",
     },
     PassOptionDef {
+        name: c"threads",
+        description: c"With parallel=true: the threads the parallel loops run on (0: unknown). A tiled contraction wide enough is split along its vector iterator into one tile per thread, its one parallel loop",
+        kind: OptionKind::String,
+        default: c"0",
+    },
+    PassOptionDef {
         name: c"vector-bytes",
         description: c"Bytes per vector register (32: AVX2; 64: AVX-512, with 32 registers; 16: SSE, NEON; host: the host CPU's widest, as ocannl-run uses)",
         kind: OptionKind::String,
@@ -78,6 +84,8 @@ pub(super) struct Target {
     pub layouts: bool,
     /// Emit `affine.parallel` for the outermost parallel loop of each nest.
     pub parallel: bool,
+    /// The threads of the parallel loops (0: unknown).
+    pub threads: u64,
     /// Each nest a grid of GPU threads (schedule `grid`), with this many
     /// threads per block; `None`: the CPU schedule.
     pub gpu_block: Option<u64>,
@@ -98,6 +106,7 @@ impl Default for Target {
             l2: cache_size(2).unwrap_or(512 << 10),
             layouts: true,
             parallel: false,
+            threads: 0,
             gpu_block: None,
             shared_tiles: true,
             gpu_emulate: false,
@@ -134,6 +143,9 @@ impl Target {
                 ));
             }
             t.vector_bytes = v;
+        }
+        if let Some(v) = number("threads", 1, 1 << 16)? {
+            t.threads = v;
         }
         if let Some(v) = number("l1-bytes", 1 << 10, 1 << 30)? {
             t.l1 = v;

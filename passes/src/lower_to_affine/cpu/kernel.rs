@@ -16,8 +16,9 @@ use crate::{
     schedule::plan::{Lanes, Plan, Segment, segments},
 };
 
-/// Which loop of an instance runs on the threads (`parallel=true`): the
-/// first outer loop; else, in a tiled contraction with a tiled block of
+/// Which loop of an instance runs on the threads (`parallel=true`): in a
+/// tiled contraction split into tiles along its vector iterator, that tile
+/// loop; else the first outer loop; else, in a tiled contraction with a tiled block of
 /// rows, the rows' tile loop (inside the reduction's tile loop: each
 /// thread writes its own rows, and the panel packed along the vector
 /// iterator is filled once for all of them); else the first tile loop;
@@ -35,6 +36,14 @@ impl Parallel {
     fn of(on: bool, plan: &Plan, combo: &[Segment]) -> Self {
         if !on {
             return Self::Off;
+        }
+        // A tiled contraction split along its vector iterator into several
+        // tiles (the planner's one per thread): that loop, outermost.
+        let split = combo
+            .first()
+            .is_some_and(|s| s.tile.is_some_and(|t| t < s.hi - s.lo));
+        if plan.lanes == Lanes::Result && plan.k_tile.is_some() && split {
+            return Self::Tile(0);
         }
         if !plan.outer.is_empty() {
             return Self::Outer;
@@ -137,7 +146,8 @@ impl<'c> Emitter<'c> {
         // convolution's output rows `o0` besides the block's `o1`), so
         // that the panel packed there serves every row instead of being
         // packed (and streamed) again per outer iteration.
-        let inner_outer = plan.k_tile.is_some();
+        // (A parallel outer loop stays outermost: one parallel region.)
+        let inner_outer = plan.k_tile.is_some() && inst.parallel != Parallel::Outer;
         if !inner_outer {
             self.outer_loops(&mut inst);
         }
