@@ -4,16 +4,17 @@
 //!
 //! Two rules, in program order, from the projections only:
 //!
-//! - **Seed.** A contraction whose nest cannot take vector lanes along its
-//!   result's contiguous axis (a convolution in ONNX's NCHW: the width is
-//!   read past its ends, or too narrow) gets a layout that puts another
-//!   result iterator `v` last (the output channels: NHWC), when every
-//!   operand then reads `v` on its contiguous axis or not at all. A dense
-//!   constant read only by this op (a weight) is permuted at compile time
-//!   to put `v` last too: the packed weights of oneDNN's and onnxruntime's
-//!   NHWC/NCHWc convolutions, without a copy per call. The seed is taken
-//!   only when the planner ([`super::choose`]) then finds a plan with
-//!   result lanes.
+//! - **Seed.** A contraction whose nest takes vector lanes along its
+//!   result's contiguous axis poorly or not at all (a convolution in
+//!   ONNX's NCHW: the width is read past its ends, or narrow: 7 cells in
+//!   vectors of 4) gets a layout that puts another result iterator `v`
+//!   last (the output channels: NHWC), when every operand then reads `v`
+//!   on its contiguous axis or not at all. A dense constant read only by
+//!   this op (a weight) is permuted at compile time to put `v` last too:
+//!   the packed weights of oneDNN's and onnxruntime's NHWC/NCHWc
+//!   convolutions, without a copy per call. The seed is taken only when
+//!   the planner ([`super::choose`]) then finds lanes along `v` that use
+//!   the vector unit clearly better ([`lanes_quality`]).
 //! - **Propagation.** An op that reads an operand with a layout on the
 //!   result's own iterators, axis for axis (pointwise ops, a batch norm's
 //!   broadcast, pools, a reduction to 1), stores its result in the same
@@ -49,12 +50,7 @@ use super::{NestFacts, choose, target::Target};
 use crate::{
     layout::{self, LAYOUT},
     projection_attrs::attach_maps,
-    schedule::{
-        epilogue::key,
-        legal::parallel,
-        memory::reads_along,
-        plan::{Lanes, Plan},
-    },
+    schedule::{epilogue::key, legal::parallel, memory::reads_along, plan::Lanes},
 };
 
 /// Writes the layouts of `ops` (one function's body, in order).
@@ -235,9 +231,8 @@ fn seed<'c, 'a>(
     users: &Users<'c, 'a>,
 ) -> Option<(Vec<usize>, Weights<'c, 'a>)> {
     let p = &facts.p;
-    if p.reductions().is_empty()
-        || result_lanes(target, p, &facts.dims, &facts.operand_dims, facts.bits)
-    {
+    let current = lanes_quality(target, p, &facts.dims, &facts.operand_dims, facts.bits);
+    if p.reductions().is_empty() || current >= 0.75 {
         return None;
     }
     let width = target.vector_bytes * 8 / u64::from(facts.bits.max(8));
@@ -273,7 +268,8 @@ fn seed<'c, 'a>(
             operand_dims[k] = layout::permute(d, &wp);
             weights.push((w, wp));
         }
-        result_lanes(target, &q, &dims, &operand_dims, facts.bits).then_some((perm, weights))
+        let quality = lanes_quality(target, &q, &dims, &operand_dims, facts.bits);
+        (quality >= 0.5 && quality >= 1.5 * current).then_some((perm, weights))
     })
 }
 
@@ -293,19 +289,24 @@ fn weight<'c, 'a>(v: Value<'c, 'a>, users: &Users<'c, 'a>) -> Option<OperationRe
     (constant && only_reader && layout::may_carry(w) && w.attribute(LAYOUT).is_err()).then_some(w)
 }
 
-/// Whether the planner gives the nest a plan with lanes along its result.
-fn result_lanes(
+/// How well the planner's plan for the nest uses the vector unit: 0
+/// without lanes along the result; else the share of the full vector
+/// width its lanes take, times the share of its vector iterator covered
+/// by whole vectors (a 7-wide row in vectors of 4: 1/4 × 4/7).
+fn lanes_quality(
     target: &Target,
     p: &Projections,
     dims: &[u64],
     operand_dims: &[Vec<u64>],
     bits: u32,
-) -> bool {
-    matches!(
-        choose::plan(target, p, dims, operand_dims, bits),
-        Some(Plan {
-            lanes: Lanes::Result,
-            ..
-        })
-    )
+) -> f64 {
+    match choose::plan(target, p, dims, operand_dims, bits) {
+        Some(plan) if plan.lanes == Lanes::Result => {
+            let full = (target.vector_bytes * 8 / u64::from(bits.max(8))).max(1);
+            let n = p.product_space[plan.vector].max(1);
+            let covered = n / plan.width * plan.width;
+            (plan.width as f64 / full as f64) * (covered as f64 / n as f64)
+        }
+        _ => 0.0,
+    }
 }
