@@ -64,3 +64,25 @@ func.func @returned(%x: !ocannl.tensor<f32, "1,8,8,8">) -> !ocannl.tensor<f32, "
   %c = "ocannl.einsum"(%x, %w) {spec = "n,c,1*o0@0,0+k0,1*o1@0,0+k1; m,c,k0,k1 => n,m,o0,o1"} : (!ocannl.tensor<f32, "1,8,8,8">, !ocannl.tensor<f32, "16,8,3,3">) -> !ocannl.tensor<f32, "1,16,6,6">
   return %c : !ocannl.tensor<f32, "1,16,6,6">
 }
+
+// Two convolutions concatenated along the channels (SqueezeNet's fire
+// module): the relus and the concatenation keep the NHWC layout, and the
+// next convolution reads it.
+// CHECK-LABEL: func.func @fire(
+// CHECK: "ocannl.relu"{{.*}}ocannl.layout = array<i64: 0, 2, 3, 1>
+// CHECK: "ocannl.relu"{{.*}}ocannl.layout = array<i64: 0, 2, 3, 1>
+// CHECK: "ocannl.concat"{{.*}}ocannl.layout = array<i64: 0, 2, 3, 1>
+// CHECK: "ocannl.einsum"{{.*}}ocannl.layout = array<i64: 0, 2, 3, 1>{{.*}}lanes = "result"
+func.func @fire(%x: !ocannl.tensor<f32, "1,8,6,6">) -> !ocannl.tensor<f32, "1,16,6,6"> {
+  %w1 = "ocannl.constant"() {value = dense<0.5> : tensor<16x8x1x1xf32>} : () -> !ocannl.tensor<f32, "16,8,1,1">
+  %w2 = "ocannl.constant"() {value = dense<0.25> : tensor<16x8x1x1xf32>} : () -> !ocannl.tensor<f32, "16,8,1,1">
+  %w3 = "ocannl.constant"() {value = dense<0.125> : tensor<16x32x1x1xf32>} : () -> !ocannl.tensor<f32, "16,32,1,1">
+  %a = "ocannl.einsum"(%x, %w1) {spec = "n,c,1*o0@0,0+k0,1*o1@0,0+k1; m,c,k0,k1 => n,m,o0,o1"} : (!ocannl.tensor<f32, "1,8,6,6">, !ocannl.tensor<f32, "16,8,1,1">) -> !ocannl.tensor<f32, "1,16,6,6">
+  %ra = "ocannl.relu"(%a) : (!ocannl.tensor<f32, "1,16,6,6">) -> !ocannl.tensor<f32, "1,16,6,6">
+  %b = "ocannl.einsum"(%x, %w2) {spec = "n,c,1*o0@0,0+k0,1*o1@0,0+k1; m,c,k0,k1 => n,m,o0,o1"} : (!ocannl.tensor<f32, "1,8,6,6">, !ocannl.tensor<f32, "16,8,1,1">) -> !ocannl.tensor<f32, "1,16,6,6">
+  %rb = "ocannl.relu"(%b) : (!ocannl.tensor<f32, "1,16,6,6">) -> !ocannl.tensor<f32, "1,16,6,6">
+  %cat = "ocannl.concat"(%ra, %rb) {spec = "n,a,h,w; n,b,h,w => n,a^b,h,w"} : (!ocannl.tensor<f32, "1,16,6,6">, !ocannl.tensor<f32, "1,16,6,6">) -> !ocannl.tensor<f32, "1,32,6,6">
+  %y = "ocannl.einsum"(%cat, %w3) {spec = "n,c,1*o0@0,0+k0,1*o1@0,0+k1; m,c,k0,k1 => n,m,o0,o1"} : (!ocannl.tensor<f32, "1,32,6,6">, !ocannl.tensor<f32, "16,32,1,1">) -> !ocannl.tensor<f32, "1,16,6,6">
+  %r = "ocannl.relu"(%y) : (!ocannl.tensor<f32, "1,16,6,6">) -> !ocannl.tensor<f32, "1,16,6,6">
+  return %r : !ocannl.tensor<f32, "1,16,6,6">
+}

@@ -50,7 +50,12 @@ use super::{NestFacts, choose, target::Target};
 use crate::{
     layout::{self, LAYOUT},
     projection_attrs::attach_maps,
-    schedule::{epilogue::key, legal::parallel, memory::reads_along, plan::Lanes},
+    schedule::{
+        epilogue::key,
+        legal::parallel,
+        memory::{contiguous, reads_along},
+        plan::Lanes,
+    },
 };
 
 /// Writes the layouts of `ops` (one function's body, in order).
@@ -95,6 +100,7 @@ pub(super) fn choose_layouts<'c, 'a>(
             && let Some(perm) = propagated(*op, &facts)
         {
             set(ctx, *op, &perm);
+            follow_weights(ctx, target, *op, &users);
             continue;
         }
         let Some((perm, weights)) = seed(target, *op, &facts, &users) else {
@@ -252,25 +258,74 @@ fn seed<'c, 'a>(
         q.result = layout::permute(&p.result, &perm);
         let dims = layout::permute(&facts.dims, &perm);
         let mut operand_dims = facts.operand_dims.clone();
-        let mut weights = vec![];
-        for (k, v_op) in op.operands().enumerate() {
-            let (o, d) = (&p.operands[k], &facts.operand_dims[k]);
-            if reads_along(o, d, v).is_some() {
-                continue;
-            }
-            let w = weight(v_op, users)?;
-            let axis = o.iter().position(|a| *a == AxisIndex::Iter(v))?;
-            if o.iter().filter(|a| a.uses(v)).count() != 1 {
-                return None;
-            }
-            let wp = last(o.len(), axis);
-            q.operands[k] = layout::permute(o, &wp);
-            operand_dims[k] = layout::permute(d, &wp);
-            weights.push((w, wp));
-        }
+        let weights = permuted_weights(op, &mut q, &mut operand_dims, v, users)?;
         let quality = lanes_quality(target, &q, &dims, &operand_dims, facts.bits);
         (quality >= 0.5 && quality >= 1.5 * current).then_some((perm, weights))
     })
+}
+
+/// The weight constants of `op` to permute so that every operand reads
+/// iterator `v` on its contiguous axis or not at all, and the projections
+/// `q` and dims `operand_dims` with them permuted; `None` when an operand
+/// reads `v` otherwise and is no such constant.
+fn permuted_weights<'c, 'a>(
+    op: OperationRef<'c, 'a>,
+    q: &mut Projections,
+    operand_dims: &mut [Vec<u64>],
+    v: usize,
+    users: &Users<'c, 'a>,
+) -> Option<Weights<'c, 'a>> {
+    let mut weights = vec![];
+    for (k, v_op) in op.operands().enumerate() {
+        let (o, d) = (q.operands[k].clone(), operand_dims[k].clone());
+        if reads_along(&o, &d, v).is_some() {
+            continue;
+        }
+        let w = weight(v_op, users)?;
+        let axis = o.iter().position(|a| *a == AxisIndex::Iter(v))?;
+        if o.iter().filter(|a| a.uses(v)).count() != 1 {
+            return None;
+        }
+        let wp = last(o.len(), axis);
+        q.operands[k] = layout::permute(&o, &wp);
+        operand_dims[k] = layout::permute(&d, &wp);
+        weights.push((w, wp));
+    }
+    Some(weights)
+}
+
+/// After a contraction took its operand's layout: the weight constants
+/// that read its new contiguous iterator off their contiguous axis,
+/// permuted (a depthwise convolution after an NHWC one), when that gives
+/// the nest lanes along its result.
+fn follow_weights<'c, 'a>(
+    ctx: &'c Context,
+    target: &Target,
+    op: OperationRef<'c, 'a>,
+    users: &Users<'c, 'a>,
+) {
+    let Some(facts) = NestFacts::of(op) else {
+        return;
+    };
+    let p = &facts.p;
+    if p.reductions().is_empty()
+        || lanes_quality(target, p, &facts.dims, &facts.operand_dims, facts.bits) > 0.0
+    {
+        return;
+    }
+    let Some(v) = contiguous(&p.result, &facts.dims) else {
+        return;
+    };
+    let mut q = p.clone();
+    let mut operand_dims = facts.operand_dims.clone();
+    let Some(weights) = permuted_weights(op, &mut q, &mut operand_dims, v, users) else {
+        return;
+    };
+    if lanes_quality(target, &q, &facts.dims, &operand_dims, facts.bits) > 0.0 {
+        for (w, wp) in weights {
+            set(ctx, w, &wp);
+        }
+    }
 }
 
 /// The permutation of `rank` axes that moves axis `j` last.
