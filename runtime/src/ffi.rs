@@ -1,6 +1,7 @@
 //! The crate's FFI layer: MLIR's execution engine, the translation of a
-//! module to LLVM IR for inkwell, and the LLVM translations' registration.
-//! Every `unsafe` block of `ocannl-runtime` is here, and in [`cuda`] (the
+//! module to LLVM IR for inkwell, the LLVM translations' registration, and
+//! the constant globals made cheap for LLVM ([`globals`]). Every `unsafe`
+//! block of `ocannl-runtime` is here, in [`globals`], and in [`cuda`] (the
 //! CUDA driver through cudarc).
 
 use melior::{
@@ -16,6 +17,9 @@ use melior::{
 use std::{collections::HashMap, ffi::c_void};
 
 pub mod cuda;
+mod globals;
+
+pub(crate) use globals::{BoundConstants, bind_constants, flatten_constant_globals};
 
 use crate::Error;
 
@@ -203,6 +207,23 @@ impl Engine {
             };
         }
         Ok(Self(raw))
+    }
+
+    /// Binds the constants of [`bind_constants`] to their bytes; before any
+    /// lookup. `bound` must outlive the engine.
+    pub(crate) fn bind(&self, bound: &BoundConstants) {
+        for (name, address) in &bound.symbols {
+            // SAFETY: a live engine, before any lookup materialises code;
+            // the bytes (`bound`'s buffer) outlive the engine, as the
+            // caller keeps them.
+            unsafe {
+                mlir_sys::mlirExecutionEngineRegisterSymbol(
+                    self.0,
+                    melior::StringRef::new(name).to_raw(),
+                    *address,
+                )
+            };
+        }
     }
 
     /// The packed wrapper `_mlir_<name>(void **args)` of the function

@@ -13,6 +13,8 @@ pub struct Jit<'p, 'c> {
     /// pointer per buffer.
     pub(crate) array_arguments: bool,
     pub(crate) _module: Module<'c>,
+    /// The bytes the engine's constants are bound to (dropped after it).
+    pub(crate) _constants: ffi::BoundConstants,
 }
 
 impl Jit<'_, '_> {

@@ -450,7 +450,10 @@ impl<'c> Program<'c> {
     /// calls it too) takes one pointer to the array of its buffers' pointers
     /// instead of one pointer per buffer: the engine's wrapper then calls it
     /// with one argument instead of thousands (LLVM was quadratic in that
-    /// call). `--emit` keeps the C signature, one pointer per buffer.
+    /// call). `--emit` keeps the C signature, one pointer per buffer. The
+    /// large constants are not compiled: the code reads a copy of their
+    /// attributes' bytes (see `ffi::bind_constants`). The code is generated
+    /// before this returns.
     ///
     /// # Errors
     ///
@@ -474,16 +477,26 @@ impl<'c> Program<'c> {
             }
             ffi::take_arguments_as_array(self.context, entry_function(&module, &entry)?)
         };
+        // The large constants are bound to a copy of their bytes, the rest
+        // flattened where they have many rows (see `ffi::globals`).
+        let constants = ffi::bind_constants(self.context, &module);
+        ffi::flatten_constant_globals(&module);
+        let engine = ffi::Engine::new(
+            &module,
+            (self.threads > 1).then(openmp_runtime).transpose()?,
+            self.profile.is_some(),
+        )?;
+        engine.bind(&constants);
+        // The engine generates the code on the first lookup: now, so that
+        // the time to compile includes it.
+        let _ = engine.packed(&entry);
         Ok(Jit {
             program: self,
-            engine: ffi::Engine::new(
-                &module,
-                (self.threads > 1).then(openmp_runtime).transpose()?,
-                self.profile.is_some(),
-            )?,
+            engine,
             entry,
             array_arguments,
             _module: module,
+            _constants: constants,
         })
     }
 
@@ -497,7 +510,11 @@ impl<'c> Program<'c> {
         Target::initialize_native(&InitializationConfig::default())
             .map_err(|e| Error::new(format!("cannot initialise the host target: {e}")))?;
         let llvm = inkwell::context::Context::create();
-        let module = ffi::translate_to_llvm_ir(&self.module, &llvm)?;
+        // A global of many short rows as one flat array (see
+        // `ffi::globals`), in a copy: the program's module stays as lowered.
+        let flat = ffi::clone_module(&self.module);
+        ffi::flatten_constant_globals(&flat);
+        let module = ffi::translate_to_llvm_ir(&flat, &llvm)?;
         let triple = TargetMachine::get_default_triple();
         let target = Target::from_triple(&triple)
             .map_err(|e| Error::new(format!("no target for {triple}: {e}")))?;

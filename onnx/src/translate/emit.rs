@@ -21,48 +21,44 @@ impl Translator {
             && c.bytes
                 .chunks_exact(width.max(1))
                 .all(|x| x == &c.bytes[..width]);
-        let value = if c.is_empty() {
+        if c.is_empty() {
             // No cells: any fill of its dims (see `empty`).
             let v = self.fill(elem, &c.dims, 0.0);
             return Ok(super::elementwise::with_rank(v, Some(c.dims.len())));
-        } else if splat {
-            c.scalar_attr(elem)
+        }
+        let dims = Some(c.dims.clone());
+        if splat {
+            let value = format!("value = {}", c.scalar_attr(elem));
+            return Ok(self.emit("constant", &[], &value, elem, spec, dims));
+        }
+        // MLIR packs `i1` data 8 cells a byte, the first in the low bit.
+        let packed: Vec<u8>;
+        let bytes = if elem.is_bool() {
+            packed = c
+                .bytes
+                .chunks(8)
+                .map(|k| {
+                    k.iter()
+                        .rev()
+                        .fold(0u8, |acc, &b| acc << 1 | u8::from(b != 0))
+                })
+                .collect();
+            &packed
         } else {
-            let mut hex = String::with_capacity(2 + 2 * c.bytes.len());
-            hex.push_str("0x");
-            // MLIR packs `i1` data 8 cells a byte, the first in the low bit.
-            let packed: Vec<u8>;
-            let bytes = if elem.is_bool() {
-                packed = c
-                    .bytes
-                    .chunks(8)
-                    .map(|k| {
-                        k.iter()
-                            .rev()
-                            .fold(0u8, |acc, &b| acc << 1 | u8::from(b != 0))
-                    })
-                    .collect();
-                &packed
-            } else {
-                &c.bytes
-            };
-            for b in bytes {
-                let _ = write!(hex, "{b:02X}");
-            }
-            let mut shape = String::new();
-            for d in &c.dims {
-                let _ = write!(shape, "{d}x");
-            }
-            format!("dense<\"{hex}\"> : tensor<{shape}{}>", elem.mlir())
+            &c.bytes
         };
-        Ok(self.emit(
-            "constant",
-            &[],
-            &format!("value = {value}"),
-            elem,
-            spec,
-            Some(c.dims.clone()),
-        ))
+        let mut shape = String::new();
+        for d in &c.dims {
+            let _ = write!(shape, "{d}x");
+        }
+        let tail = format!("\"> : tensor<{shape}{}>", elem.mlir());
+        // The attribute is written once, into a string of its size: a
+        // model's weights are most of the file (see `hex`).
+        let mut value = String::with_capacity(18 + 2 * bytes.len() + tail.len());
+        value.push_str("value = dense<\"0x");
+        hex(&mut value, bytes);
+        value.push_str(&tail);
+        Ok(self.emit("constant", &[], &value, elem, spec, dims))
     }
 
     /// A scalar constant.
@@ -136,14 +132,12 @@ impl Translator {
         let head = format!("  {} = \"ocannl.{name}\"({})", v.ssa, names.join(", "));
         // Where attributes go (see `attr_at`).
         let at = self.out.len() + head.len();
-        let attrs = if attrs.is_empty() {
+        if attrs.is_empty() {
             self.attr_at.insert(v.ssa.clone(), (at, false));
-            String::new()
         } else {
             self.attr_at
                 .insert(v.ssa.clone(), (at + 2 + attrs.len(), true));
-            format!(" {{{attrs}}}")
-        };
+        }
         let loc = match &self.node {
             // `FILE, node 'NAME' (OP):N:1`: diagnostics name the file, the
             // node and its position (line N: the N-th node in the file).
@@ -155,12 +149,15 @@ impl Translator {
             ),
             None => String::new(),
         };
-        let _ = writeln!(
-            self.out,
-            "{head}{attrs} : ({}) -> {}{loc}",
-            types.join(", "),
-            v.ty()
-        );
+        // Written piece by piece: a constant's attributes are its data
+        // (hundreds of megabytes for a model's weights), copied once.
+        self.out.push_str(&head);
+        if !attrs.is_empty() {
+            self.out.push_str(" {");
+            self.out.push_str(attrs);
+            self.out.push('}');
+        }
+        let _ = writeln!(self.out, " : ({}) -> {}{loc}", types.join(", "), v.ty());
         v
     }
 
@@ -251,6 +248,20 @@ impl Translator {
         text.push_str(&self.out[from..]);
         text
     }
+}
+
+/// Appends `bytes` in upper-case hex, two digits a byte (MLIR's hex form of
+/// a dense attribute's data). A table instead of `write!(.., "{b:02X}")`,
+/// which went through the formatter once a byte: half of the importer's
+/// time on ResNet-50's 100 MB of weights.
+fn hex(out: &mut String, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
+    out.extend(bytes.iter().flat_map(|&b| {
+        [
+            char::from(DIGITS[usize::from(b >> 4)]),
+            char::from(DIGITS[usize::from(b & 15)]),
+        ]
+    }));
 }
 
 /// The spec forced into multichar mode (a trailing `,`, as OCANNL's printer
