@@ -174,10 +174,22 @@ fn choose_for(target: &Target, op: OperationRef<'_, '_>, def: &catalog::OpDef) -
     {
         Some(plan) => Schedule::Cpu {
             plan,
-            parallel: target.parallel,
+            // A small nest runs on one thread: a parallel region costs
+            // microseconds to open, more than such a nest's work.
+            parallel: target.parallel && work(&nest.p) >= MIN_PARALLEL_WORK,
         },
         None => Schedule::Loops,
     }
+}
+
+/// The fewest iterations of a nest's product space that run in parallel.
+const MIN_PARALLEL_WORK: u64 = 1 << 15;
+
+/// The iterations of a nest's product space.
+fn work(p: &Projections) -> u64 {
+    p.product_space
+        .iter()
+        .fold(1u64, |acc, &d| acc.saturating_mul(d))
 }
 
 /// What the planner reads of a loop-nest op: its projections (from the
