@@ -145,7 +145,10 @@ pub fn translate(model: &Model, opts: &Options) -> Result<String, ImportError> {
         if plan.removed.contains(&i) {
             continue;
         }
-        let nodes = plan.replaced.get(&i).map_or(std::slice::from_ref(node), Vec::as_slice);
+        let nodes = plan
+            .replaced
+            .get(&i)
+            .map_or(std::slice::from_ref(node), Vec::as_slice);
         for node in nodes {
             t.node = Some(NodeRef {
                 index: g.file_index[i],
