@@ -24,7 +24,7 @@ import tempfile
 import numpy as np
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
-from ort_harness import import_model, run_ocannl
+from ort_harness import compare, import_model, run_ocannl
 
 ort.set_default_logger_severity(3)
 F = np.float32
@@ -203,12 +203,7 @@ def run_case(c, bin_dir, tmp):
     if why:
         return why
     rtol, atol = c["tol"]
-    for name, got, w in zip(c["outputs"], gots, want):
-        if got.shape != w.shape:
-            return f"{name}: shape {got.shape}, onnxruntime {w.shape}"
-        if not np.allclose(got.astype(np.float64), w, rtol=rtol, atol=atol):
-            return f"{name}: max abs diff {np.abs(got.astype(np.float64) - w).max()}"
-    return None
+    return compare(c["outputs"], gots, want, rtol, atol)
 
 
 def main():

@@ -44,3 +44,16 @@ def run_ocannl(bin_dir, mlir, arrays, n_outs, tmp):
     if r.returncode:
         return None, f"run: {r.stderr.strip()[-400:]}"
     return [np.load(f) for f in outs], None
+
+
+def compare(names, gots, want, rtol, atol, against=None):
+    """None when every result matches the reference's shape and values
+    (`np.allclose`), else why (naming the reference when `against`)."""
+    by = f" against {against}" if against else ""
+    ref = against or "onnxruntime"
+    for name, got, w in zip(names, gots, want):
+        if got.shape != w.shape:
+            return f"{name}: shape {got.shape}, {ref} {w.shape}"
+        if not np.allclose(got, w, rtol=rtol, atol=atol):
+            return f"{name}: max abs diff {np.abs(got - w).max()}{by}"
+    return None

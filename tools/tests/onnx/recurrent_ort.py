@@ -24,7 +24,7 @@ import onnxruntime as ort
 
 ort.set_default_logger_severity(3)
 from onnx import TensorProto, helper, numpy_helper
-from ort_harness import import_model, run_ocannl
+from ort_harness import compare, import_model, run_ocannl
 
 F = np.float32
 GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
@@ -192,12 +192,7 @@ def run_case(c, bin_dir, tmp):
     gots, why = run_ocannl(bin_dir, mlir, list(feeds.values()), len(outs), tmp)
     if why:
         return why
-    for name, got, w in zip(outs, gots, want):
-        if got.shape != w.shape:
-            return f"{name}: shape {got.shape}, onnxruntime {w.shape}"
-        if not np.allclose(got, w, rtol=1e-4, atol=1e-5):
-            return f"{name}: max abs diff {np.abs(got - w).max()}"
-    return None
+    return compare(outs, gots, want, 1e-4, 1e-5)
 
 
 def main():

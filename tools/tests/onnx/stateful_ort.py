@@ -27,7 +27,7 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
-from ort_harness import import_model, run_ocannl
+from ort_harness import compare, import_model, run_ocannl
 
 ort.set_default_logger_severity(3)
 F = np.float32
@@ -165,12 +165,7 @@ def run_case(c, bin_dir, tmp):
     gots, why = run_ocannl(bin_dir, mlir, list(feeds.values()), len(outs), tmp)
     if why:
         return why
-    for name, got, w in zip(outs, gots, want):
-        if got.shape != w.shape:
-            return f"{name}: shape {got.shape}, {by} {w.shape}"
-        if not np.allclose(got, w, rtol=1e-4, atol=1e-5):
-            return f"{name}: max abs diff {np.abs(got - w).max()} against {by}"
-    return None
+    return compare(outs, gots, want, 1e-4, 1e-5, against=by)
 
 
 def main():
