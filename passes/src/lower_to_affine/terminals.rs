@@ -83,6 +83,12 @@ fn scalar_constant<'c>(
     }
 }
 
+/// A constant's `value` attribute.
+fn value_of<'c>(op: OperationRef<'c, '_>) -> Result<Attribute<'c>, String> {
+    op.attribute("value")
+        .map_err(|_| "requires attribute 'value'".to_owned())
+}
+
 impl<'c> Emitter<'c> {
     /// `ocannl.constant`: a scalar (or a splat) fills the buffer; dense
     /// data becomes a private constant `memref.global` copied into it.
@@ -96,9 +102,7 @@ impl<'c> Emitter<'c> {
     ) -> Result<(), String> {
         let loc = op.location();
         let elem = element_of(buf);
-        let value = op
-            .attribute("value")
-            .map_err(|_| "requires attribute 'value'".to_owned())?;
+        let value = value_of(op)?;
         let elements = ir::elements(value);
         let scalar_value = match elements {
             None => Some(value),
@@ -130,9 +134,7 @@ impl<'c> Emitter<'c> {
     ) -> Result<Value<'c, 'a>, String> {
         let loc = op.location();
         let elem = ir::shaped_element(mty).expect("a memref");
-        let value = op
-            .attribute("value")
-            .map_err(|_| "requires attribute 'value'".to_owned())?;
+        let value = value_of(op)?;
         let elements = ir::elements(value)
             .filter(|e| e.splat.is_none() && ir::is_dense_elements(value))
             .ok_or_else(|| "'value' must be a scalar or a dense elements attribute".to_owned())?;

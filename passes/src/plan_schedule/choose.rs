@@ -159,12 +159,7 @@ impl Nest<'_> {
     /// 15–25% faster).
     fn transposed(&self, v: usize, o: &[AxisIndex]) -> bool {
         let space = self.space();
-        let rows: u64 = self
-            .parallel
-            .iter()
-            .filter(|&&u| u != v)
-            .map(|&u| space[u])
-            .product();
+        let rows = extents_but(space, &self.parallel, v);
         space[v] >= 2 * self.width
             && rows >= MIN_TRANSPOSED_ROWS
             && self
@@ -244,12 +239,7 @@ impl Nest<'_> {
             .iter()
             .max_by_key(|&&r| space[r])
             .expect("a contraction has a reduction");
-        let taps: u64 = self
-            .reductions
-            .iter()
-            .filter(|&&r| r != k)
-            .map(|&r| space[r])
-            .product();
+        let taps = extents_but(space, &self.reductions, k);
         let step_bytes = taps * cols * self.width * elem_bytes;
         let fit = (self.target.l1 * 3 / 4 / step_bytes.max(1)).max(4);
         let fit = if fit >= 8 { fit / 8 * 8 } else { fit };
@@ -432,6 +422,15 @@ fn block_shape(registers: u64, row_extent: u64, vectors: u64) -> (u64, u64) {
 
 /// The most rows a register block unrolls.
 const MAX_ROWS: u64 = 14;
+
+/// The product of the extents of `iters` other than `skip`.
+fn extents_but(space: &[u64], iters: &[usize], skip: usize) -> u64 {
+    iters
+        .iter()
+        .filter(|&&i| i != skip)
+        .map(|&i| space[i])
+        .product()
+}
 
 /// The largest multiple of `m` at most `x`, and at least `m`.
 fn round_down(x: u64, m: u64) -> u64 {
