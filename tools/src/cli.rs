@@ -9,11 +9,22 @@ use std::{
     process::ExitCode,
 };
 
-/// The most bytes the tools read from one input: an `.mlir` program file,
-/// or whatever a pipe (`/dev/stdin`, `<(...)`, a FIFO) gives, within half
-/// the available memory. (Regular `.npy` files are bounded by the
-/// machine's memory instead; devices by [`MAX_DEVICE_BYTES`].)
+/// The most bytes the tools keep of what a pipe (`/dev/stdin`, `<(...)`, a
+/// FIFO) gives, within half the available memory; and the least a regular
+/// program file may hold ([`max_file_bytes`]). (Regular `.npy` files are
+/// bounded by the machine's memory instead; devices by
+/// [`MAX_DEVICE_BYTES`].)
 pub const MAX_INPUT_BYTES: u64 = 1 << 30;
+
+/// The most bytes a regular program file (`.mlir`, an IRDL or response
+/// file) may hold: a quarter of the available memory, since parsing keeps
+/// the text and its constants side by side and compiling binds the
+/// constants again; at least [`MAX_INPUT_BYTES`]. An imported model's
+/// weights are written as hex, two characters a byte: VGG-19's 575 MB make
+/// a 1.15 GB module.
+pub fn max_file_bytes() -> u64 {
+    available_memory().map_or(MAX_INPUT_BYTES, |free| (free / 4).max(MAX_INPUT_BYTES))
+}
 
 /// The most bytes the tools read from a character device other than a
 /// terminal: `/dev/null` gives none, `/dev/zero` and `/dev/urandom` never
@@ -108,8 +119,13 @@ impl Input {
             if let Some(max) = max_regular
                 && meta.len() > max
             {
+                let why = if max == max_file_bytes() && max > MAX_INPUT_BYTES {
+                    " (a quarter of the memory available)"
+                } else {
+                    ""
+                };
                 return Err(format!(
-                    "cannot read '{shown}': it holds {} bytes, more than the {} an input may have",
+                    "cannot read '{shown}': it holds {} bytes, more than the {} an input may have{why}",
                     meta.len(),
                     human(max)
                 ));

@@ -5,8 +5,8 @@
 //! the ocannl passes beside the upstream ones.
 //!
 //! Before MLIR's driver gets the command line, the input files are checked
-//! as `ocannl-run` checks its own: at most 1 GiB, a pipe (a FIFO, standard
-//! input) read up to 1 GiB and a device (`/dev/zero`) up to 1 MiB
+//! as `ocannl-run` checks its own: at most a quarter of the available
+//! memory (at least 1 GiB), a pipe (a FIFO, standard input) read up to 1 GiB and a device (`/dev/zero`) up to 1 MiB
 //! ([`ocannl_tools::cli::Input`]); and `--help` and `--version`, which LLVM
 //! prints and then exits, run in a child process whose output is copied,
 //! so that a closed or full standard output is an error.
@@ -17,7 +17,7 @@ use std::{
     process::ExitCode,
 };
 
-use ocannl_tools::cli::{Input, MAX_INPUT_BYTES};
+use ocannl_tools::cli::{Input, MAX_INPUT_BYTES, max_file_bytes};
 
 /// mimalloc for Rust's allocations (MLIR's C++ keeps the system allocator):
 /// the solver and the IR translation allocate many small, short-lived
@@ -148,7 +148,7 @@ fn guard_inputs(args: &mut [String]) -> Result<Vec<Input>, String> {
             // What is missing (or the value of an option not listed above)
             // is left to the driver, which reports a missing input itself.
             if std::fs::metadata(&path).is_ok_and(|m| !m.is_dir()) {
-                let input = Input::open(Path::new(&path), Some(MAX_INPUT_BYTES))?;
+                let input = Input::open(Path::new(&path), Some(max_file_bytes()))?;
                 let opened = input.path().display().to_string();
                 if opened != path {
                     args[at].replace_range(start.., &opened);

@@ -156,7 +156,7 @@ fn run_output_checks_leave_no_files() {
 /// A program or an input that never ends (`/dev/zero`, standard input fed
 /// from it, an endless pipe) is read up to a bound (1 MiB from a device,
 /// 1 GiB from a pipe) and refused, instead of filling the memory (`LLVM
-/// ERROR: out of memory`); a regular file past 1 GiB is refused from its
+/// ERROR: out of memory`); a regular file past a quarter of the memory is refused from its
 /// size, and so are LLVM's `@` response files and `--irdl-file`.
 #[test]
 fn endless_or_huge_inputs_are_bounded() {
@@ -193,12 +193,14 @@ fn endless_or_huge_inputs_are_bounded() {
     std::fs::File::options()
         .write(true)
         .open(&huge)
-        .and_then(|f| f.set_len((1 << 30) + 1))
-        .expect("a sparse file");
+        .and_then(|f| f.set_len(1 << 40))
+        .expect("a sparse file of 1 TiB");
+    // A regular file may hold a quarter of the available memory (at least
+    // 1 GiB: an imported VGG-19 is 1.15 GB), not 1 TiB.
     let o = run(&[&s(&huge), "--seed", "1"]);
-    assert_user_error(&o, "more than the 1 GiB");
+    assert_user_error(&o, "an input may have");
     let o = run_within(OCANNL_OPT, &[&s(&huge)], &[], Duration::from_secs(60));
-    assert_user_error(&o, "more than the 1 GiB");
+    assert_user_error(&o, "an input may have");
     // ocannl-opt's other inputs: an IRDL file, a response file.
     let irdl = format!("--irdl-file={}", s(&huge));
     let response = format!("@{}", s(&huge));
@@ -208,7 +210,7 @@ fn endless_or_huge_inputs_are_bounded() {
         vec![&response],
     ] {
         let o = run_within(OCANNL_OPT, &args, &[], Duration::from_secs(60));
-        assert_user_error(&o, "more than the 1 GiB");
+        assert_user_error(&o, "an input may have");
     }
     std::fs::remove_file(&huge).ok();
 }

@@ -15,8 +15,10 @@
 //! Exit codes: 0 success, 1 user error (bad file, bad input, failed
 //! inference, flags out of range or without effect), never a panic. Every
 //! flag is checked before any file is read or anything compiled; the
-//! program file holds at most 1 GiB, and a pipe (as the program or an
-//! input) is read up to 1 GiB ([`MAX_INPUT_BYTES`]), a device up to 1 MiB.
+//! program file holds at most a quarter of the available memory (at least
+//! 1 GiB, [`max_file_bytes`]), and a pipe (as the program or an
+//! input) is read up to 1 GiB
+//! ([`MAX_INPUT_BYTES`](ocannl_tools::cli::MAX_INPUT_BYTES)), a device up to 1 MiB.
 
 use std::{
     io::{self, Write},
@@ -31,7 +33,7 @@ use ocannl_runtime::{
     array::{Array, SplitMix64},
 };
 use ocannl_tools::{
-    cli::{Input, MAX_INPUT_BYTES, check_readable},
+    cli::{Input, check_readable, max_file_bytes},
     run::{
         profile::{DEFAULT_RUNS, print_profile},
         report::{print_bench, print_results, write_kernels},
@@ -435,7 +437,7 @@ fn open_files(cli: &Cli) -> Result<(Input, Vec<Vec<Input>>), Error> {
     for path in cli.inputs.iter().flatten() {
         check_readable(path).map_err(|e| Error::new(format!("--inputs: {e}")))?;
     }
-    let file = Input::open(&cli.file, Some(MAX_INPUT_BYTES)).map_err(Error::new)?;
+    let file = Input::open(&cli.file, Some(max_file_bytes())).map_err(Error::new)?;
     let open = |p: &PathBuf| Input::open(p, None).map_err(|e| Error::new(format!("--inputs: {e}")));
     let sets = cli
         .inputs
