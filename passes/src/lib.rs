@@ -15,6 +15,7 @@
 //! | `ocannl-plan-schedule` | each op's schedule as an attribute ([`plan_schedule`]) |
 //! | `ocannl-lower-to-affine` | memrefs and affine loop nests, as the schedules say ([`lower_to_affine`]) |
 //! | `ocannl-profile-mark`, `ocannl-profile-ops` | each op's nests timed at run time ([`profile_ops`]) |
+//! | `ocannl-loop-hints` | `scf.for` loops marked not to be unrolled again by LLVM ([`loop_hints`]) |
 //!
 //! Named pipelines ([`pipelines`]): `ocannl-to-affine`, `ocannl-to-llvm`.
 //!
@@ -31,6 +32,7 @@ mod ffi;
 pub mod infer_projections;
 pub mod infer_shapes;
 mod layout;
+pub mod loop_hints;
 pub mod lower_to_affine;
 mod op_logic;
 pub mod pass;

@@ -34,9 +34,9 @@ macro_rules! affine_to_llvm {
         "ocannl-outline-nests,arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},\
 math-extend-to-supported-types{extra-types=f16 target-type=f32},arith-expand{include-bf16=true},\
 ocannl-math-approximation,\
-lower-affine,convert-scf-to-cf,cse,\
+lower-affine,ocannl-loop-hints,convert-scf-to-cf,cse,\
 convert-vector-to-llvm,convert-to-llvm{filter-dialects=arith,cf,math,memref},\
-convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},reconcile-unrealized-casts"
+convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},reconcile-unrealized-casts,ocannl-loop-hints"
     };
 }
 

@@ -16,6 +16,7 @@ pub static PASSES: &[PassDef] = &[
     crate::lower_to_affine::PASS,
     crate::profile_ops::MARK_PASS,
     crate::profile_ops::PASS,
+    crate::loop_hints::PASS,
 ];
 
 /// Registers every ocannl pass and named pipeline in MLIR's global pass

@@ -35,6 +35,14 @@ pub fn set_attribute<'c>(op: OperationRef<'c, '_>, name: &str, attr: Attribute<'
     }
 }
 
+/// Removes the attribute `name` of `op`; `true` when it had one.
+pub fn remove_attribute(op: OperationRef<'_, '_>, name: &str) -> bool {
+    // SAFETY: live op; the name is only read.
+    unsafe {
+        mlir_sys::mlirOperationRemoveAttributeByName(op.to_raw(), StringRef::new(name).to_raw())
+    }
+}
+
 /// Sets the discardable attribute `name` of `op`.
 pub fn set_discardable_attribute<'c>(op: OperationRef<'c, '_>, name: &str, attr: Attribute<'c>) {
     // SAFETY: live op and attribute of one context; the name is copied.

@@ -51,8 +51,12 @@ struct Kernel<'k, 'o, 'c, 'a> {
     k_tile: KTile<'c, 'a>,
 }
 
+/// The most taps of an innermost reduction the micro-kernel unrolls.
+const MAX_UNROLLED_TAPS: u64 = 4;
+
 /// The cells of the register block of `combo`'s segments, in order (the
 /// last block iterator fastest).
+
 fn block_cells(plan: &Plan, combo: &[Segment]) -> Vec<Offsets> {
     let mut cells: Vec<Offsets> = vec![vec![]];
     for (u, s) in plan.unrolled.iter().zip(combo) {
@@ -184,10 +188,22 @@ impl<'c> Emitter<'c> {
         let mut enclosing = vec![];
         let mut inner = at;
         let lane_iter = |r: usize| plan.lanes == Lanes::Reduction && r == plan.vector;
-        for &r in plan.reductions.iter().filter(|&&r| !lane_iter(r)) {
-            if space[r] == 1 {
-                continue;
-            }
+        let looped: Vec<usize> = plan
+            .reductions
+            .iter()
+            .copied()
+            .filter(|&r| !lane_iter(r) && space[r] > 1)
+            .collect();
+        // The innermost reduction, when it is a few taps (a 3×3
+        // convolution's kernel column) and not the one tiled for the
+        // caches, is unrolled here: the block's steps one after the other
+        // (LLVM does not unroll the lowering's loops: `crate::loop_hints`).
+        let unrolled = looped
+            .last()
+            .copied()
+            .filter(|&r| space[r] <= MAX_UNROLLED_TAPS && k.k_tile.is_none_or(|(kt, ..)| kt != r))
+            .filter(|_| plan.lanes == Lanes::Result);
+        for &r in looped.iter().filter(|&&r| Some(r) != unrolled) {
             let range = match k.k_tile {
                 Some((kt, kc, t)) if kt == r => self.tile(t, kc, space[r]),
                 _ => self.range(0, space[r]),
@@ -200,6 +216,12 @@ impl<'c> Emitter<'c> {
         }
         let mut values = if plan.lanes == Lanes::Reduction {
             self.lane_loops(inner, k, &mut ivs, accs)?
+        } else if let Some(r) = unrolled {
+            for tap in 0..space[r] {
+                ivs[r] = self.index_constant(inner, tap as i64, loc);
+                accs = self.block_step(inner, k, &ivs, &accs, k.mode)?;
+            }
+            accs
         } else {
             self.block_step(inner, k, &ivs, &accs, k.mode)?
         };
