@@ -13,12 +13,17 @@
 
 // C[i,j] += A[i,k] B[k,j]: lanes along j (the result's contiguous axis);
 // A's cell is broadcast, B's row is a vector load; a 6 x 2-vector block
-// of accumulators lives in iter_args across k and is stored once.
+// of accumulators lives in iter_args across k, starts from zero (every
+// cell is computed by one block: the result is not filled first, nor
+// read) and is stored once.
 // CHECK-LABEL: func.func @nn(
+// CHECK-NOT: affine.store
 // CHECK: affine.for %[[J:.*]] = 0 to 32 step 16 {
 // CHECK-NEXT: affine.for %[[I:.*]] = 0 to 18 step 6 {
-// CHECK-COUNT-12: affine.vector_load %arg2{{.*}} : memref<20x40xf32>, vector<8xf32>
-// CHECK: affine.for %[[K:.*]] = 0 to 64 iter_args(%{{.*}} = %{{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// CHECK-NOT: affine.vector_load %arg2
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8xf32>
+// CHECK-NOT: affine.vector_load %arg2
+// CHECK: affine.for %[[K:.*]] = 0 to 64 iter_args(%{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
 // CHECK-NEXT: %[[A:.*]] = affine.load %arg0[%[[I]], %[[K]]]
 // CHECK-NEXT: %[[AV:.*]] = vector.broadcast %[[A]] : f32 to vector<8xf32>
 // CHECK-NEXT: %[[B:.*]] = affine.vector_load %arg1[%[[K]], %[[J]]] : memref<64x40xf32>, vector<8xf32>
@@ -148,4 +153,20 @@ func.func @packed(%a: !ocannl.tensor<f32, "20,300">, %b: !ocannl.tensor<f32, "30
 func.func @packed_nt(%w: !ocannl.tensor<f32, "300->25">, %x: !ocannl.tensor<f32, "520|300">) -> !ocannl.tensor<f32, "...|...->..."> {
   %0 = "ocannl.matmul"(%w, %x) : (!ocannl.tensor<f32, "300->25">, !ocannl.tensor<f32, "520|300">) -> !ocannl.tensor<f32, "...|...->...">
   return %0 : !ocannl.tensor<f32, "...|...->...">
+}
+
+// A reduction tiled for the caches: the first tile's accumulators start
+// from zero, the later tiles' from the sums stored so far (an affine.if on
+// the tile's position); nothing fills the result before the nest.
+// CHECK-LABEL: func.func @k_tiled(
+// CHECK-NOT: affine.store
+// CHECK: affine.for %[[KT:.*]] = 0 to 1024 step 256 {
+// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<8xf32>
+// CHECK-NEXT: affine.if #{{.*}}(%[[KT]]) -> (vector<8xf32>
+// CHECK-COUNT-12: affine.vector_load %arg2
+// CHECK: } else {
+// CHECK-NEXT: affine.yield %[[Z]], %[[Z]], %[[Z]], %[[Z]], %[[Z]], %[[Z]], %[[Z]], %[[Z]], %[[Z]], %[[Z]], %[[Z]], %[[Z]] :
+func.func @k_tiled(%a: !ocannl.tensor<f32, "64,1024">, %b: !ocannl.tensor<f32, "1024,64">) -> !ocannl.tensor<f32, "64,64"> {
+  %0 = "ocannl.einsum"(%a, %b) {spec = "i,k; k,j => i,j"} : (!ocannl.tensor<f32, "64,1024">, !ocannl.tensor<f32, "1024,64">) -> !ocannl.tensor<f32, "64,64">
+  return %0 : !ocannl.tensor<f32, "64,64">
 }

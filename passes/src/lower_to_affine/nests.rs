@@ -28,6 +28,7 @@ use crate::{
         epilogue::Step,
         legal::{check_plan, plannable},
         memory::plain_box,
+        plan::Lanes,
         tiled::tiled,
     },
 };
@@ -171,6 +172,7 @@ impl<'c> Emitter<'c> {
             buf,
             loc,
             packed: [None; 2],
+            fresh: false,
         };
         let operand_dims: Vec<Vec<u64>> = operands.iter().map(|o| buffer_dims(*o)).collect();
         let bad = |m: String| format!("cannot obey its schedule ({SCHEDULE}): {m}");
@@ -183,7 +185,15 @@ impl<'c> Emitter<'c> {
                 plannable(&p, bits, same_float)
                     .and_then(|()| check_plan(&mut plan, &p, dims, &operand_dims))
                     .map_err(bad)?;
-                self.init_result(at, &view, dims, accum_kind)?;
+                // Each cell computed by one block, from the neutral element
+                // in registers: no fill before the nest (a pass over the
+                // result, on one thread).
+                let fresh =
+                    plan.lanes == Lanes::Result && accum.is_some() && init.is_none() && surjective;
+                if !fresh {
+                    self.init_result(at, &view, dims, accum_kind)?;
+                }
+                let view = view::Op { fresh, ..view };
                 self.lower_planned(at, &plan, &view).map(|()| true)
             }
             Schedule::Tiled { .. } => {

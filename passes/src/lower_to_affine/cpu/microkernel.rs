@@ -7,12 +7,12 @@ use std::collections::HashMap;
 
 use melior::{
     dialect::ods,
-    ir::{Attribute, Location, Type, Value, ValueLike},
+    ir::{AffineExpr, Attribute, Location, Type, Value, ValueLike},
 };
-use ocannl_dialect::catalog::Accumulator;
+use ocannl_dialect::{catalog::Accumulator, ir};
 
 use super::view::{Mode, Op};
-use crate::lower_to_affine::emit::{At, Cell, Emitter, loops::Bound};
+use crate::lower_to_affine::emit::{At, Cell, Emitter, first_block, loops::Bound};
 use crate::{
     buffers::{buffer_dims, element_of},
     compute::{Accum, BinaryFn, Compute},
@@ -158,12 +158,33 @@ impl<'c> Emitter<'c> {
         k: &Kernel<'_, '_, 'c, 'a>,
     ) -> Result<Vec<Value<'c, 'a>>, String> {
         let op = &k.op;
-        Ok(match (k.plan.lanes, op.accum) {
-            (Lanes::Result, Some(_)) => k
-                .cell_ivs
+        let load = |at: At<'c, 'a>| -> Vec<Value<'c, 'a>> {
+            k.cell_ivs
                 .iter()
                 .map(|v| self.load_as(at, op.buf, k.result_map, v, k.mode.lanes(), op.loc))
-                .collect(),
+                .collect()
+        };
+        Ok(match (k.plan.lanes, op.accum) {
+            (Lanes::Result, Some(a)) if op.fresh => {
+                let neutral = self.constant(at, self.scalar_attr(k.mode.ty, a.neutral()), op.loc);
+                let fresh = vec![neutral; k.cells.len()];
+                let Some((_, _, t)) = k.k_tile else {
+                    return Ok(fresh);
+                };
+                // Past the first reduction tile: the sums so far.
+                let later = AffineExpr::dim(self.ctx, 0) + AffineExpr::constant(self.ctx, -1);
+                let condition = ir::integer_set_attr(self.ctx, 1, &[later]).expect("one constraint");
+                let types = vec![k.mode.ty; k.cells.len()];
+                let if_op = self.affine_if(at, condition, &[t], &types, true, op.loc);
+                let [then, other] = [0, 1].map(|i| At::end(first_block(if_op, i)));
+                let sums = load(then);
+                self.affine_yield(then, &sums, op.loc);
+                self.affine_yield(other, &fresh, op.loc);
+                (0..k.cells.len())
+                    .map(|i| if_op.result(i).expect("a result").into())
+                    .collect()
+            }
+            (Lanes::Result, Some(_)) => load(at),
             (Lanes::Result, None) => vec![],
             (Lanes::Reduction, a) => {
                 let a = a.ok_or("a reduction without an accumulation operator")?;

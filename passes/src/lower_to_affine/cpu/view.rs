@@ -30,6 +30,11 @@ pub(in crate::lower_to_affine) struct Op<'o, 'c, 'a> {
     /// The operand panels packed for this nest ([`super::pack`]): the one
     /// read along the vector iterator, the one read along the rows.
     pub packed: [Option<Packed<'c, 'a>>; 2],
+    /// The result was not filled before the nest: every cell is computed
+    /// by one block of a [`Lanes::Result`](crate::schedule::plan::Lanes)
+    /// plan, whose accumulators start from the neutral element (under a
+    /// reduction tile, in its first tile) instead of from the result.
+    pub fresh: bool,
 }
 
 /// The micro-kernel's mode: its element type and whether the lanes are on.
