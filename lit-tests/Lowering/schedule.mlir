@@ -170,3 +170,23 @@ func.func @k_tiled(%a: !ocannl.tensor<f32, "64,1024">, %b: !ocannl.tensor<f32, "
   %0 = "ocannl.einsum"(%a, %b) {spec = "i,k; k,j => i,j"} : (!ocannl.tensor<f32, "64,1024">, !ocannl.tensor<f32, "1024,64">) -> !ocannl.tensor<f32, "64,64">
   return %0 : !ocannl.tensor<f32, "64,64">
 }
+
+// With parallel=true, an op without a CPU plan (schedule `loops`) runs its
+// outermost loop over the result's cells in parallel when it has 2^15
+// cells or more: a transposing copy, a concatenation's copies (one
+// parallel loop per block); a small one stays sequential.
+// PAR-LABEL: func.func @plain_parallel(
+// PAR: affine.parallel (%{{.*}}) = (0) to (1024) {
+// PAR-NEXT: affine.for %{{.*}} = 0 to 64 {
+// PAR: affine.parallel (%{{.*}}) = (0) to (1024) {
+// PAR: memref.copy
+// PAR: affine.parallel (%{{.*}}) = (0) to (1024) {
+// PAR: memref.copy
+// PAR-NOT: affine.parallel
+// PAR: return
+func.func @plain_parallel(%a: !ocannl.tensor<f32, "64,1024">, %b: !ocannl.tensor<f32, "1024,32">, %c: !ocannl.tensor<f32, "1024,32">, %s: !ocannl.tensor<f32, "8,8">) -> (!ocannl.tensor<f32, "1024,64">, !ocannl.tensor<f32, "1024,64">, !ocannl.tensor<f32, "8,8">) {
+  %t = "ocannl.einsum"(%a) {spec = "i,j => j,i"} : (!ocannl.tensor<f32, "64,1024">) -> !ocannl.tensor<f32, "1024,64">
+  %k = "ocannl.concat"(%b, %c) {spec = "r,a; r,b => r,a^b"} : (!ocannl.tensor<f32, "1024,32">, !ocannl.tensor<f32, "1024,32">) -> !ocannl.tensor<f32, "1024,64">
+  %u = "ocannl.einsum"(%s) {spec = "i,j => j,i"} : (!ocannl.tensor<f32, "8,8">) -> !ocannl.tensor<f32, "8,8">
+  return %t, %k, %u : !ocannl.tensor<f32, "1024,64">, !ocannl.tensor<f32, "1024,64">, !ocannl.tensor<f32, "8,8">
+}

@@ -109,7 +109,10 @@ fn plan_function<'c>(ctx: &'c Context, target: &Target, func: OperationRef<'c, '
         .filter(|op| op.attribute(SCHEDULE).is_ok())
         .map(|op| {
             let s = Schedule::of(*op).ok().flatten();
-            (op.to_raw().ptr as usize, s.unwrap_or(Schedule::Loops))
+            (
+                op.to_raw().ptr as usize,
+                s.unwrap_or(Schedule::Loops { parallel: false }),
+            )
         })
         .collect();
     let given_of = |op: &OperationRef<'c, '_>| given.get(&(op.to_raw().ptr as usize)).cloned();
@@ -142,7 +145,18 @@ fn choose_for(target: &Target, op: OperationRef<'_, '_>, def: &catalog::OpDef) -
         .then(|| NestFacts::of(op))
         .flatten();
     let Some(nest) = nest else {
-        return gpu.unwrap_or(Schedule::Loops);
+        // A concatenation's copies (disjoint blocks of the result) in
+        // parallel when there are enough of them.
+        let cells = (def.computes == Computes::Blocks)
+            .then(|| op.result(0).ok())
+            .flatten()
+            .and_then(|r| layout(r.into()))
+            .map_or(0, |(dims, _)| {
+                dims.iter().fold(1u64, |a, &d| a.saturating_mul(d))
+            });
+        return gpu.unwrap_or(Schedule::Loops {
+            parallel: target.parallel && cells >= MIN_PARALLEL_WORK,
+        });
     };
     if let Some(block) = target.gpu_block {
         let compute = scalar_function(op, def, nest.operand_dims.len());
@@ -178,7 +192,9 @@ fn choose_for(target: &Target, op: OperationRef<'_, '_>, def: &catalog::OpDef) -
             // microseconds to open, more than such a nest's work.
             parallel: target.parallel && work(&nest.p) >= MIN_PARALLEL_WORK,
         },
-        None => Schedule::Loops,
+        None => Schedule::Loops {
+            parallel: target.parallel && work(&nest.p) >= MIN_PARALLEL_WORK,
+        },
     }
 }
 

@@ -6,7 +6,7 @@
 //!
 //! | `kind` | fields | the op's nests |
 //! |---|---|---|
-//! | `"loops"` | | plain `affine.for` nests, one scalar per iteration |
+//! | `"loops"` | `parallel`? | plain `affine.for` nests, one scalar per iteration; with `parallel = true`, each nest's outermost loop over distinct result cells an `affine.parallel` |
 //! | `"cpu"` | `lanes`, `width`, `vector`, `outer`, `unroll`, `reductions`, `k_tile`?, `parallel`? | a [`Plan`]: vector lanes, register block, cache tiles |
 //! | `"grid"` | `block` | GPU grids of `block` threads per block, one result cell per thread |
 //! | `"tiled"` | `block`, `emulate`? | a GPU matrix product in workgroup memory ([`tiled`]), its other nests grids |
@@ -57,8 +57,10 @@ pub(crate) const SCHEDULE: &str = "ocannl.schedule";
 /// One op's schedule (see the module docs).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Schedule {
-    /// Plain loop nests.
-    Loops,
+    /// Plain loop nests; `parallel`: each nest's outermost loop over the
+    /// result's cells an `affine.parallel` where its iterations write
+    /// distinct cells (a nest that accumulates stays sequential).
+    Loops { parallel: bool },
     /// A CPU plan, its first loop parallel or not.
     Cpu { plan: Plan, parallel: bool },
     /// GPU grids of `block` threads per block.
@@ -100,7 +102,12 @@ impl Schedule {
         let us = |v: &[usize]| ints(&v.iter().map(|&x| x as u64).collect::<Vec<_>>());
         let mut fields: Vec<(&str, Attribute<'c>)> = vec![];
         match self {
-            Self::Loops => fields.push(("kind", s("loops"))),
+            Self::Loops { parallel } => {
+                fields.push(("kind", s("loops")));
+                if *parallel {
+                    fields.push(("parallel", BoolAttribute::new(ctx, true).into()));
+                }
+            }
             Self::Cpu { plan, parallel } => {
                 fields.push(("kind", s("cpu")));
                 let lanes = match plan.lanes {
@@ -180,7 +187,9 @@ impl Schedule {
         }
         let fields = Fields { dict, bad: &bad };
         Ok(Some(match kind.as_str() {
-            "loops" => Self::Loops,
+            "loops" => Self::Loops {
+                parallel: fields.flag("parallel")?,
+            },
             "cpu" => fields.cpu()?,
             "grid" => Self::Grid {
                 block: fields.int("block")?,
@@ -199,7 +208,7 @@ impl Schedule {
 /// The fields a schedule of `kind` may have; `None` for an unknown kind.
 fn fields_of(kind: &str) -> Option<&'static [&'static str]> {
     Some(match kind {
-        "loops" => &["kind"],
+        "loops" => &["kind", "parallel"],
         "cpu" => &[
             "kind",
             "lanes",

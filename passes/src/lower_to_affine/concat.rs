@@ -97,14 +97,17 @@ impl<'c> Emitter<'c> {
             if after_nest {
                 *at = self.next_block(*at, loc);
             }
+            // Without accumulation the blocks' cells are distinct: the
+            // outermost loop in parallel (schedule `loops`, `parallel`).
+            let parallel = self.target.parallel && !accumulate;
             if let Some(plan) = plan {
-                self.copy_runs(*at, &plan, operands[b.operand], buf, loc);
+                self.copy_runs(*at, &plan, operands[b.operand], buf, parallel, loc);
                 after_nest = !plan.outer.is_empty();
                 continue;
             }
             after_nest = true;
             let sizes: Vec<u64> = b.iterators.iter().map(|&i| space[i]).collect();
-            let (inner, ivs) = self.nest(*at, &sizes, loc);
+            let (inner, ivs) = self.nest_with(*at, &sizes, parallel, loc);
             let n = b.iterators.len();
             let local = |indices: &[AxisIndex]| block_local(indices, &b.iterators);
             let map = self.map(n, &local(&b.indices));
@@ -264,9 +267,10 @@ impl<'c> Emitter<'c> {
         plan: &CopyPlan,
         src: Value<'c, 'a>,
         dst: Value<'c, 'a>,
+        parallel: bool,
         loc: Location<'c>,
     ) {
-        let (inner, ivs) = self.nest(at, &plan.outer, loc);
+        let (inner, ivs) = self.nest_with(at, &plan.outer, parallel, loc);
         let [from, to] = [(src, &plan.sides[0]), (dst, &plan.sides[1])].map(|(buf, side)| {
             // With loops, the first cell moves with them.
             let dynamic = (!ivs.is_empty()).then(|| {

@@ -197,8 +197,21 @@ impl<'c> Emitter<'c> {
     /// most 63 loops deep, since its sizes multiply to at most `2^63`.
     pub(super) fn nest<'a>(
         &self,
+        at: At<'c, 'a>,
+        sizes: &[u64],
+        loc: Location<'c>,
+    ) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
+        self.nest_with(at, sizes, false, loc)
+    }
+
+    /// [`Emitter::nest`], its outermost loop an `affine.parallel` when
+    /// `parallel` (on the CPU; the caller knows its iterations write
+    /// distinct cells).
+    pub(super) fn nest_with<'a>(
+        &self,
         mut at: At<'c, 'a>,
         sizes: &[u64],
+        parallel: bool,
         loc: Location<'c>,
     ) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
         if let Some(block) = self.target.gpu_block {
@@ -206,12 +219,14 @@ impl<'c> Emitter<'c> {
         }
         let mut ivs = Vec::with_capacity(sizes.len());
         let mut zero = None;
+        let mut first = parallel;
         for &n in sizes {
             if n == 1 {
                 ivs.push(*zero.get_or_insert_with(|| self.index_constant(at, 0, loc)));
                 continue;
             }
-            let l = self.for_loop(at, self.range(0, n), 1, &[], false, loc);
+            let l = self.for_loop(at, self.range(0, n), 1, &[], first, loc);
+            first = false;
             ivs.push(l.iv);
             at = l.body;
         }

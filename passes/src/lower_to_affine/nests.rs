@@ -227,7 +227,7 @@ impl<'c> Emitter<'c> {
                 };
                 self.lower_gpu(at, &op, *block).map(|()| true)
             }
-            Schedule::Loops => {
+            Schedule::Loops { .. } => {
                 self.init_result(at, &view, dims, accum_kind)?;
                 self.scalar_nest(at, &view, accum_kind)
             }
@@ -298,7 +298,11 @@ impl<'c> Emitter<'c> {
         let (p, loc) = (op.p, op.loc);
         let elem = element_of(op.buf);
         let result_map = self.map(p.product_space.len(), &p.result);
-        let (inner, ivs) = self.nest(at, &p.product_space, loc);
+        // The outermost loop in parallel (schedule `loops`, `parallel`)
+        // when it runs over the result's cells, not a reduction.
+        let first = p.product_space.iter().position(|&n| n > 1);
+        let parallel = self.target.parallel && first.is_some_and(|i| !p.reductions().contains(&i));
+        let (inner, ivs) = self.nest_with(at, &p.product_space, parallel, loc);
         let cell = |indices| Cell {
             indices,
             space: &p.product_space,

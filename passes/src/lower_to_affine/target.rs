@@ -14,7 +14,8 @@ pub(super) struct Target {
     /// The tiled kernel's steps as CPU loops instead of a `gpu.launch` (a
     /// check of their indices without a GPU).
     pub gpu_emulate: bool,
-    /// The plan's first loop is an `affine.parallel`.
+    /// The plan's first loop is an `affine.parallel` (a plain nest's
+    /// outermost loop over distinct result cells, with `loops`).
     pub parallel: bool,
 }
 
@@ -22,8 +23,8 @@ impl Target {
     /// The facts of an op with schedule `s`.
     pub(super) fn of(s: &Schedule) -> Self {
         match s {
-            Schedule::Loops | Schedule::Epilogue { .. } => Self::default(),
-            Schedule::Cpu { parallel, .. } => Self {
+            Schedule::Epilogue { .. } => Self::default(),
+            Schedule::Loops { parallel } | Schedule::Cpu { parallel, .. } => Self {
                 parallel: *parallel,
                 ..Self::default()
             },

@@ -47,7 +47,8 @@ fn schedules_round_trip_through_attributes() {
     let op = module.as_operation();
     assert_eq!(Schedule::of(op), Ok(None));
     let all = [
-        Schedule::Loops,
+        Schedule::Loops { parallel: false },
+        Schedule::Loops { parallel: true },
         Schedule::Cpu {
             plan: matmul_plan(),
             parallel: true,

@@ -173,7 +173,8 @@ impl<'c> Emitter<'c> {
                 };
                 // Past the first reduction tile: the sums so far.
                 let later = AffineExpr::dim(self.ctx, 0) + AffineExpr::constant(self.ctx, -1);
-                let condition = ir::integer_set_attr(self.ctx, 1, &[later]).expect("one constraint");
+                let condition =
+                    ir::integer_set_attr(self.ctx, 1, &[later]).expect("one constraint");
                 let types = vec![k.mode.ty; k.cells.len()];
                 let if_op = self.affine_if(at, condition, &[t], &types, true, op.loc);
                 let [then, other] = [0, 1].map(|i| At::end(first_block(if_op, i)));
