@@ -14,12 +14,15 @@ For each model: `ocannl-import-onnx` once (timed), then per thread count
 `ocannl-run FILE.mlir --inputs ... --bench N --threads T --outputs ...`
 (its median and compile time) and onnxruntime (CPUExecutionProvider,
 default graph optimisations, intra-op threads T, inter-op 1; session
-creation timed; one warm-up run, then N timed runs, median). The outputs
+creation timed; one warm-up run, then N timed runs, median). With
+`--rounds R` the two sides alternate R times (a shared machine's slow
+spells then fall on both) and each side's time is the median of its R
+medians. The outputs
 must match onnxruntime's (rtol 1e-3, atol 1e-4 by default).
 
 Usage:
   .onnx-venv/bin/python tools/bench/onnx_models.py BIN_DIR
-      [--models resnet50,squeezenet,...] [--threads 1,2] [--runs 10]
+      [--models resnet50,squeezenet,...] [--threads 1,2] [--runs 10] [--rounds 1]
       [--timeout S] [--markdown] [--json FILE] [--profile] [--strict]
 
 ratio = onnxruntime ms / ours ms: above 1 we are faster. The goal (issue
@@ -180,8 +183,8 @@ def ours(args, mlir, npys, outs, threads):
     return float(m.group(1)), float(c.group(1)) if c else None
 
 
-def onnxruntime(path, feeds, threads, runs):
-    """(median ms, session seconds, outputs, [ms per run])."""
+def ort_session(path, threads):
+    """(session, seconds to create it)."""
     import onnxruntime as ort
 
     so = ort.SessionOptions()
@@ -190,7 +193,14 @@ def onnxruntime(path, feeds, threads, runs):
     t = time.perf_counter()
     try:
         sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
-        session_s = time.perf_counter() - t
+    except Exception as e:  # onnxruntime's own errors have no common base class
+        raise Failure(f"onnxruntime: {first_line(str(e))}")
+    return sess, time.perf_counter() - t
+
+
+def onnxruntime(sess, feeds, runs):
+    """(median ms, outputs, [ms per run]) of one warm-up and `runs` runs."""
+    try:
         outputs = sess.run(None, feeds)  # warm-up
         times = []
         for _ in range(runs):
@@ -199,7 +209,7 @@ def onnxruntime(path, feeds, threads, runs):
             times.append((time.perf_counter() - t) * 1e3)
     except Exception as e:  # onnxruntime's own errors have no common base class
         raise Failure(f"onnxruntime: {first_line(str(e))}")
-    return median(times), session_s, outputs, times
+    return median(times), outputs, times
 
 
 def compare(outs, refs, rtol, atol):
@@ -241,11 +251,24 @@ def bench_threads(args, name, prep, threads, work):
     mlir, path, feeds, npys, import_s = prep
     row = {"model": name, "threads": threads, "import_s": import_s}
     try:
-        theirs, session_s, refs, ort_times = onnxruntime(path, feeds, threads, args.runs)
-        row.update(ort_ms=theirs, ort_session_s=session_s, ort_runs_ms=ort_times)
-        outs = [os.path.join(work, f"{name}_t{threads}_out{k}.npy") for k in range(len(refs))]
-        ms, compile_ms = ours(args, mlir, npys, outs, threads)
-        row.update(ours_ms=ms, compile_s=None if compile_ms is None else compile_ms / 1e3)
+        sess, session_s = ort_session(path, threads)
+        # Rounds alternate the two sides, so that a slow spell of a shared
+        # machine falls on both; each side's figure is the median of its
+        # rounds' medians.
+        rounds = {"ort": [], "ours": [], "compile": [], "ort_runs": []}
+        for _ in range(args.rounds):
+            theirs, refs, ort_times = onnxruntime(sess, feeds, args.runs)
+            outs = [os.path.join(work, f"{name}_t{threads}_out{k}.npy") for k in range(len(refs))]
+            ms, compile_ms = ours(args, mlir, npys, outs, threads)
+            rounds["ort"].append(theirs)
+            rounds["ort_runs"] += ort_times
+            rounds["ours"].append(ms)
+            if compile_ms is not None:
+                rounds["compile"].append(compile_ms / 1e3)
+        theirs, ms = median(rounds["ort"]), median(rounds["ours"])
+        row.update(ort_ms=theirs, ort_session_s=session_s, ort_runs_ms=rounds["ort_runs"],
+                   ours_rounds_ms=rounds["ours"], ort_rounds_ms=rounds["ort"])
+        row.update(ours_ms=ms, compile_s=median(rounds["compile"]) if rounds["compile"] else None)
         ok, err = compare(outs, refs, args.rtol, args.atol)
         row.update(match=ok, max_abs_error=err if isinstance(err, float) else None,
                    mismatch=None if isinstance(err, float) else err)
@@ -391,6 +414,10 @@ def parse_args(argv):
                     help=f"comma-separated subset of {','.join(LIGHT + REAL)} (default: all)")
     ap.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
     ap.add_argument("--runs", type=int, default=10, help="timed runs per side (default 10)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="rounds per thread count, alternating the sides (ours compiled again "
+                         "each round); each side's time is the median of its rounds' medians "
+                         "(default 1)")
     ap.add_argument("--timeout", type=float, default=1800,
                     help="seconds per ocannl command (default 1800)")
     ap.add_argument("--rtol", type=float, default=1e-3)
@@ -410,8 +437,8 @@ def parse_args(argv):
         args.threads = [int(t) for t in args.threads.split(",") if t.strip()]
     except ValueError:
         ap.error("--threads: comma-separated integers")
-    if not args.threads or min(args.threads) < 1 or args.runs < 1:
-        ap.error("--threads and --runs must be positive")
+    if not args.threads or min(args.threads) < 1 or args.runs < 1 or args.rounds < 1:
+        ap.error("--threads, --runs and --rounds must be positive")
     for tool in ("ocannl-import-onnx", "ocannl-run"):
         if not os.access(os.path.join(args.bin_dir, tool), os.X_OK):
             ap.error(f"no executable {tool} in {args.bin_dir}")
