@@ -23,6 +23,8 @@ fn main() {
                 "outline_nests.cpp",
                 "driver.cpp",
                 "flow.cpp",
+                "nvptx_target.cpp",
+                "merge_gpu_modules.cpp",
             ]
             .map(|f| format!("cpp/{f}")),
         )

@@ -8,6 +8,7 @@
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule{target=gpu},ocannl-lower-to-affine)' | FileCheck %s --check-prefix=TILED
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule{target=gpu shared-tiles=emulate},ocannl-lower-to-affine)' | FileCheck %s --check-prefix=EMU
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-to-nvvm)' | FileCheck %s --check-prefix=NVVM
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-to-nvvm)' | FileCheck %s --check-prefix=ONEMOD
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-to-nvvm{chip=sm_90 features=+ptx80 opt-level=2})' | FileCheck %s --check-prefix=SM90
 // RUN: not ocannl-opt %s -p 'builtin.module(ocannl-to-nvvm{chips=sm_90})' 2>&1 | FileCheck %s --check-prefix=BADOPT
 // RUN: not ocannl-opt %s -p 'builtin.module(ocannl-infer-shapes,ocannl-plan-schedule{target=tpu},ocannl-lower-to-affine)' 2>&1 | FileCheck %s --check-prefix=BADTARGET
@@ -51,6 +52,17 @@
 // TILED: gpu.barrier
 // TILED-COUNT-16: memref.store %{{.*}}, %arg2
 // TILED: gpu.terminator
+// Every kernel of the module in one gpu.module, hence one gpu.binary (one
+// PTX module: ocannl-merge-gpu-modules, named after the first), each
+// kernel named after its outlined module (unique); max.NaN for relu's
+// NaN-propagating maximum; no libdevice call.
+// ONEMOD: gpu.binary @__ocannl_tiled_kernel
+// ONEMOD-SAME: .visible .entry bias_relu_kernel(
+// ONEMOD-SAME: max.NaN.f32
+// ONEMOD-SAME: .visible .entry row_max_kernel(
+// ONEMOD-NOT: __nv_
+// ONEMOD-NOT: gpu.binary
+
 // NVVM-LABEL: func.func @matmul(
 // NVVM: call @__ocannl_tiled
 // NVVM-LABEL: func.func private @__ocannl_tiled(
@@ -94,12 +106,9 @@ func.func @matmul(%w: !ocannl.tensor<f32, "300->20">, %x: !ocannl.tensor<f32, "7
 // GRID-NOT: affine.parallel
 // GRID: return
 // NVVM-LABEL: func.func @bias_relu(
-// NVVM: gpu.launch_func @bias_relu_kernel::@bias_relu_kernel blocks in (%c8, %c1, %c1) threads in (%c256, %c1, %c1)
+// NVVM: gpu.launch_func @__ocannl_tiled_kernel::@bias_relu_kernel blocks in (%c8, %c1, %c1) threads in (%c256, %c1, %c1)
 // NVVM-NOT: gpu.launch_func
 // NVVM: return
-// NVVM: gpu.binary @bias_relu_kernel
-// NVVM-SAME: .visible .entry bias_relu_kernel(
-// NVVM-SAME: max.NaN.f32
 func.func @bias_relu(%x: !ocannl.tensor<f32, "50,40">, %b: !ocannl.tensor<f32, "40">) -> !ocannl.tensor<f32, "...|...->..."> {
   %s = "ocannl.add"(%x, %b) : (!ocannl.tensor<f32, "50,40">, !ocannl.tensor<f32, "40">) -> !ocannl.tensor<f32, "...|...->...">
   %r = "ocannl.relu"(%s) : (!ocannl.tensor<f32, "...|...->...">) -> !ocannl.tensor<f32, "...|...->...">
@@ -127,7 +136,7 @@ func.func @bias_relu(%x: !ocannl.tensor<f32, "50,40">, %b: !ocannl.tensor<f32, "
 // TILED: memref.load %arg0
 // NVVM-LABEL: func.func @conv(
 // NVVM: call @__ocannl_tiled_{{[0-9]+}}(%arg0, %arg1, %arg2)
-// NVVM: gpu.launch_func @__ocannl_tiled_{{[0-9]+}}_kernel::@__ocannl_tiled_{{[0-9]+}}_kernel blocks in (%c1, %c1, %c1) threads in (%c16, %c16, %c1)
+// NVVM: gpu.launch_func @__ocannl_tiled_kernel::@__ocannl_tiled_{{[0-9]+}}_kernel blocks in (%c1, %c1, %c1) threads in (%c16, %c16, %c1)
 func.func @conv(%x: !ocannl.tensor<f32, "8,8,3">, %k: !ocannl.tensor<f32, "3,3,3->4">) -> !ocannl.tensor<f32, "...|...->..."> {
   %y = "ocannl.einsum"(%x, %k) {spec = "oh=+kh,ow=+kw,ci; kh,kw,ci->co => oh,ow,co"} : (!ocannl.tensor<f32, "8,8,3">, !ocannl.tensor<f32, "3,3,3->4">) -> !ocannl.tensor<f32, "...|...->...">
   return %y : !ocannl.tensor<f32, "...|...->...">
@@ -142,9 +151,6 @@ func.func @conv(%x: !ocannl.tensor<f32, "8,8,3">, %k: !ocannl.tensor<f32, "3,3,3
 // GRID: math.exp
 // NVVM-LABEL: func.func @row_max(
 // NVVM: threads in (%c64, %c1, %c1)
-// NVVM: gpu.binary @row_max_kernel
-// NVVM-SAME: .visible .entry row_max_kernel(
-// NVVM-NOT: __nv_
 func.func @row_max(%x: !ocannl.tensor<f32, "33,64">) -> !ocannl.tensor<f32, "...|...->..."> {
   %m = "ocannl.einsum"(%x) {spec = "r,c => r", accum = "max"} : (!ocannl.tensor<f32, "33,64">) -> !ocannl.tensor<f32, "...|...->...">
   %e = "ocannl.exp"(%m) : (!ocannl.tensor<f32, "...|...->...">) -> !ocannl.tensor<f32, "...|...->...">
@@ -153,8 +159,8 @@ func.func @row_max(%x: !ocannl.tensor<f32, "33,64">) -> !ocannl.tensor<f32, "...
 
 // A concatenation: one kernel per block, each writing its part.
 // NVVM-LABEL: func.func @concat(
-// NVVM: gpu.launch_func @concat_kernel::@concat_kernel blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%arg0 : memref<2x5xf32>, %arg2 : memref<5x5xf32>)
-// NVVM-NEXT: gpu.launch_func @concat_kernel_0::@concat_kernel blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%arg1 : memref<3x5xf32>, %arg2 : memref<5x5xf32>)
+// NVVM: gpu.launch_func @__ocannl_tiled_kernel::@concat_kernel blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%arg0 : memref<2x5xf32>, %arg2 : memref<5x5xf32>)
+// NVVM-NEXT: gpu.launch_func @__ocannl_tiled_kernel::@concat_kernel_0 blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%arg1 : memref<3x5xf32>, %arg2 : memref<5x5xf32>)
 func.func @concat(%a: !ocannl.tensor<f32, "2,5">, %b: !ocannl.tensor<f32, "3,5">) -> !ocannl.tensor<f32, "...|...->..."> {
   %c = "ocannl.concat"(%a, %b) {spec = "a,c; b,c => a^b,c"} : (!ocannl.tensor<f32, "2,5">, !ocannl.tensor<f32, "3,5">) -> !ocannl.tensor<f32, "...|...->...">
   return %c : !ocannl.tensor<f32, "...|...->...">
@@ -162,7 +168,7 @@ func.func @concat(%a: !ocannl.tensor<f32, "2,5">, %b: !ocannl.tensor<f32, "3,5">
 
 // A batched product: the batch on the grid's z.
 // NVVM-LABEL: func.func private @__ocannl_tiled_{{[0-9]+}}(
-// NVVM: gpu.launch_func @__ocannl_tiled_{{[0-9]+}}_kernel::@__ocannl_tiled_{{[0-9]+}}_kernel blocks in (%c1, %c1, %c3) threads in (%c16, %c16, %c1) args(%arg0 : memref<3x30x20xf32>, %arg1 : memref<3x20x40xf32>, %arg2 : memref<3x30x40xf32>)
+// NVVM: gpu.launch_func @__ocannl_tiled_kernel::@__ocannl_tiled_{{[0-9]+}}_kernel blocks in (%c1, %c1, %c3) threads in (%c16, %c16, %c1) args(%arg0 : memref<3x30x20xf32>, %arg1 : memref<3x20x40xf32>, %arg2 : memref<3x30x40xf32>)
 func.func @batched(%a: !ocannl.tensor<f32, "3|20->30">, %b: !ocannl.tensor<f32, "3|40->20">) -> !ocannl.tensor<f32, "...|...->..."> {
   %0 = "ocannl.matmul"(%a, %b) : (!ocannl.tensor<f32, "3|20->30">, !ocannl.tensor<f32, "3|40->20">) -> !ocannl.tensor<f32, "...|...->...">
   return %0 : !ocannl.tensor<f32, "...|...->...">
@@ -173,8 +179,8 @@ func.func @batched(%a: !ocannl.tensor<f32, "3|20->30">, %b: !ocannl.tensor<f32, 
 // NVVM-LABEL: func.func @terminals(
 // NVVM: %[[G:.*]] = memref.get_global @__ocannl_constant : memref<2x3xf32>
 // NVVM-NEXT: memref.copy %[[G]], %[[V:.*]] : memref<2x3xf32> to memref<2x3xf32>
-// NVVM: gpu.launch_func @terminals_kernel::@terminals_kernel blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%[[R:.*]] : memref<3xf32>)
-// NVVM-NEXT: gpu.launch_func @terminals_kernel_{{[0-9]+}}::@terminals_kernel blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%arg0 : memref<2x3xf32>, %[[V]] : memref<2x3xf32>, %[[R]] : memref<3xf32>, %arg1 : memref<2x3xf32>)
+// NVVM: gpu.launch_func @__ocannl_tiled_kernel::@terminals_kernel blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%[[R:.*]] : memref<3xf32>)
+// NVVM-NEXT: gpu.launch_func @__ocannl_tiled_kernel::@terminals_kernel_{{[0-9]+}} blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%arg0 : memref<2x3xf32>, %[[V]] : memref<2x3xf32>, %[[R]] : memref<3xf32>, %arg1 : memref<2x3xf32>)
 func.func @terminals(%x: !ocannl.tensor<f32, "2,3">) -> !ocannl.tensor<f32, "...|...->..."> {
   %c = "ocannl.constant"() {value = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>} : () -> !ocannl.tensor<f32, "2,3">
   %r = "ocannl.range"() {spec = "3"} : () -> !ocannl.tensor<f32, "...|...->...">
@@ -190,8 +196,8 @@ func.func @terminals(%x: !ocannl.tensor<f32, "2,3">) -> !ocannl.tensor<f32, "...
 // GRID: affine.for {{.*}} iter_args(%{{.*}} = %[[NEG]])
 // GRID: arith.maximumf
 // NVVM-LABEL: func.func @pool(
-// NVVM: gpu.launch_func @pool_kernel::@pool_kernel blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1)
-// NVVM-NEXT: gpu.launch_func @pool_kernel_{{[0-9]+}}::@pool_kernel blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%arg0 : memref<8x8x4xf32>, %{{.*}} : memref<2x2xf32>, %arg1 : memref<4x4x4xf32>)
+// NVVM: gpu.launch_func @__ocannl_tiled_kernel::@pool_kernel blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1)
+// NVVM-NEXT: gpu.launch_func @__ocannl_tiled_kernel::@pool_kernel_{{[0-9]+}} blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%arg0 : memref<8x8x4xf32>, %{{.*}} : memref<2x2xf32>, %arg1 : memref<4x4x4xf32>)
 func.func @pool(%x: !ocannl.tensor<f32, "8,8,4">) -> !ocannl.tensor<f32, "...|...->..."> {
   %w = "ocannl.constant"() {value = 0.0 : f32} : () -> !ocannl.tensor<f32, "2,2">
   %y = "ocannl.einsum"(%x, %w) {spec = "2*ph<+wh,2*pw<+ww,c; wh,ww => ph,pw,c", accum = "max", combine = "add"} : (!ocannl.tensor<f32, "8,8,4">, !ocannl.tensor<f32, "2,2">) -> !ocannl.tensor<f32, "...|...->...">
@@ -200,8 +206,8 @@ func.func @pool(%x: !ocannl.tensor<f32, "8,8,4">) -> !ocannl.tensor<f32, "...|..
 
 // A reshape (a copy kernel) and a transpose.
 // NVVM-LABEL: func.func @reshape(
-// NVVM: gpu.launch_func @reshape_kernel::@reshape_kernel blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%arg0 : memref<4x6xf32>, %[[Y:.*]] : memref<3x8xf32>)
-// NVVM-NEXT: gpu.launch_func @reshape_kernel_{{[0-9]+}}::@reshape_kernel blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%[[Y]] : memref<3x8xf32>, %arg1 : memref<3x8xf32>)
+// NVVM: gpu.launch_func @__ocannl_tiled_kernel::@reshape_kernel blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%arg0 : memref<4x6xf32>, %[[Y:.*]] : memref<3x8xf32>)
+// NVVM-NEXT: gpu.launch_func @__ocannl_tiled_kernel::@reshape_kernel_{{[0-9]+}} blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%[[Y]] : memref<3x8xf32>, %arg1 : memref<3x8xf32>)
 func.func @reshape(%x: !ocannl.tensor<f32, "4,6">) -> !ocannl.tensor<f32, "...|...->..."> {
   %y = "ocannl.reshape"(%x) : (!ocannl.tensor<f32, "4,6">) -> !ocannl.tensor<f32, "3,8">
   %t = "ocannl.transpose"(%y) : (!ocannl.tensor<f32, "3,8">) -> !ocannl.tensor<f32, "...|...->...">

@@ -19,6 +19,7 @@ void ocannlRegisterShimPasses() {
     return;
   ocannl::registerMathPasses();
   ocannl::registerOutlineNests();
+  ocannl::registerMergeGpuModules();
 }
 
 /// Registers every upstream dialect, extension and pass.

@@ -63,26 +63,46 @@ struct ToIntrinsic : public mlir::OpRewritePattern<From> {
   const char *name;
 };
 
+/// `math.absi` as `arith.maxsi(x, 0 - x)` (|INT_MIN| stays INT_MIN, as
+/// `llvm.abs` without poison gives): `convert-gpu-to-nvvm` has no pattern
+/// for it, and the kernel would not translate to LLVM IR. NVPTX selects
+/// `abs.s32` (`.s64`, `.s16`) from the pair.
+struct ExpandAbsI : public mlir::OpRewritePattern<mlir::math::AbsIOp> {
+  using mlir::OpRewritePattern<mlir::math::AbsIOp>::OpRewritePattern;
+  mlir::LogicalResult matchAndRewrite(mlir::math::AbsIOp op,
+                                      mlir::PatternRewriter &rewriter) const override {
+    mlir::Location loc = op.getLoc();
+    mlir::Value x = op.getOperand();
+    mlir::Value zero = mlir::arith::ConstantOp::create(
+        rewriter, loc, x.getType(), mlir::cast<mlir::TypedAttr>(rewriter.getZeroAttr(x.getType())));
+    mlir::Value negated = mlir::arith::SubIOp::create(rewriter, loc, zero, x);
+    rewriter.replaceOpWithNewOp<mlir::arith::MaxSIOp>(op, x, negated);
+    return mlir::success();
+  }
+};
+
 /// `ocannl-gpu-math`: the math ops NVPTX computes in one instruction (`fma`,
 /// `sqrt`, `absf`, `floor`, `ceil`, `trunc`, `roundeven`, `copysign`) on
 /// `f32`/`f64` become calls of their LLVM intrinsics before
 /// `convert-gpu-to-nvvm`, which would otherwise call libdevice's
 /// `__nv_fmaf` and kin: PTX that `ptxas` refuses without libdevice linked
-/// ("Unresolved extern function").
+/// ("Unresolved extern function"). `absi` becomes arith ([`ExpandAbsI`]).
 struct GpuMathPass : public mlir::PassWrapper<GpuMathPass, mlir::OperationPass<>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(GpuMathPass)
 
   llvm::StringRef getArgument() const override { return "ocannl-gpu-math"; }
   llvm::StringRef getDescription() const override {
     return "fma, sqrt, absf, floor, ceil, trunc, roundeven and copysign on f32/f64 to LLVM "
-           "intrinsic calls (native NVPTX instructions instead of libdevice calls)";
+           "intrinsic calls (native NVPTX instructions instead of libdevice calls); absi to "
+           "arith (no NVVM conversion has it)";
   }
   void getDependentDialects(mlir::DialectRegistry &registry) const override {
-    registry.insert<mlir::LLVM::LLVMDialect>();
+    registry.insert<mlir::LLVM::LLVMDialect, mlir::arith::ArithDialect>();
   }
   void runOnOperation() override {
     mlir::MLIRContext *ctx = &getContext();
     mlir::RewritePatternSet patterns(ctx);
+    patterns.add<ExpandAbsI>(ctx);
     patterns.add<ToIntrinsic<mlir::math::FmaOp>>(ctx, "fma");
     patterns.add<ToIntrinsic<mlir::math::SqrtOp>>(ctx, "sqrt");
     patterns.add<ToIntrinsic<mlir::math::AbsFOp>>(ctx, "fabs");

@@ -10,6 +10,8 @@
 
 #include "shim.h"
 
+#include "llvm/Support/FileSystem.h"
+
 namespace {
 
 struct OptionDef {
@@ -133,9 +135,11 @@ void ocannlRegisterPass(const char *argument, const char *description, const cha
 
 /// Registers the named pipeline `argument` (e.g. `ocannl-to-llvm`) whose
 /// passes are the textual pipeline `passes` (without an anchor op), e.g.
-/// `ocannl-infer-shapes,lower-affine`. It takes no options.
+/// `ocannl-infer-shapes,lower-affine`. With `nvptxTarget`, its options
+/// `chip` and `features` name an NVPTX target, checked (and `features=auto`
+/// resolved) by `ocannl::resolveNvptxTarget` before any pass runs.
 void ocannlRegisterPipeline(const char *argument, const char *description,
-                            const char *passes, const char *optionSpec) {
+                            const char *passes, const char *optionSpec, bool nvptxTarget) {
   if (mlir::PassPipelineInfo::lookup(argument))
     return; // a second copy of this library: see ocannlRegisterShimPasses
   std::string text = passes;
@@ -151,7 +155,7 @@ void ocannlRegisterPipeline(const char *argument, const char *description,
   }
   mlir::registerPassPipeline(
       argument, description,
-      [text, defaults](mlir::OpPassManager &pm, llvm::StringRef options,
+      [text, defaults, nvptxTarget](mlir::OpPassManager &pm, llvm::StringRef options,
                        llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler) {
         auto values = defaults;
         llvm::SmallVector<llvm::StringRef> given;
@@ -174,6 +178,26 @@ void ocannlRegisterPipeline(const char *argument, const char *description,
           if (value.empty() || value.find_first_of("{},$ \t") != llvm::StringRef::npos)
             return errorHandler("option '" + name + "' needs a value without spaces, commas or braces");
           it->second = value.str();
+        }
+        if (nvptxTarget) {
+          auto value = [&](llvm::StringRef name) -> std::string & {
+            return std::find_if(values.begin(), values.end(),
+                                [&](const auto &v) { return v.first == name; })
+                ->second;
+          };
+          std::string resolved, error;
+          if (!ocannl::resolveNvptxTarget(value("chip"), value("features"), resolved, error))
+            return errorHandler(error);
+          value("features") = resolved;
+          // MLIR's serialiser reports a missing libdevice as an error but
+          // lets the pass succeed (exit 0): checked here instead.
+          const std::string &toolkit = value("toolkit");
+          if (!toolkit.empty() &&
+              !llvm::sys::fs::is_regular_file(toolkit + "/nvvm/libdevice/libdevice.10.bc"))
+            return errorHandler("toolkit '" + toolkit +
+                                "' has no nvvm/libdevice/libdevice.10.bc (give a CUDA toolkit, "
+                                "or the nvidia/cuda_nvcc directory of PyPI's "
+                                "nvidia-cuda-nvcc-cu12)");
         }
         std::string expanded = text;
         for (const auto &[name, value] : values) {

@@ -7,9 +7,12 @@
 //    named pipelines in the global registry;
 //  - `math_passes.cpp`: `ocannl-math-approximation` and `ocannl-gpu-math`;
 //  - `outline_nests.cpp`: `ocannl-outline-nests`;
+//  - `merge_gpu_modules.cpp`: `ocannl-merge-gpu-modules`;
 //  - `driver.cpp`: registering the C++ passes and every upstream dialect and
 //    pass, `ocannlOptMain` (MlirOptMain with output errors handled),
 //    diagnostics and parsing as `mlir-opt` does them;
+//  - `nvptx_target.cpp`: an NVPTX chip and PTX version checked against
+//    the linked LLVM;
 //  - `flow.cpp`: control-flow edges and call targets from MLIR's
 //    interfaces, for shape inference across regions and calls.
 // The MLIR C API can create passes but cannot register them in the global
@@ -93,6 +96,13 @@ namespace ocannl {
 void registerMathPasses();
 /// Registers `ocannl-outline-nests`.
 void registerOutlineNests();
+/// Registers `ocannl-merge-gpu-modules`.
+void registerMergeGpuModules();
+/// Checks an NVPTX `chip` and `features` (`+ptxNN` or `auto`) against the
+/// linked LLVM; writes the features to use into `resolved`, or the reason
+/// into `error` (`nvptx_target.cpp`).
+bool resolveNvptxTarget(llvm::StringRef chip, llvm::StringRef features, std::string &resolved,
+                        std::string &error);
 } // namespace ocannl
 
 #endif // OCANNL_PASSES_SHIM_H

@@ -15,6 +15,9 @@ pub struct PipelineDef {
     pub passes: &'static str,
     /// The options (`name`, default value).
     pub options: &'static [(&'static str, &'static str)],
+    /// Its options `chip` and `features` name an NVPTX target, checked
+    /// before any pass runs ([`resolve_nvptx_target`]).
+    pub nvptx_target: bool,
 }
 
 macro_rules! inferred_to_affine {
@@ -46,6 +49,7 @@ pub const TO_AFFINE: PipelineDef = PipelineDef {
     description: "ocannl ops to affine loop nests: verify, infer shapes and projections, plan schedules, lower to affine",
     passes: ocannl_to_affine!(),
     options: &[],
+    nvptx_target: false,
 };
 
 /// The upstream part of [`TO_LLVM`]: affine, memref, math, arith and func to
@@ -121,13 +125,15 @@ pub const TO_LLVM: PipelineDef = PipelineDef {
     description: "ocannl ops to the LLVM dialect: ocannl-to-affine, then the upstream lowering (bare-pointer calling convention)",
     passes: concat!(ocannl_to_affine!(), ",", affine_to_llvm!()),
     options: &[],
+    nvptx_target: false,
 };
 
 /// The GPU kernels of a module in the GPU dialect, from each nest's grid
 /// (`ocannl-plan-schedule{target=gpu}`) to NVVM and a `gpu.binary`:
 /// upstream maps the blocks' and threads' `affine.parallel` loops to
 /// `gpu.launch` (`gpu-map-parallel-loops`, `convert-parallel-loops-to-gpu`),
-/// outlines the kernels, approximates `exp`, `tanh` and kin on `f32` by
+/// outlines the kernels and merges them into one module
+/// (`ocannl-merge-gpu-modules`: one PTX module per program), approximates `exp`, `tanh` and kin on `f32` by
 /// polynomials, keeps the math NVPTX has instructions for native
 /// (`ocannl-gpu-math`), lowers the kernels to NVVM with
 /// bare-pointer arguments and serialises them (`format`: `isa` is PTX and
@@ -143,7 +149,7 @@ pub const TO_LLVM: PipelineDef = PipelineDef {
 macro_rules! affine_to_nvvm {
     () => {
         "ocannl-math-approximation,lower-affine,func.func(gpu-map-parallel-loops),convert-parallel-loops-to-gpu,\
-gpu-launch-sink-index-computations,gpu-kernel-outlining,canonicalize,cse,\
+gpu-launch-sink-index-computations,gpu-kernel-outlining,ocannl-merge-gpu-modules,canonicalize,cse,\
 nvvm-attach-target{chip=$(chip) features=$(features) O=$(opt-level)},\
 gpu.module(ocannl-gpu-math,convert-scf-to-cf,convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},canonicalize,cse,reconcile-unrealized-casts),\
 gpu-module-to-binary{format=$(format) toolkit=$(toolkit)}"
@@ -155,19 +161,36 @@ gpu-module-to-binary{format=$(format) toolkit=$(toolkit)}"
 /// passes.
 pub const TO_NVVM: PipelineDef = PipelineDef {
     argument: "ocannl-to-nvvm",
-    description: "ocannl ops to NVVM kernels in a gpu.binary (PTX with format=isa) and a host function of gpu.launch_func with static sizes; options chip, features, format (isa|bin|fatbin), opt-level, toolkit (links libdevice)",
+    description: "ocannl ops to NVVM kernels in a gpu.binary (PTX with format=isa) and a host function of gpu.launch_func with static sizes; options chip, features (+ptxNN, or auto: the chip's lowest PTX version, at least 8.0), format (isa|bin|fatbin), opt-level, toolkit (links libdevice)",
     passes: concat!(
         "ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule{target=gpu},ocannl-lower-to-affine,",
         affine_to_nvvm!()
     ),
     options: &[
         ("chip", "sm_80"),
-        ("features", "+ptx80"),
+        ("features", "auto"),
         ("format", "isa"),
         ("opt-level", "3"),
         ("toolkit", ""),
     ],
+    nvptx_target: true,
 };
+
+/// Checks an NVPTX `chip` and `features` against the processors and PTX
+/// versions of the linked LLVM (22), and returns the features to use:
+/// `features` is `+ptxNN`, a PTX ISA version LLVM knows and at least the
+/// lowest the chip allows (`sm_100` needs `+ptx86`), or `auto`, that lowest
+/// version but at least 8.0. LLVM itself would abort the process on a PTX
+/// version too old for the chip, and warn and go on with another target
+/// given a chip it does not know.
+///
+/// # Errors
+///
+/// An unknown chip (`compute_80`, `foo`), features that are not a PTX
+/// version LLVM knows, or a PTX version older than the chip needs.
+pub fn resolve_nvptx_target(chip: &str, features: &str) -> Result<String, String> {
+    crate::ffi::pass::resolve_nvptx_target(chip, features)
+}
 
 /// Every named pipeline.
 pub static PIPELINES: &[PipelineDef] = &[TO_AFFINE, TO_LLVM, TO_NVVM];
@@ -178,12 +201,16 @@ pub static PIPELINES: &[PipelineDef] = &[TO_AFFINE, TO_LLVM, TO_NVVM];
 ///
 /// # Errors
 ///
-/// An unknown option, or a value with spaces, commas or braces.
+/// An unknown option, a value with spaces, commas or braces, or a chip and
+/// features [`resolve_nvptx_target`] rejects.
 pub fn inferred_to_nvvm(options: &[(&str, &str)]) -> Result<String, String> {
-    let mut text = TO_NVVM
-        .passes
-        .trim_start_matches("ocannl-verify,ocannl-infer-shapes,")
-        .to_owned();
+    if let Some((n, _)) = options
+        .iter()
+        .find(|(n, _)| !TO_NVVM.options.iter().any(|(o, _)| o == n))
+    {
+        return Err(format!("unknown option '{n}'"));
+    }
+    let mut values: Vec<(&str, String)> = Vec::new();
     for (name, default) in TO_NVVM.options {
         let value = match options.iter().find(|(n, _)| n == name) {
             Some((_, v)) => {
@@ -196,13 +223,20 @@ pub fn inferred_to_nvvm(options: &[(&str, &str)]) -> Result<String, String> {
             }
             None => default,
         };
-        text = text.replace(&format!("$({name})"), value);
+        values.push((name, value.to_owned()));
     }
-    if let Some((n, _)) = options
-        .iter()
-        .find(|(n, _)| !TO_NVVM.options.iter().any(|(o, _)| o == n))
-    {
-        return Err(format!("unknown option '{n}'"));
+    let value = |name: &str| values.iter().position(|(n, _)| *n == name);
+    let (chip, features) = (
+        value("chip").expect("ocannl-to-nvvm has a chip option"),
+        value("features").expect("ocannl-to-nvvm has a features option"),
+    );
+    values[features].1 = resolve_nvptx_target(&values[chip].1, &values[features].1)?;
+    let mut text = TO_NVVM
+        .passes
+        .trim_start_matches("ocannl-verify,ocannl-infer-shapes,")
+        .to_owned();
+    for (name, value) in &values {
+        text = text.replace(&format!("$({name})"), value);
     }
     Ok(text)
 }

@@ -27,7 +27,13 @@ pub fn register_all() {
         ffi::pass::register_shim_passes();
         for p in crate::pipelines::PIPELINES {
             let options: Vec<String> = p.options.iter().map(|(n, d)| format!("{n}={d}")).collect();
-            ffi::pass::register_pipeline(p.argument, p.description, p.passes, &options.join(";"));
+            ffi::pass::register_pipeline(
+                p.argument,
+                p.description,
+                p.passes,
+                &options.join(";"),
+                p.nvptx_target,
+            );
         }
         for def in PASSES {
             ffi::pass::register_pass(def);

@@ -15,6 +15,8 @@ const OCANNL_IMPORT_ONNX: &str = env!("CARGO_BIN_EXE_ocannl-import-onnx");
 
 #[path = "cli/flags.rs"]
 mod flags;
+#[path = "cli/gpu.rs"]
+mod gpu;
 #[path = "cli/profile.rs"]
 mod profile;
 #[path = "cli/schedules.rs"]

@@ -49,7 +49,13 @@ pub(crate) fn register_pass(def: &'static PassDef) {
 /// Registers a named pipeline (a registry name for a textual pass list
 /// whose `$(name)` placeholders take the pipeline's options; `options`:
 /// `name=default` entries separated by `;`).
-pub(crate) fn register_pipeline(argument: &str, description: &str, passes: &str, options: &str) {
+pub(crate) fn register_pipeline(
+    argument: &str,
+    description: &str,
+    passes: &str,
+    options: &str,
+    nvptx_target: bool,
+) {
     let c = |s: &str| CString::new(s).expect("pipeline strings have no NUL");
     let (argument, description) = (c(argument), c(description));
     let (passes, options) = (c(passes), c(options));
@@ -60,8 +66,31 @@ pub(crate) fn register_pipeline(argument: &str, description: &str, passes: &str,
             description.as_ptr(),
             passes.as_ptr(),
             options.as_ptr(),
+            nvptx_target,
         )
     };
+}
+
+/// An NVPTX `chip` and `features` (`+ptxNN` or `auto`) checked against the
+/// linked LLVM: the features to use, or why the pair is not valid.
+pub(crate) fn resolve_nvptx_target(chip: &str, features: &str) -> Result<String, String> {
+    let mut out = vec![0u8; 4096];
+    // SAFETY: the two inputs are read for their given lengths during the
+    // call; `out` is writable for its length, and the shim writes at most
+    // that many bytes, NUL included.
+    let ok = unsafe {
+        shim::ocannlResolveNvptxTarget(
+            chip.as_ptr().cast(),
+            chip.len() as isize,
+            features.as_ptr().cast(),
+            features.len() as isize,
+            out.as_mut_ptr().cast(),
+            out.len() as isize,
+        )
+    };
+    let end = out.iter().position(|&b| b == 0).unwrap_or(out.len());
+    let text = String::from_utf8_lossy(&out[..end]).into_owned();
+    if ok { Ok(text) } else { Err(text) }
 }
 
 /// Registers the shim's C++ passes (`ocannl-math-approximation`).

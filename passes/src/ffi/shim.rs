@@ -38,7 +38,16 @@ unsafe extern "C" {
         description: *const c_char,
         passes: *const c_char,
         option_spec: *const c_char,
+        nvptx_target: bool,
     );
+    pub(super) fn ocannlResolveNvptxTarget(
+        chip: *const c_char,
+        chip_len: isize,
+        features: *const c_char,
+        features_len: isize,
+        out: *mut c_char,
+        out_len: isize,
+    ) -> bool;
     pub(super) fn ocannlDiagnosticsCreate(context: MlirContext) -> *mut c_void;
     pub(super) fn ocannlDiagnosticsDestroy(diagnostics: *mut c_void);
     pub(super) fn ocannlParseSourceFile(

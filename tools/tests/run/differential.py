@@ -64,6 +64,8 @@ TOL = {"f32": dict(rtol=1e-4, atol=1e-5), "f64": dict(rtol=1e-9, atol=1e-12),
        "i32": dict(rtol=0, atol=0), "i64": dict(rtol=0, atol=0),
        "ui8": dict(rtol=0, atol=0), "ui64": dict(rtol=0, atol=0)}
 RUN_TIMEOUT_S = 300
+# With --target grid-on-cpu: (ptxas, its toolkit or None), when there is one.
+PTXAS = None
 
 
 # --------------------------------------------------------------------------
@@ -398,6 +400,20 @@ def gen_int_binary(rng, case, dt="i32"):
         rs.append(f.op(name, [x, y]))
         refs.append(out_dtype(pointwise_ref(BINARY[name], [(a, sa), (b, sb)]), dt))
     return f.text(rs), [a, b], refs, dt, f"add sub mul max min {sa} {sb}"
+
+
+def gen_int_unary(rng, case, dt="i32"):
+    """neg, abs and relu on integers (math.absi has no NVVM conversion of
+    its own: the GPU pipeline expands it)."""
+    sh = rand_sh(rng, ranks=((0, 2), (0, 2), (0, 2)))
+    x = values(rng, sh.np(), dt, -100, 100)
+    f = Func(dt)
+    a = f.arg(sh)
+    rs, refs = [], []
+    for name in ("neg", "abs", "relu"):
+        rs.append(f.op(name, [a]))
+        refs.append(out_dtype(UNARY[name](x), dt))
+    return f.text(rs), [x], refs, dt, f"neg abs relu {sh}"
 
 
 def gen_compare_where(rng, case, dt="f32"):
@@ -1329,6 +1345,8 @@ KINDS = [
     ("f64_chain", f64(gen_chain)),
     ("i32_binary_broadcast", i32(gen_int_binary)),
     ("i64_binary_broadcast", i64(gen_int_binary)),
+    ("i32_unary", gen_int_unary),
+    ("i64_unary", i64(gen_int_unary)),
     ("i32_matmul", i32(gen_matmul)),
     ("i64_einsum_reduce", i64(gen_einsum_reduce_max)),
     ("f64_conv2d", f64(gen_conv2d)),
@@ -1419,6 +1437,34 @@ def report_failure(kind, case, desc, mlir, inputs, expected, msg, cmd=None, got=
         print("    " + line)
 
 
+def check_ptx(tool, d, kind, case, mlir, inputs, expected, desc, path, ins):
+    """With --target grid-on-cpu: the same program's PTX (`--emit ptx`, one
+    module) produced, and assembled by ptxas for sm_80 when there is one
+    (PTXAS): a kernel that runs as grids on the CPU but does not lower to
+    NVVM, or that ptxas rejects, fails here."""
+    ptx = os.path.join(d, "f.ptx")
+    cmd = [tool, path, "--entry", "f", "--inputs"] + ins + ["--emit", "ptx", "-o", ptx]
+    if PTXAS and PTXAS[1]:
+        cmd += ["--cuda-toolkit", PTXAS[1]]
+    rc, out, err = run(cmd)
+    if rc != 0:
+        report_failure(kind, case, desc, mlir, inputs, expected,
+                       f"--emit ptx exited with {rc}\n  stderr:\n{indent(err)}", cmd)
+        return False
+    if not os.path.isfile(ptx):
+        report_failure(kind, case, desc, mlir, inputs, expected,
+                       f"--emit ptx did not write one module at {ptx}", cmd)
+        return False
+    if PTXAS:
+        acmd = [PTXAS[0], "-arch=sm_80", ptx, "-o", os.devnull]
+        rc, out, err = run(acmd)
+        if rc != 0:
+            report_failure(kind, case, desc, mlir, inputs, expected,
+                           f"ptxas rejected the PTX ({rc}):\n{indent(err)}", acmd)
+            return False
+    return True
+
+
 def check_case_run(tool, d, kind, case, mlir, inputs, expected, dt, desc):
     path, ins = write_case(d, mlir, inputs)
     outs = [os.path.join(d, f"out{k}.npy") for k in range(len(expected))]
@@ -1428,6 +1474,9 @@ def check_case_run(tool, d, kind, case, mlir, inputs, expected, dt, desc):
         report_failure(kind, case, desc, mlir, inputs, expected,
                        f"ocannl-run exited with {rc}\n  stderr:\n{indent(err)}\n  stdout:\n{indent(out)}",
                        cmd)
+        return False
+    if TARGET == "grid-on-cpu" and not check_ptx(tool, d, kind, case, mlir, inputs, expected,
+                                                 desc, path, ins):
         return False
     got = []
     for p in outs:
@@ -1648,11 +1697,27 @@ def main():
     ap.add_argument("--threads", type=int,
                     help="ocannl-run --threads (default: its own, every core)")
     ap.add_argument("--target",
-                    help="ocannl-run --target (grid-on-cpu: the GPU lowering's grids run on the CPU)")
+                    help="ocannl-run --target (grid-on-cpu: the GPU lowering's grids run on the "
+                         "CPU, and each program's PTX is produced and assembled by ptxas)")
     args = ap.parse_args()
-    global THREADS, TARGET
+    global THREADS, TARGET, PTXAS
     THREADS = args.threads
     TARGET = args.target
+    if TARGET == "grid-on-cpu":
+        # Each program's PTX is produced too, and assembled when ptxas is
+        # there (tools/tests/gpu/ptx_check.py finds it).
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__))), "gpu"))
+        from ptx_check import find_ptxas, toolkit_of
+        found = find_ptxas(None)
+        if found:
+            PTXAS = (found, toolkit_of(found))
+        elif os.environ.get("CI"):
+            print("differential.py: error: no ptxas under CI (see tools/tests/gpu/ptx_check.py)")
+            return 1
+        else:
+            print("differential.py: no ptxas: each program's PTX is produced but not assembled "
+                  "(give OCANNL_PTXAS, or see tools/tests/gpu/ptx_check.py)")
 
     if args.list:
         for k, _ in KINDS:

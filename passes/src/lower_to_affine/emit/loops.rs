@@ -299,6 +299,11 @@ impl<'c> Emitter<'c> {
     }
 }
 
+/// The most blocks a grid launches: CUDA's limit on a grid's x dimension
+/// (`2^31 - 1`). A grid of more cells than its blocks' threads loops over
+/// them (a grid-stride loop).
+pub(in crate::lower_to_affine) const MAX_GRID_BLOCKS: u64 = (1 << 31) - 1;
+
 impl<'c> Emitter<'c> {
     /// A grid of `block`-thread blocks over the cells of `sizes`
     /// (row-major): the insertion point inside the guard, and each cell's
@@ -306,7 +311,10 @@ impl<'c> Emitter<'c> {
     /// blocks holds an `affine.parallel` over the block's threads; the
     /// cell's linear index is guarded against the grid's overhang, and its
     /// position delinearised with the last axis fastest, so that the
-    /// threads of a warp touch adjacent cells (coalesced).
+    /// threads of a warp touch adjacent cells (coalesced). Past
+    /// [`MAX_GRID_BLOCKS`] blocks, each thread loops over the cells one
+    /// grid apart (`affine.for`, a grid-stride loop). No cells (an axis of
+    /// size 0): a loop that never runs, and no grid (nothing launched).
     pub(in crate::lower_to_affine) fn grid<'a>(
         &self,
         at: At<'c, 'a>,
@@ -315,16 +323,29 @@ impl<'c> Emitter<'c> {
         loc: Location<'c>,
     ) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
         let total: u64 = sizes.iter().product();
+        if total == 0 {
+            let never = self.for_loop(at, self.range(0, 0), 1, &[], false, loc);
+            return (never.body, vec![never.iv; sizes.len()]);
+        }
         let threads = block.min(total.div_ceil(32).max(1) * 32);
-        let blocks = total.div_ceil(threads);
+        let needed = total.div_ceil(threads);
+        let blocks = needed.min(MAX_GRID_BLOCKS);
+        let rounds = needed.div_ceil(blocks);
         let outer = self.for_loop(at, self.range(0, blocks), 1, &[], true, loc);
         let inner = self.for_loop(outer.body, self.range(0, threads), 1, &[], true, loc);
         let d = |i| AffineExpr::dim(self.ctx, i);
         let c = |v: u64| AffineExpr::constant(self.ctx, v as i64);
         let apply = |at, e, operands: &[Value<'c, 'a>]| self.apply(at, e, operands, loc);
         let mut body = inner.body;
-        let linear = apply(body, d(0) * c(threads) + d(1), &[outer.iv, inner.iv]);
-        if blocks * threads > total {
+        let linear = if rounds > 1 {
+            let round = self.for_loop(body, self.range(0, rounds), 1, &[], false, loc);
+            body = round.body;
+            let e = d(0) * c(threads) + d(1) + d(2) * c(blocks * threads);
+            apply(body, e, &[outer.iv, inner.iv, round.iv])
+        } else {
+            apply(body, d(0) * c(threads) + d(1), &[outer.iv, inner.iv])
+        };
+        if rounds.saturating_mul(blocks).saturating_mul(threads) > total {
             // The last block's overhang: total - 1 - linear >= 0.
             let e = c(total - 1) + d(0) * AffineExpr::constant(self.ctx, -1);
             let condition = ir::integer_set_attr(self.ctx, 1, &[e]).expect("one constraint");

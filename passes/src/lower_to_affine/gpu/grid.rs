@@ -83,11 +83,12 @@ impl<'c> Emitter<'c> {
         // The cell's position (the reductions' ivs exist inside their loops
         // only).
         let cell_ivs = ivs.clone();
-        // The reductions, each an `affine.for` carrying the accumulator.
+        // The reductions, each an `affine.for` carrying the accumulator
+        // (one of extent 0 never runs: the cell keeps the start).
         let mut loops = vec![];
         let mut inner = body;
         let mut acc = start;
-        for r in (0..n).filter(|r| !cells.contains(r) && space[*r] > 1) {
+        for r in (0..n).filter(|r| !cells.contains(r) && space[*r] != 1) {
             let inits: Vec<Value<'c, 'a>> = acc.into_iter().collect();
             let l = self.for_loop(inner, self.range(0, space[r]), 1, &inits, false, loc);
             ivs[r] = l.iv;

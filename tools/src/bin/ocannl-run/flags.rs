@@ -36,6 +36,9 @@ pub(super) fn check_flags(cli: &Cli) -> Result<usize, Error> {
     if cli.entry.as_deref() == Some("") {
         return Err(Error::new("--entry needs a function name"));
     }
+    if cli.target == Target::Cuda || gpu_emit {
+        nvptx_features(cli)?;
+    }
     let threads = thread_count(cli, gpu_emit)?;
     check_outputs(cli, gpu_emit)?;
     Ok(threads)
@@ -78,6 +81,7 @@ fn check_combinations(cli: &Cli, gpu_emit: bool) -> Result<(), Error> {
         for (given, flag) in [
             (cli.chip.is_some(), "--chip"),
             (cli.cuda_toolkit.is_some(), "--cuda-toolkit"),
+            (cli.ptx_version.is_some(), "--ptx-version"),
         ] {
             if given {
                 return fail(format!(
@@ -86,13 +90,19 @@ fn check_combinations(cli: &Cli, gpu_emit: bool) -> Result<(), Error> {
             }
         }
     }
-    if let Some(dir) = &cli.cuda_toolkit
-        && !dir.is_dir()
-    {
-        return fail(format!(
-            "--cuda-toolkit: '{}' is not a directory",
-            dir.display()
-        ));
+    if let Some(dir) = &cli.cuda_toolkit {
+        if !dir.is_dir() {
+            return fail(format!(
+                "--cuda-toolkit: '{}' is not a directory",
+                dir.display()
+            ));
+        }
+        if !dir.join("nvvm/libdevice/libdevice.10.bc").is_file() {
+            return fail(format!(
+                "--cuda-toolkit: '{}' has no nvvm/libdevice/libdevice.10.bc (give a CUDA toolkit, or the nvidia/cuda_nvcc directory of PyPI's nvidia-cuda-nvcc-cu12)",
+                dir.display()
+            ));
+        }
     }
     if cli.seed.is_some() && !cli.inputs.is_empty() {
         return fail(
@@ -114,6 +124,43 @@ fn check_combinations(cli: &Cli, gpu_emit: bool) -> Result<(), Error> {
         ));
     }
     Ok(())
+}
+
+/// The NVPTX features of `--chip` and `--ptx-version` (`+ptxNN`), checked
+/// against the processors and PTX versions LLVM knows
+/// ([`ocannl_passes::pipelines::resolve_nvptx_target`]).
+pub(super) fn nvptx_features(cli: &Cli) -> Result<String, Error> {
+    let chip = cli.chip.as_deref().unwrap_or("sm_80");
+    let features = match cli.ptx_version.as_deref() {
+        None => "auto".to_owned(),
+        Some(v) => {
+            let digits = v
+                .split_once('.')
+                .filter(|(major, minor)| {
+                    !major.is_empty()
+                        && minor.len() == 1
+                        && major
+                            .chars()
+                            .chain(minor.chars())
+                            .all(|c| c.is_ascii_digit())
+                })
+                .map(|(major, minor)| format!("{major}{minor}"));
+            let Some(digits) = digits else {
+                return Err(Error::new(format!(
+                    "--ptx-version: {v:?} is not a PTX ISA version: give MAJOR.MINOR, e.g. 8.6"
+                )));
+            };
+            format!("+ptx{digits}")
+        }
+    };
+    ocannl_passes::pipelines::resolve_nvptx_target(chip, &features).map_err(|e| {
+        let flags = match (cli.chip.is_some(), cli.ptx_version.is_some()) {
+            (_, false) => "--chip",
+            (false, true) => "--ptx-version",
+            (true, true) => "--chip/--ptx-version",
+        };
+        Error::new(format!("{flags}: {e}"))
+    })
 }
 
 /// The OpenMP threads of the CPU's loops: `--threads` in range (and only

@@ -99,9 +99,14 @@ struct Cli {
     #[arg(long, value_enum, default_value_t = Target::Cpu)]
     target: Target,
     /// The GPU architecture the kernels are compiled for (--target cuda,
-    /// --emit ptx|cubin; default sm_80).
+    /// --emit ptx|cubin; default sm_80): a processor LLVM's NVPTX back end
+    /// knows (sm_20 ... sm_121f).
     #[arg(long)]
     chip: Option<String>,
+    /// The PTX ISA version of the kernels, as MAJOR.MINOR (e.g. 8.6;
+    /// default: the lowest the chip allows, at least 8.0).
+    #[arg(long, value_name = "X.Y")]
+    ptx_version: Option<String>,
     /// The CUDA device to run on (--target cuda; default 0).
     #[arg(long, value_name = "K")]
     device: Option<usize>,
@@ -484,7 +489,13 @@ fn lowering(cli: &Cli) -> Result<Lowering, Error> {
     };
     let toolkit = cli.cuda_toolkit.as_ref().map(|p| p.display().to_string());
     let chip = cli.chip.as_deref().unwrap_or("sm_80");
-    let mut options = vec![("chip", chip), ("format", format)];
+    // Checked already (`check_flags`).
+    let features = flags::nvptx_features(cli)?;
+    let mut options = vec![
+        ("chip", chip),
+        ("format", format),
+        ("features", features.as_str()),
+    ];
     if let Some(t) = &toolkit {
         options.push(("toolkit", t.as_str()));
     }
