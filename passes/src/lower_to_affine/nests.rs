@@ -185,16 +185,7 @@ impl<'c> Emitter<'c> {
                 plannable(&p, bits, same_float)
                     .and_then(|()| check_plan(&mut plan, &p, dims, &operand_dims))
                     .map_err(bad)?;
-                // Each cell computed by one block, from the neutral element
-                // in registers: no fill before the nest (a pass over the
-                // result, on one thread).
-                let fresh =
-                    plan.lanes == Lanes::Result && accum.is_some() && init.is_none() && surjective;
-                if !fresh {
-                    self.init_result(at, &view, dims, accum_kind)?;
-                }
-                let view = view::Op { fresh, ..view };
-                self.lower_planned(at, &plan, &view).map(|()| true)
+                self.lower_cpu_plan(at, &plan, view, dims, accum_kind)
             }
             Schedule::Tiled { .. } => {
                 let Some(t) = tiled(&p, &operand_dims, init, &compute, accum, elem) else {
@@ -233,6 +224,30 @@ impl<'c> Emitter<'c> {
             }
             Schedule::Epilogue { .. } => Err("an op fused into its producer has no nest".into()),
         }
+    }
+
+    /// A CPU plan's nests (checked against the projections). Where each
+    /// cell is computed by one block, from the neutral element in
+    /// registers, nothing fills the result first (a pass over it, on one
+    /// thread); otherwise it is initialised as [`Emitter::init_result`]
+    /// says. `true`: the nests applied the epilogue.
+    fn lower_cpu_plan<'a>(
+        &self,
+        at: At<'c, 'a>,
+        plan: &crate::schedule::plan::Plan,
+        view: view::Op<'_, 'c, 'a>,
+        dims: &[u64],
+        accum_kind: Accum,
+    ) -> Result<bool, String> {
+        let fresh = plan.lanes == Lanes::Result
+            && view.accum.is_some()
+            && view.init.is_none()
+            && plain_box(&view.p.result, dims);
+        if !fresh {
+            self.init_result(at, &view, dims, accum_kind)?;
+        }
+        let view = view::Op { fresh, ..view };
+        self.lower_planned(at, plan, &view).map(|()| true)
     }
 
     /// The result's cells before the nest accumulates into them (OCANNL's

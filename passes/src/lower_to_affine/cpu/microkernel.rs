@@ -56,7 +56,6 @@ const MAX_UNROLLED_TAPS: u64 = 4;
 
 /// The cells of the register block of `combo`'s segments, in order (the
 /// last block iterator fastest).
-
 fn block_cells(plan: &Plan, combo: &[Segment]) -> Vec<Offsets> {
     let mut cells: Vec<Offsets> = vec![vec![]];
     for (u, s) in plan.unrolled.iter().zip(combo) {
