@@ -1,5 +1,5 @@
 //! `ocannl-loop-hints`: every `scf.for` of the module (after
-//! `lower-affine`) that holds a register block (at least [`MIN_OPS`] ops,
+//! `lower-affine`) that holds a register block (at least 32 ops,
 //! nested ones included) gets `llvm.loop_annotation =
 //! #llvm.loop_annotation<unroll = <disable = true>>`, which `convert-scf-to-cf` moves onto the loop's
 //! latch branch. The conversion to the LLVM dialect keeps it there as a
