@@ -109,9 +109,10 @@ bool resolve(llvm::StringRef chip, llvm::StringRef features, std::string &resolv
   for (const llvm::SubtargetSubTypeKV &p : any->getAllProcessorDescriptions())
     known |= chip == p.Key;
   if (!known || !least) {
+    // In the table's order (by architecture: sm_20 ... sm_121f).
     std::string names;
-    for (const llvm::SubtargetSubTypeKV &p : any->getAllProcessorDescriptions())
-      for (const auto &[name, n] : kLeastPtx)
+    for (const auto &[name, n] : kLeastPtx)
+      for (const llvm::SubtargetSubTypeKV &p : any->getAllProcessorDescriptions())
         if (llvm::StringRef(p.Key) == name)
           names += (names.empty() ? "" : ", ") + std::string(p.Key);
     error = "unknown chip " + quoted(chip) + " (a virtual architecture such as compute_80 " +
