@@ -151,9 +151,7 @@ fn choose_for(target: &Target, op: OperationRef<'_, '_>, def: &catalog::OpDef) -
             .then(|| op.result(0).ok())
             .flatten()
             .and_then(|r| layout(r.into()))
-            .map_or(0, |(dims, _)| {
-                dims.iter().fold(1u64, |a, &d| a.saturating_mul(d))
-            });
+            .map_or(0, |(dims, _)| cells(&dims));
         return gpu.unwrap_or(Schedule::Loops {
             parallel: target.parallel && cells >= MIN_PARALLEL_WORK,
         });
@@ -203,9 +201,12 @@ const MIN_PARALLEL_WORK: u64 = 1 << 15;
 
 /// The iterations of a nest's product space.
 fn work(p: &Projections) -> u64 {
-    p.product_space
-        .iter()
-        .fold(1u64, |acc, &d| acc.saturating_mul(d))
+    cells(&p.product_space)
+}
+
+/// The product of `sizes` (saturating).
+fn cells(sizes: &[u64]) -> u64 {
+    sizes.iter().fold(1u64, |acc, &d| acc.saturating_mul(d))
 }
 
 /// What the planner reads of a loop-nest op: its projections (from the

@@ -86,6 +86,9 @@ impl<'c> Emitter<'c> {
         if !covered {
             self.fill(*at, buf, dims, self.scalar_attr(elem, 0.0), loc);
         }
+        // Without accumulation the blocks' cells are distinct: each one's
+        // outermost loop in parallel (schedule `loops`, `parallel`).
+        let parallel = self.target.parallel && !accumulate;
         // A loop nest ends its block of the function body (copies without
         // loops share one).
         let mut after_nest = false;
@@ -97,9 +100,6 @@ impl<'c> Emitter<'c> {
             if after_nest {
                 *at = self.next_block(*at, loc);
             }
-            // Without accumulation the blocks' cells are distinct: the
-            // outermost loop in parallel (schedule `loops`, `parallel`).
-            let parallel = self.target.parallel && !accumulate;
             if let Some(plan) = plan {
                 self.copy_runs(*at, &plan, operands[b.operand], buf, parallel, loc);
                 after_nest = !plan.outer.is_empty();

@@ -185,7 +185,7 @@ impl<'c> Emitter<'c> {
                 plannable(&p, bits, same_float)
                     .and_then(|()| check_plan(&mut plan, &p, dims, &operand_dims))
                     .map_err(bad)?;
-                self.lower_cpu_plan(at, &plan, view, dims, accum_kind)
+                self.lower_cpu_plan(at, &plan, view, dims, surjective, accum_kind)
             }
             Schedule::Tiled { .. } => {
                 let Some(t) = tiled(&p, &operand_dims, init, &compute, accum, elem) else {
@@ -227,7 +227,7 @@ impl<'c> Emitter<'c> {
     }
 
     /// A CPU plan's nests (checked against the projections). Where each
-    /// cell is computed by one block, from the neutral element in
+    /// cell (`surjective`: every one) is computed by one block, from the neutral element in
     /// registers, nothing fills the result first (a pass over it, on one
     /// thread); otherwise it is initialised as [`Emitter::init_result`]
     /// says. `true`: the nests applied the epilogue.
@@ -237,12 +237,13 @@ impl<'c> Emitter<'c> {
         plan: &crate::schedule::plan::Plan,
         view: view::Op<'_, 'c, 'a>,
         dims: &[u64],
+        surjective: bool,
         accum_kind: Accum,
     ) -> Result<bool, String> {
         let fresh = plan.lanes == Lanes::Result
             && view.accum.is_some()
             && view.init.is_none()
-            && plain_box(&view.p.result, dims);
+            && surjective;
         if !fresh {
             self.init_result(at, &view, dims, accum_kind)?;
         }
