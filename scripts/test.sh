@@ -11,6 +11,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 df -h . | sed 's/^/test.sh: disk: /'
+# ptxas (PyPI's nvidia-cuda-nvcc-cu12 in .ptx-venv), before the tests: the
+# grid-on-cpu differential suite assembles each program's PTX, and
+# ptx_check.py below every lit and differential program's (skipped with the
+# reason when it cannot be installed; under CI both then fail).
+if [ ! -x .ptx-venv/bin/python ] || ! .ptx-venv/bin/python -c 'import nvidia.cuda_nvcc' 2>/dev/null; then
+  /usr/bin/python3 -m venv .ptx-venv && .ptx-venv/bin/pip install -q nvidia-cuda-nvcc-cu12 \
+    || echo "test.sh: could not install ptxas (nvidia-cuda-nvcc-cu12); the PTX checks will skip"
+fi
 cargo test --workspace
 # The same lit, CLI and differential suite against the release binaries.
 cargo test --release -p ocannl-tools
@@ -94,12 +102,7 @@ cargo run -q --release -p ocannl-fuzz -- --onnx --bin-dir target/release --progr
 if [ -n "${CI:-}" ]; then rm -rf target/release; fi
 df -h . | sed 's/^/test.sh: disk: /'
 # The PTX of every lit and differential program assembled by ptxas for
-# sm_80 and sm_90 (PyPI's nvidia-cuda-nvcc-cu12 in .ptx-venv; skipped with
-# the reason when it cannot be installed).
-if [ ! -x .ptx-venv/bin/python ] || ! .ptx-venv/bin/python -c 'import nvidia.cuda_nvcc' 2>/dev/null; then
-  /usr/bin/python3 -m venv .ptx-venv && .ptx-venv/bin/pip install -q nvidia-cuda-nvcc-cu12 \
-    || echo "test.sh: could not install ptxas (nvidia-cuda-nvcc-cu12); the PTX check will skip"
-fi
+# sm_80 and sm_90 (ptxas installed above).
 /usr/bin/python3 tools/tests/gpu/ptx_check.py --bin-dir target/debug
 scripts/unsafe-report.sh
 # No module of any crate imports another in a circle, and no pass uses
