@@ -2,7 +2,9 @@
 // layouts are chosen: a depthwise convolution after an NHWC one (its
 // weights permuted too), a strided convolution reading the importer's
 // explicitly padded copy (no guard per tap: the padding einsum is its own
-// nest), a dilated 1-D convolution.
+// nest), a dilated 1-D convolution. The block's rows run along the output
+// width (d2), so the kernel's column taps (d4, which slide along it) loop
+// outside its row taps (d3), whose taps the micro-kernel unrolls.
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-projections,ocannl-plan-schedule{l1-bytes=32768 l2-bytes=1048576})' | FileCheck %s
 
 // CHECK-LABEL: func.func @depthwise(
@@ -10,7 +12,7 @@
 // CHECK: "ocannl.constant"{{.*}}ocannl.layout = array<i64: 1, 2, 3, 0>
 // CHECK: "ocannl.einsum"{{.*}}ocannl.layout = array<i64: 0, 2, 3, 1>{{.*}}lanes = "result"
 // CHECK: "ocannl.relu"{{.*}}ocannl.layout = array<i64: 0, 2, 3, 1>
-// CHECK: "ocannl.einsum"{{.*}}ocannl.layout = array<i64: 0, 2, 3, 1>{{.*}}lanes = "result"{{.*}}reductions = array<i64: 3, 4>
+// CHECK: "ocannl.einsum"{{.*}}ocannl.layout = array<i64: 0, 2, 3, 1>{{.*}}lanes = "result"{{.*}}reductions = array<i64: 4, 3>, unroll = [array<i64: 0, 2, 0>, array<i64: 2, 6, 0>]
 // CHECK-LABEL: func.func @padded_strided(
 // CHECK: "ocannl.einsum"{{.*}}spec = "n,c,1*p0@1,1+q0,1*p1@1,1+q1; q0,q1 => n,c,p0,p1"
 // CHECK: "ocannl.einsum"{{.*}}ocannl.layout = array<i64: 0, 2, 3, 1>{{.*}}lanes = "result"

@@ -86,3 +86,19 @@ func.func @fire(%x: !ocannl.tensor<f32, "1,8,6,6">) -> !ocannl.tensor<f32, "1,16
   %r = "ocannl.relu"(%y) : (!ocannl.tensor<f32, "1,16,6,6">) -> !ocannl.tensor<f32, "1,16,6,6">
   return %r : !ocannl.tensor<f32, "1,16,6,6">
 }
+
+// A matrix-vector product (a Gemm at batch 1, its weight [n, k] as the
+// importer writes it) keeps the dot-product form, lanes along k: each weight
+// row streams once, in order, untiled (nothing reuses a tile of it). The
+// weight is not permuted to put the outputs last.
+// CHECK-LABEL: func.func @matrix_vector(
+// CHECK: "ocannl.constant"
+// CHECK-NOT: ocannl.layout
+// CHECK: "ocannl.einsum"{{.*}}ocannl.schedule = {kind = "cpu", lanes = "reduction", outer = array<i64>, reductions = array<i64: 1>, unroll = [array<i64: 0, 4, 0>], vector = 1
+// CHECK-NOT: ocannl.layout
+// CHECK: return
+func.func @matrix_vector(%x: !ocannl.tensor<f32, "1,16384">) -> !ocannl.tensor<f32, "1,64"> {
+  %w = "ocannl.constant"() {value = dense<0.5> : tensor<64x16384xf32>} : () -> !ocannl.tensor<f32, "64,16384">
+  %y = "ocannl.einsum"(%x, %w) {spec = "m,k; n,k => m,n"} : (!ocannl.tensor<f32, "1,16384">, !ocannl.tensor<f32, "64,16384">) -> !ocannl.tensor<f32, "1,64">
+  return %y : !ocannl.tensor<f32, "1,64">
+}

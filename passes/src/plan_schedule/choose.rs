@@ -39,7 +39,7 @@ use super::target::Target;
 use crate::schedule::{
     legal::{guarded, parallel, plain_panel, plannable, transposed_ok},
     memory::{contiguous, reads_along},
-    plan::{Lanes, Plan, Unrolled},
+    plan::{Lanes, MAX_UNROLLED_TAPS, Plan, Unrolled},
 };
 
 /// The plan for an op with projections `p`, result dims `dims` and operand
@@ -192,16 +192,47 @@ impl Nest<'_> {
         } else {
             self.contraction_block(v)
         };
+        let rows = unrolled.iter().find(|u| !u.lanes).map(|u| u.iter);
         Some(Plan {
             lanes: Lanes::Result,
             width: self.width,
             vector: v,
             outer: outer_loops(&self.parallel, &unrolled),
             unrolled,
-            reductions: self.reductions.clone(),
+            reductions: self.reduction_order(rows),
             k_tile,
             block_contiguous: true,
         })
+    }
+
+    /// The reductions, outermost first, so that the innermost one, whose
+    /// taps the micro-kernel unrolls when there are at most
+    /// [`MAX_UNROLLED_TAPS`], is not one the block's `rows` slide along
+    /// (`o1 + k1`). Unrolled, such taps read overlapping input cells: LLVM
+    /// loads each once and keeps `rows + taps - 1` broadcasts live across
+    /// the taps, which spilled the accumulators of a 13-row block (1.4×
+    /// slower on SqueezeNet's 13² convolutions). Another short reduction
+    /// (the kernel's other axis) goes innermost instead.
+    fn reduction_order(&self, rows: Option<usize>) -> Vec<usize> {
+        let mut order = self.reductions.clone();
+        let Some(row) = rows else { return order };
+        let space = self.space();
+        let slides = |r: usize| {
+            self.p
+                .operands
+                .iter()
+                .flatten()
+                .any(|a| matches!(a, AxisIndex::Affine(_)) && a.uses(row) && a.uses(r))
+        };
+        let short = |r: usize| (2..=MAX_UNROLLED_TAPS).contains(&space[r]);
+        let inner = order.iter().rposition(|&r| space[r] > 1);
+        if let Some(i) = inner.filter(|&i| short(order[i]) && slides(order[i]))
+            && let Some(j) = order[..i].iter().rposition(|&r| short(r) && !slides(r))
+        {
+            let r = order.remove(j);
+            order.push(r);
+        }
+        order
     }
 
     /// A contraction's register block with lanes along `v`: 2 (AVX2) or 4
@@ -217,13 +248,10 @@ impl Nest<'_> {
             .filter(|(o, d)| reads_along(o, d, v) != Some(false))
             .map(|(o, _)| o)
             .collect();
-        let row = self
-            .parallel
-            .iter()
-            .rev()
-            .copied()
-            .filter(|&i| i != v)
-            .max_by_key(|&i| !loaded.iter().any(|o| o.iter().any(|a| a.uses(i))));
+        let candidates = || self.parallel.iter().rev().copied().filter(|&i| i != v);
+        let row = candidates()
+            .find(|&i| !loaded.iter().any(|o| o.iter().any(|a| a.uses(i))))
+            .or_else(|| candidates().next());
         let (rows, cols) = block_shape(
             self.target.registers(),
             row.map_or(1, |u| space[u]),
@@ -303,9 +331,12 @@ impl Nest<'_> {
         // other sweeps a tile kept in L2).
         // A long vector reduction is tiled (its partial sums are added to the
         // result once per tile), so that the rows of both operands the block
-        // reads stay in L1.
+        // reads stay in L1 while the second block iterator reuses them. With
+        // one block iterator (a matrix-vector product, a row sum) nothing
+        // reuses a tile, and untiled rows stream whole: VGG's 25088 → 4096
+        // layer ran 1.1× faster so, its 411 MB of weights read in order.
         let kc = KC_LANES * width;
-        let k_tile = (space[r] > 2 * kc).then_some((r, kc));
+        let k_tile = (space[r] > 2 * kc && self.parallel.len() >= 2).then_some((r, kc));
         let reduced_bytes: u64 = reductions
             .iter()
             .map(|&i| {
@@ -378,17 +409,27 @@ fn outer_loops(parallel: &[usize], unrolled: &[Unrolled]) -> Vec<usize> {
 /// The register block of a contraction with lanes along the result: `rows`
 /// copies of the row iterator (of `row_extent`) × `cols` vectors (of
 /// `vectors` along the vector iterator), with `rows × cols` accumulators,
-/// `cols` loaded vectors and a broadcast in `registers`. BLIS's 6 × 2
-/// (AVX2, always) or 6 × 4 (AVX-512) unless a shape leaves fewer remainder
-/// steps:
-/// the cost counts each step's cycles, `max(FMAs / 2, loads / 2, 4)` (two
-/// FMA and two load ports, four cycles of FMA latency), over the main
-/// blocks and the one-row and one-vector remainders (a 7-wide row, a
-/// convolution's last stage, is 7 × 3 on AVX-512, not 6 × 4 and a row of
-/// 1 × 4).
+/// `cols` loaded vectors and a broadcast in `registers` (less two, which
+/// LLVM's code needs for addresses and temporaries: 14 × 2 on AVX-512
+/// spilled and ran 1.5× slower than 7 × 3). BLIS's 6 × 2 (AVX2, always)
+/// or 6 × 4 (AVX-512) unless a shape leaves fewer remainder steps or
+/// fuller steps: the cost counts each step's cycles,
+/// `max(FMAs / 2, loads / 2, 5) + 1` (two FMA and two load ports, four
+/// cycles of FMA latency and one of slack, which a block of 8
+/// accumulators never hides, and a cycle of loop and address work), over
+/// the main blocks and the one-row and one-vector remainders. A 7-wide row
+/// (a convolution's last stage) is 7 × 3 on AVX-512, not 6 × 4 and a row
+/// of 1 × 4; a 28-wide row of 512 channels is 7 × 3 (with a latency floor
+/// of 4 cycles and no slack the model chose 4 × 2, measured 1.25× slower
+/// than 7 × 3 on a 512 → 512 3×3 convolution on 28²).
 fn block_shape(registers: u64, row_extent: u64, vectors: u64) -> (u64, u64) {
     let max_cols = (registers / 8).min(vectors).max(1);
-    let step = |r: u64, c: u64| ((r * c) as f64 / 2.0).max((r + c) as f64 / 2.0).max(4.0);
+    let step = |r: u64, c: u64| {
+        ((r * c) as f64 / 2.0)
+            .max((r + c) as f64 / 2.0)
+            .max(LATENCY_FLOOR)
+            + STEP_OVERHEAD
+    };
     let cost = |r: u64, c: u64| {
         let (er, ec) = (row_extent, vectors.max(1));
         let (mr, mcl) = (er / r, ec / c);
@@ -406,7 +447,7 @@ fn block_shape(registers: u64, row_extent: u64, vectors: u64) -> (u64, u64) {
     let mut best_cost = cost(6, max_cols);
     for c in 1..=max_cols {
         for r in 1..=MAX_ROWS.min(row_extent.max(1)) {
-            if r * c + c + 1 > registers {
+            if r * c + c + 1 + SPARE_REGISTERS > registers {
                 continue;
             }
             let k = cost(r, c);
@@ -419,6 +460,16 @@ fn block_shape(registers: u64, row_extent: u64, vectors: u64) -> (u64, u64) {
     }
     best
 }
+
+/// A register block's least cycles per step: the FMA latency (4) and a
+/// cycle of slack ([`block_shape`]).
+const LATENCY_FLOOR: f64 = 5.0;
+
+/// A register block's cycles of loop and address work per step.
+const STEP_OVERHEAD: f64 = 1.0;
+
+/// Vector registers a register block leaves to LLVM's code.
+const SPARE_REGISTERS: u64 = 2;
 
 /// The most rows a register block unrolls.
 const MAX_ROWS: u64 = 14;

@@ -5,6 +5,11 @@
 //! `ocannl-plan-schedule` chooses the plan and writes it as the op's
 //! `ocannl.schedule` ([`super`]); the lowering's CPU emitters obey it.
 
+/// The most taps of an innermost reduction the CPU micro-kernel unrolls
+/// (a 3×3 convolution's kernel column; [`Lanes::Result`] only, and not the
+/// reduction tiled for the caches).
+pub(crate) const MAX_UNROLLED_TAPS: u64 = 4;
+
 /// Which iterator the vector lanes run along.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Lanes {

@@ -17,7 +17,7 @@ use crate::{
     buffers::{buffer_dims, element_of},
     compute::{Accum, BinaryFn, Compute},
     schedule::memory::reads_along,
-    schedule::plan::{Lanes, Plan, Segment},
+    schedule::plan::{Lanes, MAX_UNROLLED_TAPS, Plan, Segment},
 };
 
 /// A cell of the register block: an offset per block iterator.
@@ -50,9 +50,6 @@ struct Kernel<'k, 'o, 'c, 'a> {
     mode: Mode<'c>,
     k_tile: KTile<'c, 'a>,
 }
-
-/// The most taps of an innermost reduction the micro-kernel unrolls.
-const MAX_UNROLLED_TAPS: u64 = 4;
 
 /// The cells of the register block of `combo`'s segments, in order (the
 /// last block iterator fastest).
