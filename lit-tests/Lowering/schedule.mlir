@@ -171,6 +171,20 @@ func.func @k_tiled(%a: !ocannl.tensor<f32, "64,1024">, %b: !ocannl.tensor<f32, "
   return %0 : !ocannl.tensor<f32, "64,64">
 }
 
+// An outer tile (a hand-written schedule here): the first outer loop's
+// tile loop (d0 by 2) runs outside the reduction's tile loop (d3 by 8), its
+// point loop inside it, so that two outer iterations' result cells stay in
+// cache across the reduction's tiles.
+// CHECK-LABEL: func.func @outer_tiled(
+// CHECK: affine.for %[[OT:.*]] = 0 to 4 step 2 {
+// CHECK-NEXT: affine.for %[[KT:.*]] = 0 to 16 step 8 {
+// CHECK-NEXT: affine.for %{{.*}} = #{{.*}}(%[[OT]]) to min #{{.*}}(%[[OT]]) {
+// CHECK: affine.if #{{.*}}(%[[KT]])
+func.func @outer_tiled(%a: !ocannl.tensor<f32, "4,12,16">, %b: !ocannl.tensor<f32, "16,32">) -> !ocannl.tensor<f32, "4,12,32"> {
+  %c = "ocannl.einsum"(%a, %b) {spec = "n,i,k; k,j => n,i,j", ocannl.schedule = {kind = "cpu", lanes = "result", width = 8, vector = 2, outer = array<i64: 0>, unroll = [array<i64: 2, 2, 0>, array<i64: 1, 6, 0>], reductions = array<i64: 3>, k_tile = array<i64: 3, 8>, outer_tile = 2}} : (!ocannl.tensor<f32, "4,12,16">, !ocannl.tensor<f32, "16,32">) -> !ocannl.tensor<f32, "4,12,32">
+  return %c : !ocannl.tensor<f32, "4,12,32">
+}
+
 // With parallel=true, an op without a CPU plan (schedule `loops`) runs its
 // outermost loop over the result's cells in parallel when it has 2^15
 // cells or more: a transposing copy, a concatenation's copies (one

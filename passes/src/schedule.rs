@@ -7,7 +7,7 @@
 //! | `kind` | fields | the op's nests |
 //! |---|---|---|
 //! | `"loops"` | `parallel`? | plain `affine.for` nests, one scalar per iteration; with `parallel = true`, each nest's outermost loop over distinct result cells an `affine.parallel` |
-//! | `"cpu"` | `lanes`, `width`, `vector`, `outer`, `unroll`, `reductions`, `k_tile`?, `parallel`? | a [`Plan`]: vector lanes, register block, cache tiles |
+//! | `"cpu"` | `lanes`, `width`, `vector`, `outer`, `unroll`, `reductions`, `k_tile`?, `outer_tile`?, `parallel`? | a [`Plan`]: vector lanes, register block, cache tiles |
 //! | `"grid"` | `block` | GPU grids of `block` threads per block, one result cell per thread |
 //! | `"tiled"` | `block`, `emulate`? | a GPU matrix product in workgroup memory ([`tiled`]), its other nests grids |
 //! | `"epilogue"` | `operand` | none: computed in the nest of the producer of operand `operand` (a fusion group) |
@@ -20,8 +20,11 @@
 //! iterators, the first one's point loop outermost; `factor` copies, vectors
 //! for the vector iterator; `tile` a cache tile, 0 for none), `reductions =
 //! array<i64: ...>` (outermost first), `k_tile = array<i64: iterator,
-//! size>` (a reduction tiled for the caches), `parallel = true` (the
-//! first outer, tile or point loop is an `affine.parallel`).
+//! size>` (a reduction tiled for the caches), `outer_tile = size` (the
+//! first outer loop tiled, its tile loop outside the reduction's tile loop,
+//! its point loop inside; without it the outer loops run inside the
+//! reduction's tile loop), `parallel = true` (the first outer, tile or
+//! point loop is an `affine.parallel`).
 //!
 //! What a schedule may say is checked against the op's projections before
 //! anything is emitted ([`legal`]): a hand-written schedule is honoured when
@@ -128,6 +131,9 @@ impl Schedule {
                 if let Some((k, size)) = plan.k_tile {
                     fields.push(("k_tile", ints(&[k as u64, size])));
                 }
+                if let Some(size) = plan.outer_tile {
+                    fields.push(("outer_tile", int(size)));
+                }
                 if *parallel {
                     fields.push(("parallel", BoolAttribute::new(ctx, true).into()));
                 }
@@ -218,6 +224,7 @@ fn fields_of(kind: &str) -> Option<&'static [&'static str]> {
             "unroll",
             "reductions",
             "k_tile",
+            "outer_tile",
             "parallel",
         ],
         "grid" => &["kind", "block"],
@@ -277,6 +284,7 @@ impl Fields<'_, '_> {
             unrolled,
             reductions: self.indices("reductions")?,
             k_tile,
+            outer_tile: self.optional_int("outer_tile")?,
             // Derived from the projections by `legal::check_plan`.
             block_contiguous: false,
         };
@@ -303,6 +311,13 @@ impl Fields<'_, '_> {
             .ok()
             .and_then(|i| u64::try_from(i.value()).ok())
             .ok_or_else(|| (self.bad)(format!("'{name}' must be a non-negative integer")))
+    }
+
+    fn optional_int(&self, name: &str) -> Result<Option<u64>, String> {
+        match self.dict.element_by_name(name) {
+            None => Ok(None),
+            Some(_) => self.int(name).map(Some),
+        }
     }
 
     fn index(&self, name: &str) -> Result<usize, String> {

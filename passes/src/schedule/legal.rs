@@ -192,6 +192,13 @@ fn check_loops(plan: &Plan, p: &Projections) -> Result<(), String> {
             name(k)
         ));
     }
+    if let Some(size) = plan.outer_tile
+        && (plan.k_tile.is_none() || plan.outer.is_empty() || size == 0)
+    {
+        return Err(format!(
+            "'outer_tile' tiles the first 'outer' loop around the 'k_tile' loop: it needs both, and a size of at least 1 (got {size})"
+        ));
+    }
     Ok(())
 }
 

@@ -52,6 +52,14 @@ pub(crate) struct Plan {
     /// A reduction tiled for the caches (its tile loop runs between the
     /// block's tile loops).
     pub k_tile: Option<(usize, u64)>,
+    /// With a reduction tile: the first outer loop tiled by this many
+    /// iterations, its tile loop outside the reduction's tile loop and its
+    /// point loop (with the other outer loops) inside, so that the result
+    /// cells of one outer tile stay in L2 across the reduction's tiles.
+    /// Without it the outer loops run inside the reduction's tile loop
+    /// whole (the panel read there, packed or not, serves every outer
+    /// iteration).
+    pub outer_tile: Option<u64>,
     /// The block's first iterator indexes the result's contiguous axis: its
     /// cells are adjacent in memory.
     pub block_contiguous: bool,

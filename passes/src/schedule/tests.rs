@@ -36,6 +36,7 @@ fn matmul_plan() -> Plan {
         ],
         reductions: vec![2],
         k_tile: Some((2, 256)),
+        outer_tile: Some(4),
         block_contiguous: false,
     }
 }

@@ -59,6 +59,36 @@ impl Parallel {
     }
 }
 
+/// Where an instance's outer loops (the parallel iterators outside the
+/// block: a convolution's output rows `o0` besides the block's `o1`, a
+/// batch) go.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum OuterAt {
+    /// Outermost: without a reduction tile, or when an outer loop is the
+    /// parallel one (one parallel region).
+    First,
+    /// Inside the reduction's tile loop (the default): the panel read there
+    /// (packed or not) serves every outer iteration instead of being
+    /// packed or streamed again per iteration.
+    InReductionTile,
+    /// The plan's `outer_tile`: the first outer loop's tile loop outside
+    /// the reduction's tile loop (inside the first block tile, the
+    /// threads' split), the outer point loops inside it, so that the
+    /// result's cells of one outer tile (a few output rows of a
+    /// convolution) stay in L2 across the reduction's tiles.
+    Tiled(u64),
+}
+
+impl OuterAt {
+    fn of(plan: &Plan, parallel: Parallel) -> Self {
+        match (plan.k_tile, parallel, plan.outer_tile) {
+            (None, ..) | (_, Parallel::Outer, _) => Self::First,
+            (_, _, Some(size)) => Self::Tiled(size),
+            _ => Self::InReductionTile,
+        }
+    }
+}
+
 /// One combination of segments as its loops are built: where the next
 /// loop goes, the iterators' positions, the tile loops' (one per block
 /// iterator) and the reduction tile's, and the packed panels.
@@ -141,15 +171,11 @@ impl<'c> Emitter<'c> {
             parallel: Parallel::of(self.target.parallel, plan, combo),
         };
         // Tile loops: the first block iterator's, the reduction's, the
-        // second block iterator's. The outer loops run outside them, or,
-        // when the reduction is tiled, inside its tile (with the rows: a
-        // convolution's output rows `o0` besides the block's `o1`), so
-        // that the panel packed there serves every row instead of being
-        // packed (and streamed) again per outer iteration.
-        // (A parallel outer loop stays outermost: one parallel region.)
-        let inner_outer = plan.k_tile.is_some() && inst.parallel != Parallel::Outer;
-        if !inner_outer {
-            self.outer_loops(&mut inst);
+        // second block iterator's. Where the outer loops go
+        // ([`OuterAt`]):
+        let outer_at = OuterAt::of(plan, inst.parallel);
+        if outer_at == OuterAt::First {
+            self.outer_loops(&mut inst, None);
         }
         let order: &[Option<usize>] = match combo.len() {
             0 => &[None],
@@ -160,9 +186,13 @@ impl<'c> Emitter<'c> {
             match *slot {
                 Some(j) => self.block_tile(&mut inst, j),
                 None => {
+                    let tile = match outer_at {
+                        OuterAt::Tiled(size) => Some(self.outer_tile(&mut inst, size)),
+                        _ => None,
+                    };
                     self.reduction_tile(&mut inst);
-                    if inner_outer {
-                        self.outer_loops(&mut inst);
+                    if outer_at != OuterAt::First {
+                        self.outer_loops(&mut inst, tile);
                     }
                 }
             }
@@ -171,16 +201,37 @@ impl<'c> Emitter<'c> {
         self.micro_kernel(inst.at, plan, &inst.op, combo, inst.ivs, inst.k_tile)
     }
 
-    /// The loops over the plan's outer iterators.
-    fn outer_loops(&self, inst: &mut Instance<'_, '_, 'c, '_>) {
+    /// The loops over the plan's outer iterators; the first one's within
+    /// its tile (`tile`: the tile loop's position and size) when tiled.
+    fn outer_loops<'a>(
+        &self,
+        inst: &mut Instance<'_, '_, 'c, 'a>,
+        tile: Option<(Value<'c, 'a>, u64)>,
+    ) {
         let (plan, p, loc) = (inst.plan, inst.op.p, inst.op.loc);
         for (n, &i) in plan.outer.iter().enumerate() {
             let parallel = inst.parallel == Parallel::Outer && n == 0;
-            let range = self.range(0, p.product_space[i]);
+            let range = match tile {
+                Some((t, size)) if n == 0 => self.tile(t, size, p.product_space[i]),
+                _ => self.range(0, p.product_space[i]),
+            };
             let l = self.for_loop(inst.at, range, 1, &[], parallel, loc);
             inst.ivs[i] = l.iv;
             inst.at = l.body;
         }
+    }
+
+    /// The first outer iterator's tile loop, by `size`: its position.
+    fn outer_tile<'a>(
+        &self,
+        inst: &mut Instance<'_, '_, 'c, 'a>,
+        size: u64,
+    ) -> (Value<'c, 'a>, u64) {
+        let i = inst.plan.outer[0];
+        let range = self.range(0, inst.op.p.product_space[i]);
+        let l = self.for_loop(inst.at, range, size, &[], false, inst.op.loc);
+        inst.at = l.body;
+        (l.iv, size)
     }
 
     /// Block iterator `j`'s tile loop, when its segment is tiled: inside
