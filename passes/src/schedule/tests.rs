@@ -36,7 +36,7 @@ fn matmul_plan() -> Plan {
         ],
         reductions: vec![2],
         k_tile: Some((2, 256)),
-        outer_tile: Some(4),
+        outer_tile: None,
         block_contiguous: false,
     }
 }
@@ -53,6 +53,14 @@ fn schedules_round_trip_through_attributes() {
         Schedule::Cpu {
             plan: matmul_plan(),
             parallel: true,
+        },
+        Schedule::Cpu {
+            plan: Plan {
+                outer: vec![3],
+                outer_tile: Some(4),
+                ..matmul_plan()
+            },
+            parallel: false,
         },
         Schedule::Cpu {
             plan: Plan {
@@ -171,6 +179,13 @@ fn contradicting_plans_are_rejected() {
                 ..ok.clone()
             },
             "contiguous iterator",
+        ),
+        (
+            Plan {
+                outer_tile: Some(2),
+                ..ok.clone()
+            },
+            "'outer_tile' tiles the first 'outer' loop around the 'k_tile' loop",
         ),
         (
             Plan {
