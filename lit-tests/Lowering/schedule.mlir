@@ -188,10 +188,14 @@ func.func @outer_tiled(%a: !ocannl.tensor<f32, "4,12,16">, %b: !ocannl.tensor<f3
 // With parallel=true, an op without a CPU plan (schedule `loops`) runs its
 // outermost loop over the result's cells in parallel when it has 2^15
 // cells or more: a transposing copy, a concatenation's copies (one
-// parallel loop per block); a small one stays sequential.
+// parallel loop per block); a small one stays sequential. A transposing
+// copy runs its operand's contiguous iterator (j) between a tile of 16 of
+// the result's (i) and the tile's points: the lines a tile reads stay in
+// L1, and each store fills a line (all ops, parallel or not).
 // PAR-LABEL: func.func @plain_parallel(
-// PAR: affine.parallel (%{{.*}}) = (0) to (1024) {
-// PAR-NEXT: affine.for %{{.*}} = 0 to 64 {
+// PAR: affine.parallel (%[[T:.*]]) = (0) to (64) step (16) {
+// PAR-NEXT: affine.for %{{.*}} = 0 to 1024 {
+// PAR-NEXT: affine.for %{{.*}} = #{{.*}}(%[[T]]) to min #{{.*}}(%[[T]]) {
 // PAR: affine.parallel (%{{.*}}) = (0) to (1024) {
 // PAR: memref.copy
 // PAR: affine.parallel (%{{.*}}) = (0) to (1024) {

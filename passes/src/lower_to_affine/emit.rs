@@ -233,6 +233,43 @@ impl<'c> Emitter<'c> {
         (at, ivs)
     }
 
+    /// A nest over `sizes` in their order, except that iterator `r` is
+    /// tiled by `tile` and iterator `c` runs between `r`'s tile loop and
+    /// its point loop, innermost but for it (`order = (r, c, tile)`; a
+    /// transposing copy: `crate::lower_to_affine::nests`); the first loop
+    /// an `affine.parallel` when `parallel` (every iteration writes its own
+    /// cells). The induction variables by iterator.
+    pub(super) fn transposed_nest<'a>(
+        &self,
+        mut at: At<'c, 'a>,
+        sizes: &[u64],
+        (r, c, tile): (usize, usize, u64),
+        parallel: bool,
+        loc: Location<'c>,
+    ) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
+        let zero = self.index_constant(at, 0, loc);
+        let mut ivs = vec![zero; sizes.len()];
+        let mut first = parallel;
+        let mut open = |at: &mut At<'c, 'a>, range, step, ivs: &mut Vec<Value<'c, 'a>>, i| {
+            let l = self.for_loop(*at, range, step, &[], first, loc);
+            first = false;
+            if let Some(i) = i {
+                ivs[i] = l.iv;
+            }
+            *at = l.body;
+            l.iv
+        };
+        for (i, &n) in sizes.iter().enumerate() {
+            if n > 1 && i != r && i != c {
+                open(&mut at, self.range(0, n), 1, &mut ivs, Some(i));
+            }
+        }
+        let t = open(&mut at, self.range(0, sizes[r]), tile, &mut ivs, None);
+        open(&mut at, self.range(0, sizes[c]), 1, &mut ivs, Some(c));
+        open(&mut at, self.tile(t, tile, sizes[r]), 1, &mut ivs, Some(r));
+        (at, ivs)
+    }
+
     /// The `index` constant `v`.
     pub(super) fn index_constant<'a>(
         &self,
