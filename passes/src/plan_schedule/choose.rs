@@ -37,7 +37,7 @@ use ocannl_shape::projection::{AxisIndex, Projections};
 
 use super::target::Target;
 use crate::schedule::{
-    legal::{guarded, parallel, plain_panel, plannable, transposed_ok},
+    legal::{guarded, panel_operand, parallel, plain_panel, plannable, transposed_ok},
     memory::{contiguous, reads_along},
     plan::{Lanes, MAX_UNROLLED_TAPS, Plan, Unrolled},
 };
@@ -233,12 +233,7 @@ impl Nest<'_> {
         };
         let space = self.space();
         let v = cols.iter;
-        let packed = self
-            .p
-            .operands
-            .iter()
-            .any(|o| o.iter().any(|a| a.uses(v)) && plain_panel(o, space, v, k));
-        if packed {
+        if panel_operand(self.p, v, k, None).is_some() {
             return None;
         }
         // The share of the vector iterator one of its tiles covers.

@@ -92,6 +92,29 @@ pub(crate) fn plain_panel(o: &[AxisIndex], space: &[u64], v: usize, k: usize) ->
         })
 }
 
+/// The one operand, not the result's initial value `init`, that reads
+/// block iterator `iter`, when it is a plain 2-D panel over `iter` and the
+/// tiled reduction `k` ([`plain_panel`]): the operand the CPU lowering
+/// packs per tile (`cpu/pack.rs`); `None` when several read `iter`.
+pub(crate) fn panel_operand(
+    p: &Projections,
+    iter: usize,
+    k: usize,
+    init: Option<usize>,
+) -> Option<usize> {
+    let mut found = None;
+    for (n, indices) in p.operands.iter().enumerate() {
+        if Some(n) == init || !indices.iter().any(|a| a.uses(iter)) {
+            continue;
+        }
+        if !plain_panel(indices, &p.product_space, iter, k) || found.is_some() {
+            return None;
+        }
+        found = Some(n);
+    }
+    found
+}
+
 /// At most one operand reads `v` off its contiguous axis, and no other
 /// operand reads both `v` and the tiled reduction `k` (the packed panel is
 /// the transposed one's).

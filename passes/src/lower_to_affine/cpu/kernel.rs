@@ -187,7 +187,7 @@ impl<'c> Emitter<'c> {
                 Some(j) => self.block_tile(&mut inst, j),
                 None => {
                     let tile = match outer_at {
-                        OuterAt::Tiled(size) => Some(self.outer_tile(&mut inst, size)),
+                        OuterAt::Tiled(size) => Some((self.outer_tile(&mut inst, size), size)),
                         _ => None,
                     };
                     self.reduction_tile(&mut inst);
@@ -222,16 +222,12 @@ impl<'c> Emitter<'c> {
     }
 
     /// The first outer iterator's tile loop, by `size`: its position.
-    fn outer_tile<'a>(
-        &self,
-        inst: &mut Instance<'_, '_, 'c, 'a>,
-        size: u64,
-    ) -> (Value<'c, 'a>, u64) {
+    fn outer_tile<'a>(&self, inst: &mut Instance<'_, '_, 'c, 'a>, size: u64) -> Value<'c, 'a> {
         let i = inst.plan.outer[0];
         let range = self.range(0, inst.op.p.product_space[i]);
         let l = self.for_loop(inst.at, range, size, &[], false, inst.op.loc);
         inst.at = l.body;
-        (l.iv, size)
+        l.iv
     }
 
     /// Block iterator `j`'s tile loop, when its segment is tiled: inside

@@ -13,12 +13,12 @@
 
 use melior::ir::{AffineExpr, AffineMap, Attribute, Location, Type, Value, r#type::MemRefType};
 use ocannl_dialect::ir;
-use ocannl_shape::projection::AxisIndex;
 
 use super::view::{Op, Packed};
 use crate::lower_to_affine::emit::{At, Emitter};
 use crate::{
     buffers::{buffer_dims, element_of},
+    schedule::legal::panel_operand,
     schedule::memory::reads_along,
     schedule::plan::{Lanes, Plan, Segment},
 };
@@ -33,29 +33,6 @@ pub(super) struct PanelSpan {
     pub hi: u64,
 }
 
-/// The one operand, not the result's initial value, that reads block
-/// iterator `iter` and whose every axis is `iter`, the tiled reduction `k`
-/// or of size 1 (a plain 2-D panel); `None` when there are several.
-fn plain_operand(op: &Op<'_, '_, '_>, iter: usize, k: usize) -> Option<usize> {
-    let space = &op.p.product_space;
-    let mut found = None;
-    for (n, indices) in op.p.operands.iter().enumerate() {
-        if Some(n) == op.init || !indices.iter().any(|a| a.uses(iter)) {
-            continue;
-        }
-        let plain = indices.iter().all(|a| match a {
-            AxisIndex::Iter(i) => *i == k || *i == iter || space[*i] == 1,
-            AxisIndex::Fixed(_) => true,
-            _ => false,
-        }) && indices.iter().any(|a| a.uses(k));
-        if !plain || found.is_some() {
-            return None;
-        }
-        found = Some(n);
-    }
-    found
-}
-
 /// The operand to pack for the main segment `main` of `plan`'s vector
 /// iterator: the one operand read along it (a plain 2-D panel).
 pub(super) fn candidate(plan: &Plan, op: &Op<'_, '_, '_>, main: &Segment) -> Option<usize> {
@@ -63,7 +40,7 @@ pub(super) fn candidate(plan: &Plan, op: &Op<'_, '_, '_>, main: &Segment) -> Opt
     if plan.lanes != Lanes::Result || main.tile.is_none() || !main.vector {
         return None;
     }
-    plain_operand(op, plan.vector, k)
+    panel_operand(op.p, plan.vector, k, op.init)
 }
 
 /// The operand to pack for the rows of `combo` (the vector iterator's main
@@ -84,7 +61,7 @@ pub(super) fn row_candidate(plan: &Plan, op: &Op<'_, '_, '_>, combo: &[Segment])
         return None;
     }
     let u = plan.unrolled.get(1)?.iter;
-    let n = plain_operand(op, u, k)?;
+    let n = panel_operand(op.p, u, k, op.init)?;
     // It broadcasts: it does not read the vector iterator.
     (!op.p.operands[n].iter().any(|a| a.uses(plan.vector))).then_some(n)
 }
