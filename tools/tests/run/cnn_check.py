@@ -4,7 +4,7 @@ shapes inferred) with ocannl-run on random data and compares the result with
 the same network computed in NumPy.
 
 Usage:
-    /usr/bin/python3 tools/tests/run/cnn_check.py --bin-dir target/debug [--seed N]
+    /usr/bin/python3 tools/tests/run/cnn_check.py --bin-dir target/debug [--seed N] [--target cuda]
 
 Shapes (memory order batch, output, input): x (B, 8, 8, 1); k1 "3,3,1->4"
 is (4, 3, 3, 1); w2 "3,3,4->10" is (10, 3, 3, 4); b2 (10,).
@@ -53,6 +53,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin-dir", required=True)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--target", help="ocannl-run --target (cuda: on the CUDA device)")
     args = ap.parse_args()
     tool = os.path.join(args.bin_dir, "ocannl-run")
     if not os.access(tool, os.X_OK):
@@ -74,6 +75,8 @@ def main():
                 paths.append(p)
             out = os.path.join(d, "y.npy")
             cmd = [tool, EXAMPLE, "--entry", "cnn", "--inputs", *paths, "--outputs", out]
+            if args.target:
+                cmd += ["--target", args.target]
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
             if p.returncode != 0:
                 print(f"cnn: ocannl-run exited with {p.returncode}\n  {' '.join(cmd)}\n{p.stderr}")

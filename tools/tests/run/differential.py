@@ -1406,6 +1406,8 @@ def write_case(d, mlir, inputs):
 
 THREADS = None  # --threads for ocannl-run (None: its default, every core)
 TARGET = None   # --target for ocannl-run (None: its default, the CPU)
+# With --target cuda: ocannl-run's --chip and --cuda-toolkit (None: its defaults).
+CUDA_FLAGS = []
 
 
 def runner_cmd(tool, path, ins, outs, entry="f"):
@@ -1416,6 +1418,8 @@ def runner_cmd(tool, path, ins, outs, entry="f"):
         cmd += ["--threads", str(THREADS)]
     if TARGET is not None:
         cmd += ["--target", TARGET]
+    if TARGET == "cuda":
+        cmd += CUDA_FLAGS
     if ins:
         cmd += ["--inputs"] + ins
     if outs:
@@ -1702,11 +1706,21 @@ def main():
                     help="ocannl-run --threads (default: its own, every core)")
     ap.add_argument("--target",
                     help="ocannl-run --target (grid-on-cpu: the GPU lowering's grids run on the "
-                         "CPU, and each program's PTX is produced and assembled by ptxas)")
+                         "CPU, and each program's PTX is produced and assembled by ptxas; "
+                         "cuda: run on the CUDA device)")
+    ap.add_argument("--chip", help="with --target cuda: ocannl-run --chip (default: its own, sm_80)")
+    ap.add_argument("--cuda-toolkit",
+                    help="with --target cuda: ocannl-run --cuda-toolkit (libdevice, for sin, cos, "
+                         "pow and f64 exp)")
     args = ap.parse_args()
-    global THREADS, TARGET, PTXAS
+    global THREADS, TARGET, PTXAS, CUDA_FLAGS
     THREADS = args.threads
     TARGET = args.target
+    if (args.chip or args.cuda_toolkit) and TARGET != "cuda":
+        print("differential.py: --chip and --cuda-toolkit are for --target cuda", file=sys.stderr)
+        return 2
+    CUDA_FLAGS = (["--chip", args.chip] if args.chip else []) + \
+        (["--cuda-toolkit", args.cuda_toolkit] if args.cuda_toolkit else [])
     if TARGET == "grid-on-cpu":
         # Each program's PTX is produced too, and assembled when ptxas is
         # there (tools/tests/gpu/ptx_check.py finds it).

@@ -3,7 +3,7 @@
 the result with the same two-layer perceptron computed in NumPy.
 
 Usage:
-    /usr/bin/python3 tools/tests/run/mlp_check.py --bin-dir target/debug [--seed N] [--keep DIR]
+    /usr/bin/python3 tools/tests/run/mlp_check.py --bin-dir target/debug [--seed N] [--target cuda] [--keep DIR]
 
 The parameter shapes are the ones shape inference gives the example (see
 its header comment), in memory order batch, output, input: a weight
@@ -38,6 +38,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin-dir", required=True, help="directory holding ocannl-run")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--target", help="ocannl-run --target (cuda: on the CUDA device)")
     ap.add_argument("--keep", help="keep the .npy files in this directory")
     ap.add_argument("--bench", type=int, metavar="N",
                     help="also time N runs of ocannl-run's compiled code and of NumPy "
@@ -56,7 +57,7 @@ def main():
         # The batch comes from the data (the row variable `..b..`): one
         # batch axis of 32, then two batch axes (4, 8).
         for batch in BATCHES:
-            rc, cmd, arrays = check(tool, rng, batch, d)
+            rc, cmd, arrays = check(tool, rng, batch, d, args.target)
             if rc != 0:
                 return rc
         if args.bench:
@@ -67,7 +68,7 @@ def main():
             shutil.rmtree(d, ignore_errors=True)
 
 
-def check(tool, rng, batch, d):
+def check(tool, rng, batch, d, target=None):
     """Runs the example on random data with batch axes `batch`; returns
     (exit status, command, input arrays)."""
     f32 = np.float32
@@ -85,6 +86,8 @@ def check(tool, rng, batch, d):
         paths.append(p)
     out = os.path.join(d, "y.npy")
     cmd = [tool, EXAMPLE, "--entry", "mlp", "--inputs", *paths, "--outputs", out]
+    if target:
+        cmd += ["--target", target]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired:
