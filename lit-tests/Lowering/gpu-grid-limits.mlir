@@ -6,8 +6,9 @@
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule{target=gpu},ocannl-lower-to-affine)' | FileCheck %s
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-to-nvvm)' | FileCheck %s --check-prefix=NVVM
 
-// 6 * 10^11 cells of i8 on blocks of 256 threads: 2343750000 blocks are
-// needed, 2147483647 launched, two rounds per thread, the overhang guarded.
+// 600000 * 1000001 cells of i8 (not a multiple of 1024: one cell per
+// thread) on blocks of 256 threads: 2343752344 blocks are needed,
+// 2147483647 launched, two rounds per thread, the overhang guarded.
 // CHECK-LABEL: func.func @huge(
 // CHECK: affine.parallel (%[[B:.*]]) = (0) to (2147483647) {
 // CHECK-NEXT: affine.parallel (%[[T:.*]]) = (0) to (256) {
@@ -16,10 +17,30 @@
 // CHECK-NEXT: affine.if #{{.*}}(%[[L]]) {
 // NVVM-LABEL: func.func @huge(
 // NVVM: gpu.launch_func @{{.*}} blocks in (%[[G:.*]], %{{.*}}, %{{.*}}) threads in (%[[TH:.*]], %{{.*}}, %{{.*}})
-// NVVM-NOT: 2343750000
-func.func @huge(%a: !ocannl.tensor<i8, "600000,1000000">) -> !ocannl.tensor<i8, "600000,1000000"> {
-  %0 = "ocannl.neg"(%a) : (!ocannl.tensor<i8, "600000,1000000">) -> !ocannl.tensor<i8, "600000,1000000">
-  return %0 : !ocannl.tensor<i8, "600000,1000000">
+// NVVM-NOT: 2343752344
+func.func @huge(%a: !ocannl.tensor<i8, "600000,1000001">) -> !ocannl.tensor<i8, "600000,1000001"> {
+  %0 = "ocannl.neg"(%a) : (!ocannl.tensor<i8, "600000,1000001">) -> !ocannl.tensor<i8, "600000,1000001">
+  return %0 : !ocannl.tensor<i8, "600000,1000001">
+}
+
+// A pointwise op whose cells are a multiple of 4 blocks of 256 threads:
+// four cells per thread, one grid (2048 cells) apart, every load before
+// the first store.
+// CHECK-LABEL: func.func @four_cells(
+// CHECK: affine.parallel (%[[B4:.*]]) = (0) to (8) {
+// CHECK-NEXT: affine.parallel (%[[T4:.*]]) = (0) to (256) {
+// CHECK: affine.apply #[[M2048:.*]](%[[B4]], %[[T4]])
+// CHECK: affine.apply #{{.*}}(%[[B4]], %[[T4]])
+// CHECK: affine.apply #{{.*}}(%[[B4]], %[[T4]])
+// CHECK-NOT: affine.store
+// CHECK-COUNT-8: affine.load
+// CHECK-NOT: affine.load
+// CHECK-COUNT-4: affine.store
+// NVVM-LABEL: func.func @four_cells(
+// NVVM: gpu.launch_func @{{.*}} blocks in (%[[G4:.*]], %{{.*}}, %{{.*}}) threads in
+func.func @four_cells(%x: !ocannl.tensor<f32, "1024,8">, %y: !ocannl.tensor<f32, "1024,8">) -> !ocannl.tensor<f32, "1024,8"> {
+  %s = "ocannl.add"(%x, %y) : (!ocannl.tensor<f32, "1024,8">, !ocannl.tensor<f32, "1024,8">) -> !ocannl.tensor<f32, "1024,8">
+  return %s : !ocannl.tensor<f32, "1024,8">
 }
 
 // A matrix product over an axis of size 0: each of the 3 cells is the

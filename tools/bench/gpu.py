@@ -293,6 +293,25 @@ def model_row(args, torch, dev, name):
         print(f"{name:<11} {ours:>9.3f} {e2e:>9.3f} {peer_name:<10} {peer_ms:>9.3f} "
               f"{peer_ms / ours:>9.2f} {err:>9.1e} batch 1, compiled in {compile_ms / 1e3:.1f} s",
               flush=True)
+        if peer_name == "PyTorch":
+            # The same graph replayed as one CUDA graph: no launch overhead
+            # per op, the strongest form of the peer at batch 1.
+            graph = torch.cuda.CUDAGraph()
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            try:
+                with torch.cuda.stream(side):
+                    for _ in range(3):
+                        f()
+                torch.cuda.current_stream().wait_stream(side)
+                with torch.cuda.graph(graph):
+                    f()
+            except RuntimeError as e:
+                print(f"{name:<11} the peer as a CUDA graph: not captured ({e})")
+                return
+            graph_ms = time_peer(torch, graph.replay, args.runs)
+            print(f"{name:<11} {ours:>9.3f} {e2e:>9.3f} {'PyT-graph':<10} {graph_ms:>9.3f} "
+                  f"{graph_ms / ours:>9.2f} {'':>9} the peer as one CUDA graph", flush=True)
         if err > 1e-3:
             raise Failed(f"results differ (relative error {err:.2e})")
 

@@ -36,8 +36,11 @@ class OnnxTorch:
         self.torch, self.F = torch, torch.nn.functional
         g = model.graph
         self.opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 1)
-        self.consts = {t.name: torch.from_numpy(numpy_helper.to_array(t).copy()).to(device)
-                       for t in g.initializer}
+        # Integer initializers (Reshape's shapes) stay on the host, so that
+        # no op copies from the device (the graph can be captured).
+        arrays = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+        self.consts = {n: a if a.dtype.kind in "iu" else torch.from_numpy(a.copy()).to(device)
+                       for n, a in arrays.items()}
         self.inputs = [i.name for i in g.input if i.name not in self.consts]
         self.outputs = [o.name for o in g.output]
         self.nodes = list(g.node)
@@ -113,7 +116,7 @@ class OnnxTorch:
         return x.mean(dim=tuple(range(2, x.dim())), keepdim=True)
 
     def op_Reshape(self, ins, a):
-        x, shape = ins[0], [int(d) for d in ins[1].tolist()]
+        x, shape = ins[0], [int(d) for d in ins[1].tolist()]  # a host array
         shape = [x.shape[i] if d == 0 else d for i, d in enumerate(shape)]
         return x.reshape(shape)
 

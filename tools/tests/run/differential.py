@@ -932,6 +932,27 @@ def gen_chain(rng, case, dt="f32"):
             f"chain B={B} I={I} O={O}")
 
 
+def gen_pointwise_wide(rng, case, dt="f32"):
+    """An elementwise chain over a multiple of 1024 cells (the GPU's
+    pointwise grids then take four cells per thread, one grid apart:
+    src/lower_to_affine/gpu/grid.rs): a broadcast bias, a relu fused after
+    the add, a product with a third operand; transposed in odd cases (the
+    grid's cells then read x off its contiguous axis)."""
+    R, C = 8 * int(rng.integers(1, 40)), 128 * int(rng.integers(1, 5))
+    x, b, s = values(rng, (R, C), dt), values(rng, (C,), dt), values(rng, (R, C), dt)
+    f = Func(dt)
+    ax, ab, a_s = f.arg(Sh((), (), (R, C))), f.arg(Sh((), (), (C,))), f.arg(Sh((), (), (R, C)))
+    h = f.op("relu", [f.op("add", [ax, ab])])
+    y = f.op("mul", [h, a_s])
+    xd, bd, sd = (a.astype(np.float64) for a in (x, b, s))
+    ref = np.maximum(xd + bd, 0.0) * sd
+    outs = [y]
+    if case % 2:
+        outs = [f.op("einsum", [y], 'spec = "r,c => c,r"')]
+        ref = ref.T
+    return f.text(outs), [x, b, s], [out_dtype(ref, dt)], dt, f"pointwise R={R} C={C}"
+
+
 def gen_int_div(rng, case, dt="i32"):
     """Integer division never traps: x / 0 is 0 (as in NumPy) and MIN / -1
     wraps to MIN; otherwise C's truncating division. Divisors include 0 and
@@ -1183,6 +1204,19 @@ def gen_sched_matmul_nt(rng, case, dt="f32"):
     return f.text([r]), [w, x], [out_dtype(ref, dt)], dt, f"matmul M={M} K={K} N={N}"
 
 
+def gen_sched_matmul_wide(rng, case, dt="f32"):
+    """A product wide enough for the GPU's large tiles (128 x 128 per block
+    from 264 tiles on: src/schedule/tiled.rs), with an overhang in both
+    directions and a reduction past and short of the 16-deep step."""
+    M, N = int(rng.integers(2177, 2400)), int(rng.integers(2050, 2200))
+    K = [int(rng.integers(1, 16)), int(rng.integers(17, 40))][case % 2]
+    w, x = values(rng, (N, K), dt), values(rng, (M, K), dt)
+    f = Func(dt)
+    r = f.op("matmul", [f.arg(Sh((), (K,), (N,))), f.arg(Sh((M,), (), (K,)))])
+    ref = x.astype(np.float64) @ w.astype(np.float64).T
+    return f.text([r]), [w, x], [out_dtype(ref, dt)], dt, f"matmul M={M} K={K} N={N}"
+
+
 def gen_sched_matmul_nn(rng, case, dt="f32"):
     """C[i,j] = A[i,k] B[k,j] (lanes along the result's rows): I past the
     6-row block and the row tile, K past the 256-deep tile, J past the
@@ -1327,8 +1361,10 @@ KINDS = [
     ("range", gen_range),
     ("reshape", gen_reshape),
     ("chain", gen_chain),
+    ("pointwise_wide", gen_pointwise_wide),
     ("sched_matmul_nt", gen_sched_matmul_nt),
     ("sched_matmul_nn", gen_sched_matmul_nn),
+    ("sched_matmul_wide", gen_sched_matmul_wide),
     ("sched_conv", gen_sched_conv),
     ("sched_rows", gen_sched_rows),
     ("sched_fused", gen_sched_fused),

@@ -322,20 +322,52 @@ impl<'c> Emitter<'c> {
         block: u64,
         loc: Location<'c>,
     ) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
+        let (body, mut cells) = self.grid_cells(at, sizes, block, 1, loc);
+        (body, cells.swap_remove(0))
+    }
+
+    /// [`Emitter::grid`] with `per_thread` cells for each thread where
+    /// they divide the grid evenly (else one): the positions of each,
+    /// one grid of threads apart, so that a warp's accesses stay adjacent
+    /// for each of them. A caller that loads every cell's operands before
+    /// it stores any result keeps `per_thread` times the bytes in flight.
+    pub(in crate::lower_to_affine) fn grid_cells<'a>(
+        &self,
+        at: At<'c, 'a>,
+        sizes: &[u64],
+        block: u64,
+        per_thread: u64,
+        loc: Location<'c>,
+    ) -> (At<'c, 'a>, Vec<Vec<Value<'c, 'a>>>) {
         let total: u64 = sizes.iter().product();
         if total == 0 {
             let never = self.for_loop(at, self.range(0, 0), 1, &[], false, loc);
-            return (never.body, vec![never.iv; sizes.len()]);
+            return (never.body, vec![vec![never.iv; sizes.len()]]);
         }
         let threads = block.min(total.div_ceil(32).max(1) * 32);
+        let d = |i| AffineExpr::dim(self.ctx, i);
+        let c = |v: u64| AffineExpr::constant(self.ctx, v as i64);
+        let apply = |at, e, operands: &[Value<'c, 'a>]| self.apply(at, e, operands, loc);
+        let grid = threads * per_thread.max(1);
+        if per_thread > 1 && total.is_multiple_of(grid) && total / grid <= MAX_GRID_BLOCKS {
+            let blocks = total / grid;
+            let outer = self.for_loop(at, self.range(0, blocks), 1, &[], true, loc);
+            let inner = self.for_loop(outer.body, self.range(0, threads), 1, &[], true, loc);
+            let body = inner.body;
+            let cells = (0..per_thread)
+                .map(|k| {
+                    let e = d(0) * c(threads) + d(1) + c(k * blocks * threads);
+                    let linear = apply(body, e, &[outer.iv, inner.iv]);
+                    self.grid_positions(body, sizes, total, linear, loc)
+                })
+                .collect();
+            return (body, cells);
+        }
         let needed = total.div_ceil(threads);
         let blocks = needed.min(MAX_GRID_BLOCKS);
         let rounds = needed.div_ceil(blocks);
         let outer = self.for_loop(at, self.range(0, blocks), 1, &[], true, loc);
         let inner = self.for_loop(outer.body, self.range(0, threads), 1, &[], true, loc);
-        let d = |i| AffineExpr::dim(self.ctx, i);
-        let c = |v: u64| AffineExpr::constant(self.ctx, v as i64);
-        let apply = |at, e, operands: &[Value<'c, 'a>]| self.apply(at, e, operands, loc);
         let mut body = inner.body;
         let linear = if rounds > 1 {
             let round = self.for_loop(body, self.range(0, rounds), 1, &[], false, loc);
@@ -357,9 +389,25 @@ impl<'c> Emitter<'c> {
                 before: Some(y),
             };
         }
+        let positions = self.grid_positions(body, sizes, total, linear, loc);
+        (body, vec![positions])
+    }
+
+    /// The position of the cell `linear` (row-major over `sizes`, the
+    /// last axis fastest): a constant 0 on size-1 axes.
+    fn grid_positions<'a>(
+        &self,
+        body: At<'c, 'a>,
+        sizes: &[u64],
+        total: u64,
+        linear: Value<'c, 'a>,
+        loc: Location<'c>,
+    ) -> Vec<Value<'c, 'a>> {
+        let d = |i| AffineExpr::dim(self.ctx, i);
+        let c = |v: u64| AffineExpr::constant(self.ctx, v as i64);
         let zero = self.index_constant(body, 0, loc);
         let mut stride = total;
-        let positions = sizes
+        sizes
             .iter()
             .map(|&n| {
                 stride /= n.max(1);
@@ -372,9 +420,8 @@ impl<'c> Emitter<'c> {
                 } else {
                     AffineExpr::modulo(e, c(n))
                 };
-                apply(body, e, &[linear])
+                self.apply(body, e, &[linear], loc)
             })
-            .collect();
-        (body, positions)
+            .collect()
     }
 }

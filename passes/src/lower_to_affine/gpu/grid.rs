@@ -1,7 +1,9 @@
 //! One op as a grid of GPU threads over its result's cells
 //! ([`Emitter::grid`]), one cell per thread: the op's reductions run inside
 //! its thread as `affine.for` loops carrying the accumulator (`iter_args`,
-//! a register), then the epilogue, with one store per cell.
+//! a register), then the epilogue, with one store per cell. A pointwise op
+//! takes [`CELLS_PER_THREAD`] cells per thread where they divide the grid,
+//! all loaded before any is stored.
 
 use melior::{
     dialect::ods,
@@ -65,13 +67,23 @@ impl<'c> Emitter<'c> {
             }
         }
         let sizes: Vec<u64> = cells.iter().map(|&i| space[i]).collect();
-        let (body, positions) = self.grid(at, &sizes, block, loc);
+        let n = space.len();
+        let reduces = (0..n).any(|r| !cells.contains(&r) && space[r] != 1);
+        let per_thread = if op.accum.is_none() && !reduces {
+            CELLS_PER_THREAD
+        } else {
+            1
+        };
+        let (body, mut grid) = self.grid_cells(at, &sizes, block, per_thread, loc);
+        if grid.len() > 1 {
+            return self.pointwise_cells(op, &cells, (body, grid));
+        }
+        let positions = grid.swap_remove(0);
         let zero = self.index_constant(body, 0, loc);
         let mut ivs = vec![zero; space.len()];
         for (&i, v) in cells.iter().zip(positions) {
             ivs[i] = v;
         }
-        let n = space.len();
         let result_map = self.map(n, &p.result);
         let start = op.accum.map(|a| {
             if op.fresh {
@@ -135,4 +147,62 @@ impl<'c> Emitter<'c> {
         self.store(body, value, op.buf, result_map, &cell_ivs, loc);
         Ok(())
     }
+
+    /// A pointwise op (no reduction, nothing accumulated) with several
+    /// cells per thread (`grid`: the body and each cell's positions of the
+    /// iterators `cells`): every cell's operands loaded and its value
+    /// computed (with the epilogue) before the first store, so that the
+    /// loads of all of them are in flight together; stores may alias the
+    /// operands' buffers, which keeps a compiler from moving a load past
+    /// them.
+    fn pointwise_cells<'a>(
+        &self,
+        op: &GpuOp<'_, 'c, 'a>,
+        cells: &[usize],
+        (body, grid): (At<'c, 'a>, Vec<Vec<Value<'c, 'a>>>),
+    ) -> Result<(), String> {
+        let (p, loc) = (op.p, op.loc);
+        let space = &p.product_space;
+        let elem = element_of(op.buf);
+        let result_map = self.map(space.len(), &p.result);
+        let zero = self.index_constant(body, 0, loc);
+        let mut values = vec![];
+        for positions in grid {
+            let mut ivs = vec![zero; space.len()];
+            for (&i, v) in cells.iter().zip(positions) {
+                ivs[i] = v;
+            }
+            let mut args = Vec::new();
+            for (k, o) in op.operands.iter().enumerate() {
+                if Some(k) == op.init {
+                    continue;
+                }
+                let pad = self.scalar_attr(element_of(*o), op.neutral.neutral());
+                let cell = Cell {
+                    indices: &p.operands[k],
+                    space,
+                    ivs: &ivs,
+                };
+                args.push(self.operand_load(body, *o, cell, pad, None, loc));
+            }
+            let value = self.compute(body, op.compute, elem, &args, loc)?;
+            let cell = Cell {
+                indices: &p.result,
+                space,
+                ivs: &ivs,
+            };
+            let value = self.epilogue(body, op.epilogue, cell, value, elem, loc)?;
+            values.push((value, ivs));
+        }
+        for (value, ivs) in values {
+            self.store(body, value, op.buf, result_map, &ivs, loc);
+        }
+        Ok(())
+    }
 }
+
+/// Cells per thread of a pointwise grid (where they divide it evenly):
+/// four loads in flight per operand and thread instead of one. An
+/// elementwise chain over 4096 × 8192 `f32` on an H200 moved 67% of the
+/// copy bandwidth with one cell per thread.
+const CELLS_PER_THREAD: u64 = 4;

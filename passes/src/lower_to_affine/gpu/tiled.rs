@@ -6,14 +6,16 @@
 //! result's contiguous iterator, and the operands' axes come in any order
 //! (OCANNL's transposed weights included), becomes an explicit
 //! `gpu.launch` (an implicit GEMM for convolutions). Each block of 16 × 16
-//! threads computes a 64 × 64 tile of C, each thread a 4 × 4 block of it
-//! (rows `ty + 16a`, columns `tx + 16b`: a warp's stores are adjacent).
-//! For each step of 16 along the reduction, the threads copy a 64 × 16
-//! tile of A and a 16 × 64 tile of B into workgroup memory (four cells
-//! each, threadIdx.x along each operand's contiguous axis, so a warp's
-//! loads are adjacent; zero outside the operands and in the padding),
-//! synchronise, accumulate 16 products into each of their 16 registers
-//! (4 + 4 loads from workgroup memory per 16 FMAs), and synchronise again.
+//! threads computes a `16r × 16r` tile of C, each thread an `r × r` block
+//! of it (rows `ty + 16a`, columns `tx + 16b`: a warp's stores are
+//! adjacent); `r` is 4, or 8 for products with enough 128 × 128 tiles
+//! ([`crate::schedule::tiled::R_LARGE`]). For each step of 16 along the
+//! reduction, the threads copy a `16r × 16` tile of A and a `16 × 16r`
+//! tile of B into workgroup memory (`r` cells each, threadIdx.x along each
+//! operand's contiguous axis, so a warp's loads are adjacent; zero outside
+//! the operands and in the padding), synchronise, accumulate 16 products
+//! into each of their `r²` registers (`2r` loads from workgroup memory per
+//! `r²` FMAs), and synchronise again.
 //!
 //! The kernel is written as MLIR text ([`text`]) in a private helper
 //! function (the `gpu.launch` with its workgroup buffers and barriers),

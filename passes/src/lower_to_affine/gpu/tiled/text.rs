@@ -12,7 +12,7 @@ use std::{
 
 use ocannl_shape::projection::AxisIndex;
 
-use crate::schedule::tiled::{B, R, T, Tiled};
+use crate::schedule::tiled::{T, Tiled};
 
 /// The generator: the kernel's types and the index constants it uses.
 struct Gen<'t> {
@@ -21,15 +21,15 @@ struct Gen<'t> {
     tb: &'t str,
     tc: &'t str,
     elem: &'t str,
-    /// The type of A's tile (`B × T`) and of B's (`T × B`).
+    /// The type of A's tile (`block × T`) and of B's (`T × block`).
     tile_a: String,
     tile_b: String,
     consts: RefCell<BTreeSet<i64>>,
 }
 
-/// The cells of a thread's block, `(a, b)` row-major.
-fn cells() -> impl Iterator<Item = (u64, u64)> {
-    (0..R).flat_map(|a| (0..R).map(move |b| (a, b)))
+/// The cells of a thread's `r × r` block, `(a, b)` row-major.
+fn cells(r: u64) -> impl Iterator<Item = (u64, u64)> {
+    (0..r).flat_map(move |a| (0..r).map(move |b| (a, b)))
 }
 
 /// The SSA name of the `index` constant `v`.
@@ -186,12 +186,12 @@ impl Gen<'_> {
         let _ = writeln!(
             w,
             "%byB = arith.muli %by, {b} : index\n%bxB = arith.muli %bx, {b} : index",
-            b = self.c(B as i64)
+            b = self.c(self.t.block() as i64)
         );
         let mut batch = Env::new();
         self.batch(w, &mut batch);
         let mut rows = vec![];
-        for q in 0..R {
+        for q in 0..self.t.r {
             let o = self.c((q * T) as i64);
             let _ = writeln!(
                 w,
@@ -223,7 +223,7 @@ impl Gen<'_> {
     /// The sums' starts `%s0_<a>_<b>`: the cells of C, or zero.
     fn start(&self, w: &mut String, rows: &[Env], from_c: bool) {
         let (elem, tc) = (self.elem, self.tc);
-        for (a, b) in cells() {
+        for (a, b) in cells(self.t.r) {
             if from_c {
                 let index = self.c_index(w, rows, a, b);
                 let _ = writeln!(
@@ -273,7 +273,7 @@ impl Gen<'_> {
         );
     }
 
-    /// The thread's four cells of each tile for reduction step `%kt`
+    /// The thread's `r` cells of each tile for reduction step `%kt`
     /// (threadIdx.x along each operand's contiguous axis: OCANNL's
     /// `"K->N"` weight is `[N, K]`); zero outside the operands and in the
     /// padding.
@@ -282,7 +282,7 @@ impl Gen<'_> {
         let rows_fast = Self::fast(&t.idx_a, &t.rows);
         let cols_fast = Self::fast(&t.idx_b, std::slice::from_ref(&t.col));
         let (m, n, k) = (self.c(t.m as i64), self.c(t.n as i64), self.c(t.k as i64));
-        for q in 0..R {
+        for q in 0..self.t.r {
             // A's tile: row r (of the block's 64), column kk (of the 16).
             let (r, kk) = if rows_fast {
                 (format!("%tx{q}"), "%ty")
@@ -330,10 +330,10 @@ impl Gen<'_> {
         }
     }
 
-    /// `%p:16`: the 16 sums `acc(n)` plus 16 products each from the tiles.
+    /// `%p:n`: the `r × r` sums `acc(n)` plus 16 products each from the tiles.
     fn products(&self, w: &mut String, acc: &dyn Fn(u64) -> String) {
         let (elem, ta, tb) = (self.elem, &self.tile_a, &self.tile_b);
-        let n = R * R;
+        let n = self.t.r * self.t.r;
         let inits: Vec<String> = (0..n).map(|c| format!("%r{c} = {}", acc(c))).collect();
         let types = vec![elem; n as usize].join(", ");
         let (zero, one, t) = (self.c(0), self.c(1), self.c(T as i64));
@@ -342,23 +342,23 @@ impl Gen<'_> {
             "%p:{n} = scf.for %kk = {zero} to {t} step {one} iter_args({}) -> ({types}) {{",
             inits.join(", ")
         );
-        for q in 0..R {
+        for q in 0..self.t.r {
             let _ = writeln!(
                 w,
                 "%pa{q} = memref.load %As[%ty{q}, %kk] : {ta}\n%pb{q} = memref.load %Bs[%kk, %tx{q}] : {tb}"
             );
         }
         let mut outs = vec![];
-        for (c, (a, b)) in cells().enumerate() {
+        for (c, (a, b)) in cells(self.t.r).enumerate() {
             let _ = writeln!(w, "%f{a}_{b} = math.fma %pa{a}, %pb{b}, %r{c} : {elem}");
             outs.push(format!("%f{a}_{b}"));
         }
         let _ = writeln!(w, "scf.yield {} : {types}\n}}", outs.join(", "));
     }
 
-    /// Stores the 16 sums `acc(n)` into the thread's cells of C that exist.
+    /// Stores the `r × r` sums `acc(n)` into the thread's cells of C that exist.
     fn store(&self, w: &mut String, rows: &[Env], acc: &dyn Fn(u64) -> String) {
-        for (c, (a, b)) in cells().enumerate() {
+        for (c, (a, b)) in cells(self.t.r).enumerate() {
             let index = self.c_index(w, rows, a, b);
             let _ = writeln!(
                 w,
@@ -373,13 +373,13 @@ impl Gen<'_> {
     /// carry their sums across the reduction's steps in registers, with
     /// the tiles in workgroup memory between barriers.
     fn launch(&self, start_from_c: bool) -> String {
-        let n = R * R;
+        let n = self.t.r * self.t.r;
         let types = vec![self.elem; n as usize].join(", ");
         let (zero, kk) = (self.c(0), self.c(self.t.k as i64));
         let mut body = String::new();
         let (rows, batch) = self.position(&mut body);
         self.start(&mut body, &rows, start_from_c);
-        let inits: Vec<String> = cells()
+        let inits: Vec<String> = cells(self.t.r)
             .enumerate()
             .map(|(c, (a, b))| format!("%a{c} = %s0_{a}_{b}"))
             .collect();
@@ -456,7 +456,7 @@ impl Gen<'_> {
 
     /// The type of `%Acc`, the emulated threads' sums: `R × R` per thread.
     fn acc_type(&self) -> String {
-        format!("memref<{T}x{T}x{}x{}>", R * R, self.elem)
+        format!("memref<{T}x{T}x{}x{}>", self.t.r * self.t.r, self.elem)
     }
 
     /// `body` once per thread of the block (emulated).
@@ -471,7 +471,7 @@ impl Gen<'_> {
     /// into `%Acc`.
     fn saves(&self, name: &dyn Fn(u64, u64, u64) -> String) -> String {
         let acc_ty = self.acc_type();
-        cells()
+        cells(self.t.r)
             .enumerate()
             .map(|(c, (a, b))| {
                 format!(
@@ -486,7 +486,7 @@ impl Gen<'_> {
     /// Loads the thread's sums from `%Acc` as `%l<n>`.
     fn loads(&self) -> String {
         let acc_ty = self.acc_type();
-        (0..R * R)
+        (0..self.t.r * self.t.r)
             .map(|c| {
                 format!(
                     "%l{c} = memref.load %Acc[%ty, %tx, {}] : {acc_ty}\n",
@@ -508,7 +508,8 @@ pub(super) fn kernel(
     emulate: bool,
 ) -> String {
     let gz: u64 = t.batch.iter().map(|(_, e)| *e).product::<u64>().max(1);
-    let (gx, gy) = (t.n.div_ceil(B), t.m.div_ceil(B));
+    let b = t.block();
+    let (gx, gy) = (t.n.div_ceil(b), t.m.div_ceil(b));
     let space = if emulate {
         ""
     } else {
@@ -520,8 +521,8 @@ pub(super) fn kernel(
         tb,
         tc,
         elem,
-        tile_a: format!("memref<{B}x{T}x{elem}{space}>"),
-        tile_b: format!("memref<{T}x{B}x{elem}{space}>"),
+        tile_a: format!("memref<{b}x{T}x{elem}{space}>"),
+        tile_b: format!("memref<{T}x{b}x{elem}{space}>"),
         consts: RefCell::new(BTreeSet::new()),
     };
     let head = format!(
