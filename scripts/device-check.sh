@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole GPU check, in two steps (issue 42; docs/gpu.md):
+# The whole GPU check, in two steps (issue 42; figures in docs/performance.md):
 #
 #   scripts/device-check.sh pack        # here: build release, pack the binaries
 #   scripts/device-check.sh run [DIR]   # on the CUDA machine: every check, logs in DIR

@@ -147,16 +147,7 @@ pub(crate) fn tiled(
     let n = space[col];
     // The grid's limits: x up to 2^31 - 1 blocks, y and z up to 65535;
     // linear row and reduction positions in `index` (i64).
-    let large = T * R_LARGE;
-    let tiles = m
-        .div_ceil(large)
-        .saturating_mul(n.div_ceil(large))
-        .saturating_mul(gz);
-    let r = if n >= large && m >= large && tiles >= LARGE_TILES_FROM {
-        R_LARGE
-    } else {
-        R_SMALL
-    };
+    let r = cells_per_thread(m, n, gz);
     let side = T * r;
     if n.div_ceil(side) >= 1 << 31
         || m.div_ceil(side) > 65535
@@ -184,4 +175,21 @@ pub(crate) fn tiled(
         k,
         r,
     })
+}
+
+/// Cells per thread along rows and columns of a product of `m × n` cells
+/// (times `gz` in the batch): [`R_LARGE`] when it has at least
+/// [`LARGE_TILES_FROM`] whole-or-partial tiles of that size and is no
+/// narrower than one, else [`R_SMALL`].
+fn cells_per_thread(m: u64, n: u64, gz: u64) -> u64 {
+    let large = T * R_LARGE;
+    let tiles = m
+        .div_ceil(large)
+        .saturating_mul(n.div_ceil(large))
+        .saturating_mul(gz);
+    if n >= large && m >= large && tiles >= LARGE_TILES_FROM {
+        R_LARGE
+    } else {
+        R_SMALL
+    }
 }

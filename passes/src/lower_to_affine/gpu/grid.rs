@@ -53,19 +53,7 @@ impl<'c> Emitter<'c> {
         let p = op.p;
         let space = &p.product_space;
         let elem = element_of(op.buf);
-        // The result's iterators, in its axis order (the last fastest).
-        let mut cells: Vec<usize> = vec![];
-        for a in &p.result {
-            match a {
-                AxisIndex::Iter(i) if !cells.contains(i) => cells.push(*i),
-                AxisIndex::Iter(_) | AxisIndex::Fixed(_) => {}
-                _ => {
-                    return Err(
-                        "strided or convolution indices of the result are not lowered".into(),
-                    );
-                }
-            }
-        }
+        let cells = result_iterators(p)?;
         let sizes: Vec<u64> = cells.iter().map(|&i| space[i]).collect();
         let n = space.len();
         let reduces = (0..n).any(|r| !cells.contains(&r) && space[r] != 1);
@@ -199,6 +187,19 @@ impl<'c> Emitter<'c> {
         }
         Ok(())
     }
+}
+
+/// The result's iterators, in its axis order (the last fastest).
+fn result_iterators(p: &Projections) -> Result<Vec<usize>, String> {
+    let mut cells: Vec<usize> = vec![];
+    for a in &p.result {
+        match a {
+            AxisIndex::Iter(i) if !cells.contains(i) => cells.push(*i),
+            AxisIndex::Iter(_) | AxisIndex::Fixed(_) => {}
+            _ => return Err("strided or convolution indices of the result are not lowered".into()),
+        }
+    }
+    Ok(cells)
 }
 
 /// Cells per thread of a pointwise grid (where they divide it evenly):
