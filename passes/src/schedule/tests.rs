@@ -1,6 +1,6 @@
 //! The schedule as data: the attribute's round trip through MLIR, the
-//! segments of an unrolled iterator, and hand-written plans the legality
-//! check rejects.
+//! segments of an unrolled iterator, hand-written plans the legality
+//! check rejects, and the GPU tiled kernel's tile size.
 
 use melior::{
     Context,
@@ -12,6 +12,7 @@ use super::{
     Schedule, attach,
     legal::check_plan,
     plan::{Lanes, Plan, Segment, Unrolled, segments},
+    tiled::{LARGE_TILES_FROM, R_LARGE, R_SMALL, cells_per_thread},
 };
 
 fn matmul_plan() -> Plan {
@@ -228,4 +229,25 @@ fn contradicting_plans_are_rejected() {
             .expect_err("tile")
             .contains("multiple of its block step 16")
     );
+}
+
+#[test]
+fn gpu_tiles_are_large_only_with_enough_of_them() {
+    // A matmul 4096²: 32 × 32 tiles of 128.
+    assert_eq!(cells_per_thread(4096, 4096, 1), R_LARGE);
+    // The 3×3 ResNet convolution as a product: 3136 × 64, narrower than one
+    // large tile.
+    assert_eq!(cells_per_thread(3136, 64, 1), R_SMALL);
+    // Partial tiles count: 18 × 16 = 288 tiles of 2177..2304 × 1921..2048.
+    assert_eq!(cells_per_thread(2177, 1921, 1), R_LARGE);
+    // 16 × 16 = 256 tiles: too few.
+    assert_eq!(cells_per_thread(2048, 2048, 1), R_SMALL);
+    // The batch counts: one tile each, exactly at the threshold and below.
+    assert_eq!(cells_per_thread(128, 128, LARGE_TILES_FROM), R_LARGE);
+    assert_eq!(cells_per_thread(128, 128, LARGE_TILES_FROM - 1), R_SMALL);
+    // One row or column short of a large tile.
+    assert_eq!(cells_per_thread(127, 1 << 20, 1), R_SMALL);
+    assert_eq!(cells_per_thread(1 << 20, 127, 1), R_SMALL);
+    // Huge extents saturate instead of overflowing.
+    assert_eq!(cells_per_thread(u64::MAX, u64::MAX, u64::MAX), R_LARGE);
 }

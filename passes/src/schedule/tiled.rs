@@ -181,7 +181,7 @@ pub(crate) fn tiled(
 /// (times `gz` in the batch): [`R_LARGE`] when it has at least
 /// [`LARGE_TILES_FROM`] whole-or-partial tiles of that size and is no
 /// narrower than one, else [`R_SMALL`].
-fn cells_per_thread(m: u64, n: u64, gz: u64) -> u64 {
+pub(crate) fn cells_per_thread(m: u64, n: u64, gz: u64) -> u64 {
     let large = T * R_LARGE;
     let tiles = m
         .div_ceil(large)
