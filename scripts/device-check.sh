@@ -52,13 +52,13 @@ run_all() {
   mkdir -p "$out"
   local bin=/tmp/ocannl-device-bin
   local py="${PYTHON:-python3}"
+  local target="${DEVICE_CHECK_TARGET:-cuda}"
   if [ ! -f .device/bin.tar.xz ]; then
     echo "device-check: no .device/bin.tar.xz: run 'scripts/device-check.sh pack' here and carry .device" >&2
     return 1
   fi
   rm -rf "$bin" && mkdir -p "$bin"
   xz -dc .device/bin.tar.xz | tar -C "$bin" --strip-components=1 -xf - || return 1
-  bin="$bin"
   # The toolkit whose libdevice ocannl-run links (sin, cos, pow, f64 exp).
   local tk=""
   for d in "${CUDA_HOME:-}" /usr/local/cuda $(ls -d /usr/local/cuda-* 2>/dev/null); do
@@ -89,16 +89,16 @@ run_all() {
   # Each phase has a time limit, so that a hung kernel costs one phase.
   export PYTHONUNBUFFERED=1
   printf '%s\n' $kinds | timeout "${DEVICE_CHECK_PHASE_S:-240}" xargs -P "${DEVICE_CHECK_JOBS:-8}" -I{} sh -c \
-    "$py tools/tests/run/differential.py --bin-dir $bin --target ${DEVICE_CHECK_TARGET:-cuda} ${tkflag[*]} \
+    "$py tools/tests/run/differential.py --bin-dir $bin --target $target ${tkflag[*]} \
        --seed ${DEVICE_CHECK_SEED:-0} --cases ${DEVICE_CHECK_CASES:-4} --keep-going --only {} \
        > /tmp/ocannl-diff/{}.log 2>&1; echo \"rc \$?\" >> /tmp/ocannl-diff/{}.log"
   # The bad inputs (every kind with 0 cases, then the bad-input checks).
-  timeout 120 $py tools/tests/run/differential.py --bin-dir "$bin" --target "${DEVICE_CHECK_TARGET:-cuda}" "${tkflag[@]}" --cases 0 \
+  timeout 120 $py tools/tests/run/differential.py --bin-dir "$bin" --target "$target" "${tkflag[@]}" --cases 0 \
     > /tmp/ocannl-diff/zz-bad-inputs.log 2>&1
   echo "rc $?" >> /tmp/ocannl-diff/zz-bad-inputs.log
   for k in $kinds zz-bad-inputs; do
-    if [ -f "/tmp/ocannl-diff/$k.log" ]; then cat "/tmp/ocannl-diff/$k.log"; else echo "$k: did not finish (rc 124)"; fi
-    grep -q '^rc ' "/tmp/ocannl-diff/$k.log" 2>/dev/null || echo "$k: timed out (rc 124)"
+    cat "/tmp/ocannl-diff/$k.log" 2>/dev/null
+    grep -q '^rc ' "/tmp/ocannl-diff/$k.log" 2>/dev/null || echo "$k: did not finish (rc 124)"
   done > "$out/differential.log"
   grep -E '^[a-z0-9_]+ +[0-9]+/[0-9]+ passed|^  (ok  |FAIL)' "$out/differential.log" \
     | grep -vE ' ([0-9]+)/\1 passed' | grep -v '^  ok' > /tmp/ocannl-diff/bad || true
@@ -111,8 +111,8 @@ run_all() {
 
   # 2. The examples.
   t0=$SECONDS
-  { timeout 120 $py tools/tests/run/mlp_check.py --bin-dir "$bin" --target "${DEVICE_CHECK_TARGET:-cuda}" &&
-    timeout 120 $py tools/tests/run/cnn_check.py --bin-dir "$bin" --target "${DEVICE_CHECK_TARGET:-cuda}"; } > "$out/examples.log" 2>&1 \
+  { timeout 120 $py tools/tests/run/mlp_check.py --bin-dir "$bin" --target "$target" &&
+    timeout 120 $py tools/tests/run/cnn_check.py --bin-dir "$bin" --target "$target"; } > "$out/examples.log" 2>&1 \
     || failed+=(examples)
   cat "$out/examples.log"; echo "examples: $((SECONDS - t0)) s"
 

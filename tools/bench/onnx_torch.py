@@ -9,6 +9,8 @@ MaxPool, AveragePool, GlobalAveragePool, Reshape, Flatten, Gemm, MatMul,
 Softmax, Concat, Clip, Dropout, Identity); any other is an error naming it.
 """
 
+import math
+
 from onnx import helper, numpy_helper
 
 
@@ -123,7 +125,7 @@ class OnnxTorch:
     def op_Flatten(self, ins, a):
         x = ins[0]
         axis = a.get("axis", 1) % max(1, x.dim())
-        return x.reshape(int(self.torch.tensor(x.shape[:axis]).prod()), -1)
+        return x.reshape(math.prod(x.shape[:axis]), -1)
 
     def op_Gemm(self, ins, a):
         x, w = ins[0], ins[1]
@@ -145,8 +147,7 @@ class OnnxTorch:
             return self.torch.softmax(x, dim=a.get("axis", -1))
         # Before opset 13: the input as a matrix [prod(shape[:axis]), rest], axis 1 by default.
         axis = a.get("axis", 1) % max(1, x.dim())
-        return self.torch.softmax(x.reshape(int(self.torch.tensor(x.shape[:axis]).prod()), -1),
-                                  dim=-1).reshape(x.shape)
+        return self.torch.softmax(x.reshape(math.prod(x.shape[:axis]), -1), dim=-1).reshape(x.shape)
 
     def op_Concat(self, ins, a):
         return self.torch.cat(ins, dim=a["axis"])

@@ -354,11 +354,12 @@ impl<'c> Emitter<'c> {
             let outer = self.for_loop(at, self.range(0, blocks), 1, &[], true, loc);
             let inner = self.for_loop(outer.body, self.range(0, threads), 1, &[], true, loc);
             let body = inner.body;
+            let zero = self.index_constant(body, 0, loc);
             let cells = (0..per_thread)
                 .map(|k| {
                     let e = d(0) * c(threads) + d(1) + c(k * blocks * threads);
                     let linear = apply(body, e, &[outer.iv, inner.iv]);
-                    self.grid_positions(body, sizes, total, linear, loc)
+                    self.grid_positions(body, sizes, total, (linear, zero), loc)
                 })
                 .collect();
             return (body, cells);
@@ -389,23 +390,23 @@ impl<'c> Emitter<'c> {
                 before: Some(y),
             };
         }
-        let positions = self.grid_positions(body, sizes, total, linear, loc);
+        let zero = self.index_constant(body, 0, loc);
+        let positions = self.grid_positions(body, sizes, total, (linear, zero), loc);
         (body, vec![positions])
     }
 
     /// The position of the cell `linear` (row-major over `sizes`, the
-    /// last axis fastest): a constant 0 on size-1 axes.
+    /// last axis fastest): `zero` (an index constant) on size-1 axes.
     fn grid_positions<'a>(
         &self,
         body: At<'c, 'a>,
         sizes: &[u64],
         total: u64,
-        linear: Value<'c, 'a>,
+        (linear, zero): (Value<'c, 'a>, Value<'c, 'a>),
         loc: Location<'c>,
     ) -> Vec<Value<'c, 'a>> {
         let d = |i| AffineExpr::dim(self.ctx, i);
         let c = |v: u64| AffineExpr::constant(self.ctx, v as i64);
-        let zero = self.index_constant(body, 0, loc);
         let mut stride = total;
         sizes
             .iter()

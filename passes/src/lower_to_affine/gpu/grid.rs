@@ -56,8 +56,10 @@ impl<'c> Emitter<'c> {
         let cells = result_iterators(p)?;
         let sizes: Vec<u64> = cells.iter().map(|&i| space[i]).collect();
         let n = space.len();
-        let reduces = (0..n).any(|r| !cells.contains(&r) && space[r] != 1);
-        let per_thread = if op.accum.is_none() && !reduces {
+        let reductions: Vec<usize> = (0..n)
+            .filter(|r| !cells.contains(r) && space[*r] != 1)
+            .collect();
+        let per_thread = if op.accum.is_none() && reductions.is_empty() {
             CELLS_PER_THREAD
         } else {
             1
@@ -66,12 +68,8 @@ impl<'c> Emitter<'c> {
         if grid.len() > 1 {
             return self.pointwise_cells(op, &cells, (body, grid));
         }
-        let positions = grid.swap_remove(0);
         let zero = self.index_constant(body, 0, loc);
-        let mut ivs = vec![zero; space.len()];
-        for (&i, v) in cells.iter().zip(positions) {
-            ivs[i] = v;
-        }
+        let mut ivs = cell_ivs(zero, n, &cells, grid.swap_remove(0));
         let result_map = self.map(n, &p.result);
         let start = op.accum.map(|a| {
             if op.fresh {
@@ -88,7 +86,7 @@ impl<'c> Emitter<'c> {
         let mut loops = vec![];
         let mut inner = body;
         let mut acc = start;
-        for r in (0..n).filter(|r| !cells.contains(r) && space[*r] != 1) {
+        for r in reductions {
             let inits: Vec<Value<'c, 'a>> = acc.into_iter().collect();
             let l = self.for_loop(inner, self.range(0, space[r]), 1, &inits, false, loc);
             ivs[r] = l.iv;
@@ -96,19 +94,7 @@ impl<'c> Emitter<'c> {
             inner = l.body;
             loops.push(l);
         }
-        let mut args = Vec::new();
-        for (k, o) in op.operands.iter().enumerate() {
-            if Some(k) == op.init {
-                continue;
-            }
-            let pad = self.scalar_attr(element_of(*o), op.neutral.neutral());
-            let cell = Cell {
-                indices: &p.operands[k],
-                space,
-                ivs: &ivs,
-            };
-            args.push(self.operand_load(inner, *o, cell, pad, None, loc));
-        }
+        let args = self.operand_loads(inner, op, &ivs);
         let mut value = self.compute(inner, op.compute, elem, &args, loc)?;
         if let (Some(a), Some(old)) = (op.accum, acc) {
             let float = scalar(elem) == Ok(Scalar::Float);
@@ -156,23 +142,8 @@ impl<'c> Emitter<'c> {
         let zero = self.index_constant(body, 0, loc);
         let mut values = vec![];
         for positions in grid {
-            let mut ivs = vec![zero; space.len()];
-            for (&i, v) in cells.iter().zip(positions) {
-                ivs[i] = v;
-            }
-            let mut args = Vec::new();
-            for (k, o) in op.operands.iter().enumerate() {
-                if Some(k) == op.init {
-                    continue;
-                }
-                let pad = self.scalar_attr(element_of(*o), op.neutral.neutral());
-                let cell = Cell {
-                    indices: &p.operands[k],
-                    space,
-                    ivs: &ivs,
-                };
-                args.push(self.operand_load(body, *o, cell, pad, None, loc));
-            }
+            let ivs = cell_ivs(zero, space.len(), cells, positions);
+            let args = self.operand_loads(body, op, &ivs);
             let value = self.compute(body, op.compute, elem, &args, loc)?;
             let cell = Cell {
                 indices: &p.result,
@@ -187,6 +158,49 @@ impl<'c> Emitter<'c> {
         }
         Ok(())
     }
+}
+
+impl<'c> Emitter<'c> {
+    /// The op's operands (all but the one the result starts from) loaded
+    /// at `ivs`, reads outside an operand giving the neutral element of
+    /// the op's accumulation.
+    fn operand_loads<'a>(
+        &self,
+        at: At<'c, 'a>,
+        op: &GpuOp<'_, 'c, 'a>,
+        ivs: &[Value<'c, 'a>],
+    ) -> Vec<Value<'c, 'a>> {
+        let p = op.p;
+        op.operands
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| Some(k) != op.init)
+            .map(|(k, o)| {
+                let pad = self.scalar_attr(element_of(*o), op.neutral.neutral());
+                let cell = Cell {
+                    indices: &p.operands[k],
+                    space: &p.product_space,
+                    ivs,
+                };
+                self.operand_load(at, *o, cell, pad, None, op.loc)
+            })
+            .collect()
+    }
+}
+
+/// The position of every iterator of a product space of `n`: `positions`
+/// for the result's iterators `cells`, `zero` for the others.
+fn cell_ivs<'c, 'a>(
+    zero: Value<'c, 'a>,
+    n: usize,
+    cells: &[usize],
+    positions: Vec<Value<'c, 'a>>,
+) -> Vec<Value<'c, 'a>> {
+    let mut ivs = vec![zero; n];
+    for (&i, v) in cells.iter().zip(positions) {
+        ivs[i] = v;
+    }
+    ivs
 }
 
 /// The result's iterators, in its axis order (the last fastest).
