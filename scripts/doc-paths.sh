@@ -103,7 +103,9 @@ def check_word(word, bare_ok):
         return None
     want_dir = word.endswith("/")
     path = word[2:] if word.startswith("./") else word
-    if ignored(path.rstrip("/")):
+    # `git check-ignore` matches a directory-only pattern (`/.device/`) to
+    # a path that does not exist only when the path ends with `/`.
+    if ignored(path.rstrip("/")) or (want_dir and ignored(path)):
         return None
     first = path.split("/")[0]
     if first in top:
