@@ -25,6 +25,7 @@ fn main() {
                 "flow.cpp",
                 "nvptx_target.cpp",
                 "merge_gpu_modules.cpp",
+                "align_workgroup.cpp",
             ]
             .map(|f| format!("cpp/{f}")),
         )

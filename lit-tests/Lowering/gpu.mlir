@@ -32,13 +32,15 @@
 // With shared tiles (the default), the matrix product is a tiled kernel
 // instead: 16 x 16 threads per block, each block a 64 x 64 tile of C and
 // each thread 4 x 4 cells of it (16 accumulators); per step of 16 along
-// k, a 64 x 16 tile of A (x, read along its contiguous k by threadIdx.x)
-// and a 16 x 64 tile of B (OCANNL's w, [20, 300]: also read along k) in
-// workgroup memory, barriers around the products.
+// k, a 64 x 16 tile of A (x, read along its contiguous k by threadIdx.x),
+// stored transposed and padded to 16 x 68, and a 16 x 64 tile of B
+// (OCANNL's w, [20, 300]: also read along k) in workgroup memory,
+// barriers around the products; each step of the products reads a
+// thread's 4 rows of A and 4 columns of B with one 128-bit load each.
 // TILED-LABEL: func.func @matmul(
 // TILED-NEXT: call @[[K:__ocannl_tiled[_0-9]*]](%arg1, %arg0, %arg2)
 // TILED-LABEL: func.func private @__ocannl_tiled(
-// TILED: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}} = %c2, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c16, {{.*}} = %c16, {{.*}} = %c1{{.*}}) workgroup(%[[AS:.*]] : memref<64x16xf32, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<16x64xf32, #gpu.address_space<workgroup>>)
+// TILED: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}} = %c2, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c16, {{.*}} = %c16, {{.*}} = %c1{{.*}}) workgroup(%[[AS:.*]] : memref<16x68xf32, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<16x64xf32, #gpu.address_space<workgroup>>)
 // TILED: scf.for {{.*}} = %c0 to %c300 step %{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
 // TILED: memref.load %arg0
 // TILED: memref.store %{{.*}}, %[[AS]][%{{.*}}, %{{.*}}]
@@ -46,7 +48,9 @@
 // TILED: memref.store %{{.*}}, %[[BS]][%{{.*}}, %{{.*}}]
 // TILED: gpu.barrier
 // TILED-NEXT: scf.for {{.*}} iter_args(%[[S:[^ ]*]] = {{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
-// TILED-COUNT-4: memref.load %[[AS]]
+// TILED-NEXT: vector.load %[[AS]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<16x68xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// TILED-NEXT: vector.load %[[BS]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<16x64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// TILED-NOT: memref.load
 // TILED: math.fma %{{.*}}, %{{.*}}, %[[S]] : f32
 // TILED-COUNT-15: math.fma
 // TILED: gpu.barrier
@@ -67,12 +71,15 @@
 // NVVM: call @__ocannl_tiled
 // NVVM-LABEL: func.func private @__ocannl_tiled(
 // NVVM: gpu.launch_func @__ocannl_tiled_kernel::@__ocannl_tiled_kernel blocks in (%c1, %c2, %c1) threads in (%c16, %c16, %c1) args(%arg0 : memref<70x300xf32>, %arg1 : memref<20x300xf32>, %arg2 : memref<70x20xf32>)
-// Its kernel as PTX: two shared tiles, barriers, the products as FMAs.
+// Its kernel as PTX: two shared tiles aligned to 16 bytes
+// (ocannl-align-workgroup), barriers, 128-bit loads from them, the
+// products as FMAs.
 // NVVM: gpu.binary @__ocannl_tiled_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
 // NVVM-SAME: .target sm_80
 // NVVM-SAME: .visible .entry __ocannl_tiled_kernel(
-// NVVM-SAME: .shared .align 4 .b8 __wg___ocannl_tiled_kernel_0[4096]
+// NVVM-SAME: .shared .align 16 .b8 __wg___ocannl_tiled_kernel_0[4352]
 // NVVM-SAME: bar.sync
+// NVVM-SAME: ld.shared.v4.b32
 // NVVM-SAME: fma.rn.f32
 // NVVM-SAME: bar.sync
 // NVVM-SAME: st.global.b32
@@ -82,7 +89,7 @@
 // accumulators in block-sized buffers.
 // EMU-LABEL: func.func private @__ocannl_tiled(
 // EMU-NOT: gpu.
-// EMU: memref.alloca() : memref<64x16xf32>
+// EMU: memref.alloca() {alignment = 16 : i64} : memref<16x68xf32>
 // EMU: scf.for %{{.*}} = %c0{{.*}} to %c300 step %c16{{.*}} {
 // EMU-NOT: gpu.
 // EMU: return

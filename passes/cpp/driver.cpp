@@ -11,7 +11,8 @@
 extern "C" {
 
 /// Registers the C++ passes of the shim (`ocannl-math-approximation`,
-/// `ocannl-gpu-math`, `ocannl-outline-nests`).
+/// `ocannl-gpu-math`, `ocannl-outline-nests`, `ocannl-merge-gpu-modules`,
+/// `ocannl-align-workgroup`).
 void ocannlRegisterShimPasses() {
   // Registered already (a second copy of this library in the process):
   // registering a name twice is a fatal error in MLIR.
@@ -20,6 +21,7 @@ void ocannlRegisterShimPasses() {
   ocannl::registerMathPasses();
   ocannl::registerOutlineNests();
   ocannl::registerMergeGpuModules();
+  ocannl::registerAlignWorkgroup();
 }
 
 /// Registers every upstream dialect, extension and pass.

@@ -8,6 +8,7 @@
 //  - `math_passes.cpp`: `ocannl-math-approximation` and `ocannl-gpu-math`;
 //  - `outline_nests.cpp`: `ocannl-outline-nests`;
 //  - `merge_gpu_modules.cpp`: `ocannl-merge-gpu-modules`;
+//  - `align_workgroup.cpp`: `ocannl-align-workgroup`;
 //  - `driver.cpp`: registering the C++ passes and every upstream dialect and
 //    pass, `ocannlOptMain` (MlirOptMain with output errors handled),
 //    diagnostics and parsing as `mlir-opt` does them;
@@ -98,6 +99,8 @@ void registerMathPasses();
 void registerOutlineNests();
 /// Registers `ocannl-merge-gpu-modules`.
 void registerMergeGpuModules();
+/// Registers `ocannl-align-workgroup`.
+void registerAlignWorkgroup();
 /// Checks an NVPTX `chip` and `features` (`+ptxNN` or `auto`) against the
 /// linked LLVM; writes the features to use into `resolved`, or the reason
 /// into `error` (`nvptx_target.cpp`).

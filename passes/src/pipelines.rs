@@ -133,7 +133,9 @@ pub const TO_LLVM: PipelineDef = PipelineDef {
 /// upstream maps the blocks' and threads' `affine.parallel` loops to
 /// `gpu.launch` (`gpu-map-parallel-loops`, `convert-parallel-loops-to-gpu`),
 /// outlines the kernels and merges them into one module
-/// (`ocannl-merge-gpu-modules`: one PTX module per program), approximates `exp`, `tanh` and kin on `f32` by
+/// (`ocannl-merge-gpu-modules`: one PTX module per program), aligns their
+/// workgroup buffers to 16 bytes (`ocannl-align-workgroup`: the tiled
+/// kernels' 128-bit loads), approximates `exp`, `tanh` and kin on `f32` by
 /// polynomials, keeps the math NVPTX has instructions for native
 /// (`ocannl-gpu-math`), lowers the kernels to NVVM with
 /// bare-pointer arguments and serialises them (`format`: `isa` is PTX and
@@ -149,7 +151,7 @@ pub const TO_LLVM: PipelineDef = PipelineDef {
 macro_rules! affine_to_nvvm {
     () => {
         "ocannl-math-approximation,lower-affine,func.func(gpu-map-parallel-loops),convert-parallel-loops-to-gpu,\
-gpu-launch-sink-index-computations,gpu-kernel-outlining,ocannl-merge-gpu-modules,canonicalize,cse,\
+gpu-launch-sink-index-computations,gpu-kernel-outlining,ocannl-merge-gpu-modules,ocannl-align-workgroup,canonicalize,cse,\
 nvvm-attach-target{chip=$(chip) features=$(features) O=$(opt-level)},\
 gpu.module(ocannl-gpu-math,convert-scf-to-cf,convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},canonicalize,cse,reconcile-unrealized-casts),\
 gpu-module-to-binary{format=$(format) toolkit=$(toolkit)}"

@@ -7,15 +7,18 @@
 //! (OCANNL's transposed weights included), becomes an explicit
 //! `gpu.launch` (an implicit GEMM for convolutions). Each block of 16 × 16
 //! threads computes a `16r × 16r` tile of C, each thread an `r × r` block
-//! of it (rows `ty + 16a`, columns `tx + 16b`: a warp's stores are
-//! adjacent); `r` is 4, or 8 for products with enough 128 × 128 tiles
-//! ([`crate::schedule::tiled::R_LARGE`]). For each step of 16 along the
-//! reduction, the threads copy a `16r × 16` tile of A and a `16 × 16r`
-//! tile of B into workgroup memory (`r` cells each, threadIdx.x along each
-//! operand's contiguous axis, so a warp's loads are adjacent; zero outside
-//! the operands and in the padding), synchronise, accumulate 16 products
-//! into each of their `r²` registers (`2r` loads from workgroup memory per
-//! `r²` FMAs), and synchronise again.
+//! of it (its rows and columns in groups of 4 adjacent ones, `4t .. 4t +
+//! 3` of every 64 for thread `t`); `r` is 4, or 8 for products with enough
+//! 128 × 128 tiles ([`crate::schedule::tiled::R_LARGE`]). For each step of
+//! 16 along the reduction, the threads copy a `16r × 16` tile of A
+//! (stored transposed, each row padded by 4 cells against bank conflicts)
+//! and a `16 × 16r` tile of B into workgroup memory (`r` cells each,
+//! threadIdx.x along each operand's contiguous axis, so a warp's loads are
+//! adjacent; zero outside the operands and in the padding), synchronise,
+//! accumulate 16 products into each of their `r²` registers (a group of 4
+//! rows or columns is one 128-bit load from a tile, aligned by
+//! `ocannl-align-workgroup`: `r / 2` loads per `r²` FMAs), and synchronise
+//! again.
 //!
 //! The kernel is written as MLIR text ([`text`]) in a private helper
 //! function (the `gpu.launch` with its workgroup buffers and barriers),

@@ -21,15 +21,30 @@ struct Gen<'t> {
     tb: &'t str,
     tc: &'t str,
     elem: &'t str,
-    /// The type of A's tile (`block × T`) and of B's (`T × block`).
+    /// The type of A's tile (transposed and padded: `T × (block + 4)`)
+    /// and of B's (`T × block`).
     tile_a: String,
     tile_b: String,
+    /// Cells per 128-bit load from a tile: 4 `f32`, 2 `f64`.
+    lanes: u64,
     consts: RefCell<BTreeSet<i64>>,
 }
 
 /// The cells of a thread's `r × r` block, `(a, b)` row-major.
 fn cells(r: u64) -> impl Iterator<Item = (u64, u64)> {
     (0..r).flat_map(move |a| (0..r).map(move |b| (a, b)))
+}
+
+/// Adjacent cells of a thread along its rows and along its columns: the
+/// threads of a block take groups of 4 in turn (thread `t` the cells `4t
+/// .. 4t + 3` of every 64), so that a group is one 128-bit load from the
+/// tiles and a warp's loads of a group read adjacent words.
+const GROUP: u64 = 4;
+
+/// The offset in the block's tile of a thread's cell `q` (of its `r` rows
+/// or columns), past `GROUP × t` for thread `t`.
+fn offset(q: u64) -> u64 {
+    T * GROUP * (q / GROUP) + q % GROUP
 }
 
 /// The SSA name of the `index` constant `v`.
@@ -190,12 +205,17 @@ impl Gen<'_> {
         );
         let mut batch = Env::new();
         self.batch(w, &mut batch);
+        let _ = writeln!(
+            w,
+            "%tyg = arith.muli %ty, {four} : index\n%txg = arith.muli %tx, {four} : index",
+            four = self.c(GROUP as i64)
+        );
         let mut rows = vec![];
         for q in 0..self.t.r {
-            let o = self.c((q * T) as i64);
+            let o = self.c(offset(q) as i64);
             let _ = writeln!(
                 w,
-                "%ty{q} = arith.addi %ty, {o} : index\n%i{q} = arith.addi %byB, %ty{q} : index\n%in_i{q} = arith.cmpi ult, %i{q}, {m} : index\n%tx{q} = arith.addi %tx, {o} : index\n%j{q} = arith.addi %bxB, %tx{q} : index\n%in_j{q} = arith.cmpi ult, %j{q}, {n} : index",
+                "%ty{q} = arith.addi %tyg, {o} : index\n%i{q} = arith.addi %byB, %ty{q} : index\n%in_i{q} = arith.cmpi ult, %i{q}, {m} : index\n%tx{q} = arith.addi %txg, {o} : index\n%j{q} = arith.addi %bxB, %tx{q} : index\n%in_j{q} = arith.cmpi ult, %j{q}, {n} : index",
                 m = self.c(self.t.m as i64),
                 n = self.c(self.t.n as i64)
             );
@@ -283,11 +303,19 @@ impl Gen<'_> {
         let cols_fast = Self::fast(&t.idx_b, std::slice::from_ref(&t.col));
         let (m, n, k) = (self.c(t.m as i64), self.c(t.n as i64), self.c(t.k as i64));
         for q in 0..self.t.r {
-            // A's tile: row r (of the block's 64), column kk (of the 16).
+            // The copy's own positions, 16 apart: a warp's 16 threadIdx.x
+            // read adjacent cells.
+            let o = self.c((q * T) as i64);
+            let _ = writeln!(
+                w,
+                "%lty{q} = arith.addi %ty, {o} : index\n%ltx{q} = arith.addi %tx, {o} : index"
+            );
+            // A's tile (stored transposed): row r (of the block's 16r),
+            // column kk (of the 16).
             let (r, kk) = if rows_fast {
-                (format!("%tx{q}"), "%ty")
+                (format!("%ltx{q}"), "%ty")
             } else {
-                (format!("%ty{q}"), "%tx")
+                (format!("%lty{q}"), "%tx")
             };
             let _ = writeln!(
                 w,
@@ -297,7 +325,7 @@ impl Gen<'_> {
             self.delinearize(w, &format!("ra{q}"), &format!("%ar{q}"), &t.rows, &mut env);
             self.delinearize(w, &format!("ka{q}"), &format!("%ak{q}"), &t.reds, &mut env);
             let (index, guard) = self.index(w, &format!("xa{q}"), &t.idx_a, &t.dims_a, &env);
-            let cell = format!("{r}, {kk}");
+            let cell = format!("{kk}, {r}");
             self.copy_cell(
                 w,
                 &format!("a{q}"),
@@ -307,9 +335,9 @@ impl Gen<'_> {
             );
             // B's tile: row kk (of the 16), column c (of the block's 64).
             let (kk, c) = if cols_fast {
-                ("%ty", format!("%tx{q}"))
+                ("%ty", format!("%ltx{q}"))
             } else {
-                ("%tx", format!("%ty{q}"))
+                ("%tx", format!("%lty{q}"))
             };
             let _ = writeln!(
                 w,
@@ -342,11 +370,22 @@ impl Gen<'_> {
             "%p:{n} = scf.for %kk = {zero} to {t} step {one} iter_args({}) -> ({types}) {{",
             inits.join(", ")
         );
-        for q in 0..self.t.r {
+        // Each group of GROUP adjacent cells of a thread's rows (columns)
+        // is read from the tile with 128-bit loads.
+        let lanes = self.lanes;
+        let vty = format!("vector<{lanes}x{elem}>");
+        for q in (0..self.t.r).step_by(lanes as usize) {
             let _ = writeln!(
                 w,
-                "%pa{q} = memref.load %As[%ty{q}, %kk] : {ta}\n%pb{q} = memref.load %Bs[%kk, %tx{q}] : {tb}"
+                "%sa{q} = vector.load %As[%kk, %ty{q}] {{alignment = 16}} : {ta}, {vty}\n%sb{q} = vector.load %Bs[%kk, %tx{q}] {{alignment = 16}} : {tb}, {vty}"
             );
+            for l in 0..lanes {
+                let _ = writeln!(
+                    w,
+                    "%pa{p} = vector.extract %sa{q}[{l}] : {elem} from {vty}\n%pb{p} = vector.extract %sb{q}[{l}] : {elem} from {vty}",
+                    p = q + l
+                );
+            }
         }
         let mut outs = vec![];
         for (c, (a, b)) in cells(self.t.r).enumerate() {
@@ -446,7 +485,7 @@ impl Gen<'_> {
         self.store(&mut phase, &rows, &|c| format!("%l{c}"));
         body.push_str(&self.threads(&phase));
         format!(
-            "{}%As = memref.alloca() : {}\n%Bs = memref.alloca() : {}\n%Acc = memref.alloca() : {}\nscf.for %bz = {zero} to %gz step {one} {{\nscf.for %by = {zero} to %gy step {one} {{\nscf.for %bx = {zero} to %gx step {one} {{\n{body}}}\n}}\n}}\nreturn\n}}\n",
+            "{}%As = memref.alloca() {{alignment = 16 : i64}} : {}\n%Bs = memref.alloca() {{alignment = 16 : i64}} : {}\n%Acc = memref.alloca() : {}\nscf.for %bz = {zero} to %gz step {one} {{\nscf.for %by = {zero} to %gy step {one} {{\nscf.for %bx = {zero} to %gx step {one} {{\n{body}}}\n}}\n}}\nreturn\n}}\n",
             self.constants(),
             self.tile_a,
             self.tile_b,
@@ -521,9 +560,10 @@ pub(super) fn kernel(
         tb,
         tc,
         elem,
-        tile_a: format!("memref<{b}x{T}x{elem}{space}>"),
+        tile_a: format!("memref<{T}x{}x{elem}{space}>", b + GROUP),
         tile_b: format!("memref<{T}x{b}x{elem}{space}>"),
         consts: RefCell::new(BTreeSet::new()),
+        lanes: if elem == "f64" { 2 } else { 4 },
     };
     let head = format!(
         "func.func private @{name}(%A: {ta}, %B: {tb}, %C: {tc}) {{\n%c1 = arith.constant 1 : index\n%cT = arith.constant {T} : index\n%gx = arith.constant {gx} : index\n%gy = arith.constant {gy} : index\n%gz = arith.constant {gz} : index\n"
