@@ -37,8 +37,8 @@ pub use attributes::{
     symbol_ref_value,
 };
 pub use ops::{
-    Select, clone_op, collect_ops, erase_op, op_name, remove_attribute, replace_uses_of_with,
-    set_attribute, set_discardable_attribute, string_attr,
+    Select, clone_op, collect_ops, erase_op, has_uses, op_name, remove_attribute,
+    replace_uses_of_with, set_attribute, set_discardable_attribute, string_attr,
 };
 pub use shim::register_raw;
 pub(crate) use shim::{

@@ -30,10 +30,10 @@ pub mod ir {
     pub use crate::ffi::{
         Elements, Select, affine_map_attr, affine_map_value, bit_width, clone_op, collect_ops,
         dense_from_bytes, dense_raw_bytes, elements, erase_op, float_value, function_type,
-        integer_set_attr, integer_value, is_dense_elements, is_plain_memref, is_signless_integer,
-        is_unsigned_integer, op_name, ranked_tensor_type, remove_attribute, replace_uses_of_with,
-        reshape_dense, set_attribute, set_discardable_attribute, shaped_dims, shaped_element,
-        signless, str_of, string_attr, string_value, symbol_ref_value,
+        has_uses, integer_set_attr, integer_value, is_dense_elements, is_plain_memref,
+        is_signless_integer, is_unsigned_integer, op_name, ranked_tensor_type, remove_attribute,
+        replace_uses_of_with, reshape_dense, set_attribute, set_discardable_attribute, shaped_dims,
+        shaped_element, signless, str_of, string_attr, string_value, symbol_ref_value,
     };
 }
 

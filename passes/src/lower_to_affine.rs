@@ -153,6 +153,9 @@ pub(super) struct Module<'c, 'a> {
     before: OperationRef<'c, 'a>,
     symbols: Symbols,
     created: Vec<OperationRef<'c, 'a>>,
+    /// The constant globals copied at compile time into a layout of a
+    /// kernel's (`cpu/blocked.rs`), with their `get_global`s.
+    relaid: Vec<(OperationRef<'c, 'a>, OperationRef<'c, 'a>)>,
 }
 
 /// The symbol names taken in the pass's module, and the next suffix to try
@@ -181,6 +184,37 @@ impl<'c, 'a> Module<'c, 'a> {
         *n += 1;
         symbols.taken.insert(name.clone());
         name
+    }
+
+    /// The `memref.global` named `name` this pass created for the function
+    /// being lowered.
+    pub(super) fn created_global(&self, name: &str) -> Option<OperationRef<'c, 'a>> {
+        self.created.iter().copied().find(|op| {
+            ir::op_name(op) == "memref.global"
+                && ir::string_attr(op, "sym_name").as_deref() == Some(name)
+        })
+    }
+
+    /// Records that constant `global`, read by `get`, was copied into a
+    /// new global in another layout at compile time.
+    pub(super) fn note_relaid(&mut self, get: OperationRef<'c, 'a>, global: OperationRef<'c, 'a>) {
+        if !self.relaid.iter().any(|&(g, _)| g == get) {
+            self.relaid.push((get, global));
+        }
+    }
+
+    /// Once the function is lowered: each constant copied into another
+    /// layout that nothing reads any more (every op that read it reads the
+    /// copy), its `get_global` and its global erased.
+    fn drop_unread_constants(&mut self) {
+        for (get, global) in std::mem::take(&mut self.relaid) {
+            let unread = get.result(0).is_ok_and(|r| !ir::has_uses(r.into()));
+            if unread {
+                ir::erase_op(get);
+                self.created.retain(|op| *op != global);
+                ir::erase_op(global);
+            }
+        }
     }
 
     /// Inserts a module-level op.
@@ -262,6 +296,7 @@ fn run<'c>(
             before: func,
             symbols,
             created: Vec::new(),
+            relaid: Vec::new(),
         };
         match lower_function(em, &mut module, func) {
             Ok(()) => ir::erase_op(func),
@@ -411,6 +446,7 @@ fn lower_function<'c, 'a>(
     let entry = emit::first_block(new_func, 0);
     let mut body = body::Body::new(em, entry);
     body.lower(module, old_entry, (n_inputs, &buffers), loc)?;
+    module.drop_unread_constants();
     let peak = i64::try_from(body.arena_bytes()).unwrap_or(i64::MAX);
     ir::set_discardable_attribute(
         new_func,

@@ -108,6 +108,14 @@ pub fn erase_op(op: OperationRef<'_, '_>) {
     unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) }
 }
 
+/// Whether any op reads `value`.
+pub fn has_uses(value: Value<'_, '_>) -> bool {
+    // SAFETY: a live value; MLIR returns its first use (an op operand
+    // handle, null when there is none), which is only tested for null and
+    // not kept.
+    unsafe { !mlir_sys::mlirOpOperandIsNull(mlir_sys::mlirValueGetFirstUse(value.to_raw())) }
+}
+
 /// Makes `user` read `with` wherever it read `of`.
 pub fn replace_uses_of_with<'c, 'a>(
     user: OperationRef<'c, 'a>,

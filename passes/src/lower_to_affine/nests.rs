@@ -173,6 +173,7 @@ impl<'c> Emitter<'c> {
             buf,
             loc,
             packed: [None; 2],
+            blocked: None,
             fresh: false,
         };
         let operand_dims: Vec<Vec<u64>> = operands.iter().map(|o| buffer_dims(*o)).collect();
@@ -186,7 +187,8 @@ impl<'c> Emitter<'c> {
                 plannable(&p, bits, same_float)
                     .and_then(|()| check_plan(&mut plan, &p, dims, &operand_dims))
                     .map_err(bad)?;
-                self.lower_cpu_plan(at, &plan, view, dims, surjective, accum_kind)
+                let result = (dims, surjective, accum_kind);
+                self.lower_cpu_plan(module, at, &plan, view, result)
             }
             Schedule::Tiled { .. } => {
                 let Some(t) = tiled(&p, &operand_dims, init, &compute, accum, elem) else {
@@ -234,12 +236,11 @@ impl<'c> Emitter<'c> {
     /// says. `true`: the nests applied the epilogue.
     fn lower_cpu_plan<'a>(
         &self,
+        module: &mut Module<'c, 'a>,
         at: At<'c, 'a>,
         plan: &crate::schedule::plan::Plan,
         view: view::Op<'_, 'c, 'a>,
-        dims: &[u64],
-        surjective: bool,
-        accum_kind: Accum,
+        (dims, surjective, accum_kind): (&[u64], bool, Accum),
     ) -> Result<bool, String> {
         let fresh = plan.lanes == Lanes::Result
             && view.accum.is_some()
@@ -249,7 +250,7 @@ impl<'c> Emitter<'c> {
             self.init_result(at, &view, dims, accum_kind)?;
         }
         let view = view::Op { fresh, ..view };
-        self.lower_planned(at, plan, &view).map(|()| true)
+        self.lower_planned(module, at, plan, &view).map(|()| true)
     }
 
     /// The result's cells before the nest accumulates into them (OCANNL's

@@ -14,6 +14,10 @@ folded (a folded node has no op of its own: its name is in no location;
 a kept one's is), runs it with `ocannl-run` and compares every output with
 onnxruntime's (rtol 1e-4, atol 1e-5; f16 looser).
 
+Every model runs at one thread and at two. The wide convolutions also
+check their weights laid out in micro-panels when compiling
+(passes/src/lower_to_affine/cpu/blocked.rs).
+
 Usage: fold_ort.py BIN_DIR [--only SUBSTRING ...]
 Exit 1 when any case fails.
 """
@@ -66,6 +70,16 @@ def conv_cases():
                          bn("bn", "c", "y")],
              {"x": x4}, {"w": r(4, 3, 3, 3), "b": r(4), **bn_params("bn", 4)}, ["y"],
              ["bn"], ["conv"]),
+        # Wide enough for the register block: its constant weights are laid
+        # out in micro-panels when compiling (cpu/blocked.rs), the last one
+        # padded (40 output channels), once folded.
+        case("conv_bn_wide", [node("Conv", ["x", "w", "b"], "c", "conv", pads=[1, 1, 1, 1]),
+                              bn("bn", "c", "y"), node("Relu", ["y"], "z", "relu")],
+             {"x": r(1, 24, 10, 9)}, {"w": r(40, 24, 3, 3), "b": r(40), **bn_params("bn", 40)},
+             ["z"], ["bn"], ["conv", "relu"]),
+        case("conv_wide_strided", [node("Conv", ["x", "w"], "y", "conv", strides=[2, 1],
+                                        pads=[0, 1, 2, 0])],
+             {"x": r(2, 16, 11, 12)}, {"w": r(72, 16, 3, 2)}, ["y"], [], ["conv"]),
         case("conv_bn_grouped_strided",
              [node("Conv", ["x", "w"], "c", "conv", group=3, strides=[2, 2]),
               bn("bn", "c", "y"), node("Relu", ["y"], "z", "relu")],
@@ -199,11 +213,15 @@ def run_case(c, bin_dir, tmp):
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     sess = ort.InferenceSession(m.SerializeToString(), opts, providers=["CPUExecutionProvider"])
     want = sess.run(None, c["inputs"])
-    gots, why = run_ocannl(bin_dir, mlir, list(c["inputs"].values()), len(want), tmp)
-    if why:
-        return why
     rtol, atol = c["tol"]
-    return compare(c["outputs"], gots, want, rtol, atol)
+    # At one thread and at two (the planner splits wide products into one
+    # tile per thread).
+    for threads in (1, 2):
+        gots, why = run_ocannl(bin_dir, mlir, list(c["inputs"].values()), len(want), tmp, threads)
+        why = why or compare(c["outputs"], gots, want, rtol, atol)
+        if why:
+            return f"{threads} thread(s): {why}"
+    return None
 
 
 def main():

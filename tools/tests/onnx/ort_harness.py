@@ -29,15 +29,15 @@ def import_rejects(bin_dir, model, expect, tmp, erase=True):
     return None
 
 
-def run_ocannl(bin_dir, mlir, arrays, n_outs, tmp):
-    """`ocannl-run` (one thread) of `mlir` on `arrays`: its `n_outs`
-    results and None, or None and why it failed."""
+def run_ocannl(bin_dir, mlir, arrays, n_outs, tmp, threads=1):
+    """`ocannl-run` (`threads` threads, one by default) of `mlir` on
+    `arrays`: its `n_outs` results and None, or None and why it failed."""
     npys = []
     for k, a in enumerate(arrays):
         npys.append(os.path.join(tmp, f"in{k}.npy"))
         np.save(npys[-1], a)
     outs = [os.path.join(tmp, f"out{j}.npy") for j in range(n_outs)]
-    cmd = [f"{bin_dir}/ocannl-run", mlir, "--threads", "1", "--outputs", *outs]
+    cmd = [f"{bin_dir}/ocannl-run", mlir, "--threads", str(threads), "--outputs", *outs]
     if npys:
         cmd += ["--inputs", *npys]
     r = subprocess.run(cmd, capture_output=True, text=True)

@@ -10,7 +10,10 @@ use super::{
     pack::{self, PanelSpan},
     view::{Op, Packed},
 };
-use crate::lower_to_affine::emit::{At, Emitter};
+use crate::lower_to_affine::{
+    Module,
+    emit::{At, Emitter},
+};
 use crate::{
     buffers::element_of,
     schedule::plan::{Lanes, Plan, Segment, segments},
@@ -115,6 +118,7 @@ impl<'c> Emitter<'c> {
     /// (neutral element, or the addend) where the plan accumulates.
     pub(in crate::lower_to_affine) fn lower_planned<'a>(
         &self,
+        module: &mut Module<'c, 'a>,
         at: At<'c, 'a>,
         plan: &Plan,
         op: &Op<'_, 'c, 'a>,
@@ -125,6 +129,11 @@ impl<'c> Emitter<'c> {
             .iter()
             .map(|u| segments(u, space[u.iter], plan.width))
             .collect();
+        // A constant operand read along the vector iterator (and not
+        // packed per call): laid out here, once, in micro-panels.
+        let main = per_iter.first().and_then(|s| s.first());
+        let blocked = main.and_then(|m| self.block_constant(module, at, plan, op, m));
+        let op = &Op { blocked, ..*op };
         // Every combination of segments, main ones first.
         let mut combos: Vec<Vec<Segment>> = vec![vec![]];
         for segs in &per_iter {

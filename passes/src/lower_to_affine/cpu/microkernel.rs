@@ -488,6 +488,18 @@ impl<'c> Emitter<'c> {
         let accum = op.accum.unwrap_or_else(Accum::add);
         let elem = element_of(buf);
         let along = indices.iter().any(|a| a.uses(plan.vector));
+        if let Some(b) = op.blocked.filter(|b| b.operand == n) {
+            // Laid out in micro-panels when compiling: plain indices, no
+            // guard; a vector of lanes stays within one micro-panel.
+            let map = self.blocked_map(&b, op.p.product_space.len(), indices);
+            let lanes = (mode.vector && along).then_some(mode.ty);
+            let v = self.load_as(at, b.buf, map, ivs, lanes, op.loc);
+            return Ok(if mode.vector && !along {
+                self.broadcast(at, v, mode.ty, op.loc)
+            } else {
+                v
+            });
+        }
         let panel = op.packed.iter().flatten().find(|p| p.operand == n);
         if let Some(packed) = panel.filter(|_| mode.vector) {
             let c = cell

@@ -30,6 +30,9 @@ pub(in crate::lower_to_affine) struct Op<'o, 'c, 'a> {
     /// The operand panels packed for this nest ([`super::pack`]): the one
     /// read along the vector iterator, the one read along the rows.
     pub packed: [Option<Packed<'c, 'a>>; 2],
+    /// A constant operand read along the vector iterator, copied when
+    /// compiling into micro-panels of the block's width ([`super::blocked`]).
+    pub blocked: Option<Blocked<'c, 'a>>,
     /// The result was not filled before the nest: every cell is computed
     /// by one block of a [`Lanes::Result`](crate::schedule::plan::Lanes)
     /// plan, whose accumulators start from the neutral element (under a
@@ -74,4 +77,15 @@ pub(in crate::lower_to_affine) struct Packed<'c, 'a> {
     /// The micro-panel of the block being computed ([`Emitter::panel_block`](crate::lower_to_affine::emit::Emitter::panel_block)
     /// of its first cell, computed outside the reduction loops).
     pub block: Option<Value<'c, 'a>>,
+}
+
+/// A constant operand laid out in micro-panels when compiling
+/// ([`super::blocked`]): the op's
+/// operand `operand`, the `get_global` of the copy (`memref<nb x … x
+/// nr>`), the micro-panels' width `nr`.
+#[derive(Clone, Copy)]
+pub(in crate::lower_to_affine) struct Blocked<'c, 'a> {
+    pub operand: usize,
+    pub buf: Value<'c, 'a>,
+    pub nr: u64,
 }

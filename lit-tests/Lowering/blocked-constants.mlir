@@ -1,0 +1,32 @@
+// A convolution's constant weights, read along the output channels by the
+// register block, are laid out when compiling in micro-panels of the
+// block's width (cpu/blocked.rs): `memref<nb x c x kh x kw x nr>`, the
+// last panel padded with zeros, each block column's weights one stretch.
+// The original global is dropped; every read goes to the copy.
+// UNSUPPORTED: plugin
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-to-affine)' | FileCheck %s
+// RUN: ocannl-run %s | FileCheck %s --check-prefix=VALUES
+// RUN: ocannl-run %s --threads 2 | FileCheck %s --check-prefix=VALUES
+
+// 20 output channels in panels of 8 (the planner's block for 20 at
+// ocannl-opt's default AVX2 width: two vectors of 4): three panels.
+// CHECK-LABEL: func.func @blocked(
+// CHECK: %[[W:.*]] = memref.get_global @__ocannl_blocked : memref<3x1x2x2x8xf32>
+// CHECK: affine.vector_load %[[W]][%[[J:.*]] floordiv 8, 0, %{{.*}}, %{{.*}}, %[[J]] mod 8] : memref<3x1x2x2x8xf32>, vector<4xf32>
+// CHECK: return
+// CHECK-NOT: memref.global "private" constant @__ocannl_constant : memref<1x2x2x20xf32>
+// The third panel: channels 17..20's first tap, then 4 zeros.
+// CHECK: memref.global "private" constant @__ocannl_blocked : memref<3x1x2x2x8xf32> = dense<{{.*}}{{\[\[}}1.700000e+01, 1.800000e+01, 1.900000e+01, 2.000000e+01, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]
+
+// Channel m is (m + 1) times the input's top-left window cell x[o0][o1] =
+// 5 o0 + o1: its largest cell 20 * 13 (channel 20, in the padded panel),
+// the mean 10.5 * 6.5.
+// VALUES: result #0: float32[1, 20, 3, 4]
+// VALUES: min 0.000000 max 260.000000 mean 68.250000
+func.func @blocked() -> !ocannl.tensor<f32, "1,20,3,4"> {
+  %x = "ocannl.constant"() {value = dense<[[[[0.0, 1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0, 9.0], [10.0, 11.0, 12.0, 13.0, 14.0], [15.0, 16.0, 17.0, 18.0, 19.0]]]]> : tensor<1x1x4x5xf32>} : () -> !ocannl.tensor<f32, "1,1,4,5">
+  %w = "ocannl.constant"() {value = dense<[[[[1.0, 0.0], [0.0, 0.0]]], [[[2.0, 0.0], [0.0, 0.0]]], [[[3.0, 0.0], [0.0, 0.0]]], [[[4.0, 0.0], [0.0, 0.0]]], [[[5.0, 0.0], [0.0, 0.0]]], [[[6.0, 0.0], [0.0, 0.0]]], [[[7.0, 0.0], [0.0, 0.0]]], [[[8.0, 0.0], [0.0, 0.0]]], [[[9.0, 0.0], [0.0, 0.0]]], [[[10.0, 0.0], [0.0, 0.0]]], [[[11.0, 0.0], [0.0, 0.0]]], [[[12.0, 0.0], [0.0, 0.0]]], [[[13.0, 0.0], [0.0, 0.0]]], [[[14.0, 0.0], [0.0, 0.0]]], [[[15.0, 0.0], [0.0, 0.0]]], [[[16.0, 0.0], [0.0, 0.0]]], [[[17.0, 0.0], [0.0, 0.0]]], [[[18.0, 0.0], [0.0, 0.0]]], [[[19.0, 0.0], [0.0, 0.0]]], [[[20.0, 0.0], [0.0, 0.0]]]]> : tensor<20x1x2x2xf32>} : () -> !ocannl.tensor<f32, "20,1,2,2">
+  %c = "ocannl.einsum"(%x, %w) {spec = "n,c,1*o0@0,0+k0,1*o1@0,0+k1; m,c,k0,k1 => n,m,o0,o1"} : (!ocannl.tensor<f32, "1,1,4,5">, !ocannl.tensor<f32, "20,1,2,2">) -> !ocannl.tensor<f32, "1,20,3,4">
+  %r = "ocannl.relu"(%c) : (!ocannl.tensor<f32, "1,20,3,4">) -> !ocannl.tensor<f32, "1,20,3,4">
+  return %r : !ocannl.tensor<f32, "1,20,3,4">
+}

@@ -1,0 +1,225 @@
+//! Constant operands laid out for the micro-kernel when compiling (issue
+//! 41, "constants are compile-time work"). A convolution's weights read
+//! along the vector iterator `j` (its output channels, contiguous after the
+//! layout stage's permutation: `kh, kw, c, m`) are read by the register
+//! block `nr` channels at a time, for every tap and input channel: in place,
+//! those `nr` cells are one short stretch of each row of `m` cells, a row
+//! apart, and a model's weights come cold from memory (the model's other
+//! weights evicted them) in a pattern the hardware prefetchers follow
+//! poorly. Copied at compile time into micro-panels — `memref<nb x kh x
+//! kw x c x nr>`, `nb = ceil(m / nr)`, zeros past `m` — each block column
+//! reads one contiguous stretch instead (ONNX Runtime's NCHWc reorders its
+//! weights the same way when it creates a session). The read of cell `(…,
+//! j)` becomes `(j floordiv nr, …, j mod nr)`. The original global, unread
+//! once every op of the function is lowered, is dropped
+//! ([`crate::lower_to_affine::Module`]'s `drop_unread_constants`).
+//!
+//! An operand the micro-kernel packs per call ([`super::pack`]: a plain
+//! panel under a reduction tile, as in a 1×1 convolution or a matmul) is
+//! left alone: that copy already streams it, and measured on ResNet-50
+//! reading a compile-time copy of the panels in place instead was no
+//! faster (`docs/performance.md`).
+
+use melior::{
+    dialect::ods,
+    ir::{
+        AffineExpr, AffineMap, Attribute, OperationRef, Value,
+        attribute::{FlatSymbolRefAttribute, IntegerAttribute, StringAttribute, TypeAttribute},
+        operation::{OperationLike, OperationResult},
+        r#type::{IntegerType, MemRefType},
+    },
+};
+use ocannl_dialect::ir;
+use ocannl_shape::projection::AxisIndex;
+
+use super::view::{Blocked, Op};
+use crate::lower_to_affine::{
+    Module,
+    emit::{At, Emitter},
+};
+use crate::{
+    buffers::{buffer_dims, element_of},
+    projection_attrs::index_expr,
+    schedule::plan::{Lanes, Plan, Segment},
+};
+
+/// The constant global operand `v` is read from (`memref.get_global` of a
+/// private constant `memref.global` this pass created for the function,
+/// with dense data that is not a splat): the `get_global`, the global and
+/// its data.
+fn constant_source<'c, 'a>(
+    module: &Module<'c, 'a>,
+    v: Value<'c, 'a>,
+) -> Option<(OperationRef<'c, 'a>, OperationRef<'c, 'a>, Attribute<'c>)> {
+    let get = OperationResult::try_from(v).ok()?.owner();
+    if ir::op_name(&get) != "memref.get_global" {
+        return None;
+    }
+    let name = ir::symbol_ref_value(get.attribute("name").ok()?)?;
+    let global = module.created_global(&name)?;
+    global.attribute("constant").ok()?;
+    let data = global.attribute("initial_value").ok()?;
+    let e = ir::elements(data)?;
+    (e.splat.is_none() && ir::is_dense_elements(data)).then_some((get, global, data))
+}
+
+/// Row-major `data` of memory dims `dims` (`cell` bytes a cell) as
+/// micro-panels of `nr` cells of its last axis: dims `[nb] ++ dims[..r-1]
+/// ++ [nr]`, `nb = ceil(last / nr)`, zero bytes past the last axis.
+/// `None` when `data` is not that many cells.
+fn micro_panels(data: &[u8], dims: &[u64], cell: usize, nr: u64) -> Option<Vec<u8>> {
+    let (&last, outer) = dims.split_last()?;
+    let outer: u64 = outer.iter().try_fold(1u64, |a, &d| a.checked_mul(d))?;
+    let cells = outer.checked_mul(last)?;
+    if nr == 0 || data.len() as u64 != cells.checked_mul(cell as u64)? {
+        return None;
+    }
+    let nb = last.div_ceil(nr);
+    let mut out = vec![0u8; (nb * outer * nr) as usize * cell];
+    for b in 0..nb {
+        let width = nr.min(last - b * nr) as usize * cell;
+        for o in 0..outer {
+            let from = ((o * last + b * nr) as usize) * cell;
+            let to = (((b * outer + o) * nr) as usize) * cell;
+            out[to..to + width].copy_from_slice(&data[from..from + width]);
+        }
+    }
+    Some(out)
+}
+
+/// Whether `indices` read iterator `j` on their last axis only (`Iter(j)`
+/// there), every other axis by a plain iterator or a fixed position.
+fn read_along_last(indices: &[AxisIndex], j: usize) -> bool {
+    let Some((last, rest)) = indices.split_last() else {
+        return false;
+    };
+    *last == AxisIndex::Iter(j)
+        && rest.iter().all(|a| match a {
+            AxisIndex::Iter(i) => *i != j,
+            AxisIndex::Fixed(_) => true,
+            _ => false,
+        })
+}
+
+impl<'c> Emitter<'c> {
+    /// The constant operand of `op` read along `plan`'s vector iterator on
+    /// its last axis (main segment `main`, blocks of `nr` cells), copied
+    /// here, at compile time, into micro-panels of `nr`: the copy's global
+    /// and its `get_global` at `at`. `None` when there is no such operand,
+    /// when the kernel packs it per call, or when its last axis is no
+    /// wider than a micro-panel (its rows already follow each other).
+    pub(super) fn block_constant<'a>(
+        &self,
+        module: &mut Module<'c, 'a>,
+        at: At<'c, 'a>,
+        plan: &Plan,
+        op: &Op<'_, 'c, 'a>,
+        main: &Segment,
+    ) -> Option<Blocked<'c, 'a>> {
+        let j = plan.vector;
+        let nr = main.step;
+        if plan.lanes != Lanes::Result || !main.vector || main.lo != 0 || nr < plan.width {
+            return None;
+        }
+        let packed = super::pack::candidate(plan, op, main);
+        let n = (0..op.operands.len()).find(|&n| {
+            Some(n) != op.init
+                && Some(n) != packed
+                && read_along_last(&op.p.operands[n], j)
+                && constant_source(module, op.operands[n]).is_some()
+        })?;
+        let src = op.operands[n];
+        let (get, global, data) = constant_source(module, src)?;
+        let elem = element_of(src);
+        let bits = ir::bit_width(elem)?;
+        if bits == 0 || bits % 8 != 0 {
+            return None;
+        }
+        let cell = bits as usize / 8;
+        let dims = buffer_dims(src);
+        // At most one micro-panel wide, its rows already follow each other.
+        if dims.last().is_none_or(|&last| last <= nr) {
+            return None;
+        }
+        let bytes = micro_panels(&ir::dense_raw_bytes(data, cell)?, &dims, cell, nr)?;
+        let (&last, outer) = dims.split_last()?;
+        let mut shape = vec![last.div_ceil(nr) as i64];
+        shape.extend(outer.iter().map(|&d| d as i64));
+        shape.push(nr as i64);
+        let value = ir::dense_from_bytes(&shape, elem, &bytes)?;
+        let mty: melior::ir::Type = MemRefType::new(elem, &shape, None, None).into();
+        let name = module.fresh_symbol("__ocannl_blocked");
+        let loc = op.loc;
+        let new = ods::memref::GlobalOperation::builder(self.ctx, loc)
+            .sym_name(StringAttribute::new(self.ctx, &name))
+            .sym_visibility(StringAttribute::new(self.ctx, "private"))
+            .r#type(TypeAttribute::new(mty))
+            .initial_value(value)
+            .constant(Attribute::unit(self.ctx))
+            .alignment(IntegerAttribute::new(
+                IntegerType::new(self.ctx, 64).into(),
+                64,
+            ))
+            .build();
+        module.insert(new.into());
+        module.note_relaid(get, global);
+        let symbol = FlatSymbolRefAttribute::new(self.ctx, &name);
+        let buf = self.put_value(at, ods::memref::get_global(self.ctx, mty, symbol, loc));
+        Some(Blocked {
+            operand: n,
+            buf,
+            nr,
+        })
+    }
+
+    /// The map from the product space's `n_dims` iterators to a cell of
+    /// `b`'s copy, for the operand's `indices` (the last one `Iter(j)`):
+    /// `(j floordiv nr, indices[..r-1], j mod nr)`.
+    pub(super) fn blocked_map(
+        &self,
+        b: &Blocked,
+        n_dims: usize,
+        indices: &[AxisIndex],
+    ) -> Attribute<'c> {
+        let (last, rest) = indices.split_last().expect("checked by block_constant");
+        let j = index_expr(self.ctx, last);
+        let nr = AffineExpr::constant(self.ctx, b.nr as i64);
+        let mut exprs = vec![AffineExpr::floor_div(j, nr)];
+        exprs.extend(rest.iter().map(|a| index_expr(self.ctx, a)));
+        exprs.push(AffineExpr::modulo(j, nr));
+        ir::affine_map_attr(AffineMap::new(self.ctx, n_dims, 0, &exprs))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 2 × 5 operand (one byte a cell) in micro-panels of 2 of its last
+    /// axis: 3 of them, the last padded with zeros.
+    #[test]
+    fn micro_panels_pad_the_last_one() {
+        let data: Vec<u8> = (1..=10).collect(); // rows [1..5], [6..10]
+        let got = micro_panels(&data, &[2, 5], 1, 2).unwrap();
+        assert_eq!(got, vec![1, 2, 6, 7, 3, 4, 8, 9, 5, 0, 10, 0]);
+        assert!(micro_panels(&data, &[2, 4], 1, 2).is_none());
+        assert!(micro_panels(&data, &[2, 5], 1, 0).is_none());
+    }
+
+    /// Two-byte cells keep their bytes together.
+    #[test]
+    fn micro_panels_of_wider_cells() {
+        let data: Vec<u8> = vec![1, 2, 3, 4, 5, 6]; // one row of 3 cells
+        let got = micro_panels(&data, &[1, 3], 2, 2).unwrap();
+        assert_eq!(got, vec![1, 2, 3, 4, 5, 6, 0, 0]);
+    }
+
+    #[test]
+    fn reads_along_the_last_axis_only() {
+        use AxisIndex::{Fixed, Iter};
+        assert!(read_along_last(&[Iter(1), Fixed(0), Iter(0)], 0));
+        assert!(!read_along_last(&[Iter(0), Iter(0)], 0));
+        assert!(!read_along_last(&[Iter(0), Iter(1)], 0));
+        assert!(!read_along_last(&[], 0));
+    }
+}
