@@ -170,7 +170,21 @@ impl<'c> Emitter<'c> {
                 ir::dense_from_bytes(&shape, elem, &permuted).ok_or_else(wrong_count)?
             }
         };
-        let name = module.fresh_symbol("__ocannl_constant");
+        Ok(self.constant_global(module, at, ("__ocannl_constant", mty), data, loc))
+    }
+
+    /// A private constant `memref.global` of type `mty` holding `data`
+    /// (64-byte aligned), named after `base` (a fresh symbol), and its
+    /// `memref.get_global` at `at`.
+    pub(super) fn constant_global<'a>(
+        &self,
+        module: &mut Module<'c, 'a>,
+        at: At<'c, 'a>,
+        (base, mty): (&str, Type<'c>),
+        data: Attribute<'c>,
+        loc: Location<'c>,
+    ) -> Value<'c, 'a> {
+        let name = module.fresh_symbol(base);
         let global = ods::memref::GlobalOperation::builder(self.ctx, loc)
             .sym_name(StringAttribute::new(self.ctx, &name))
             .sym_visibility(StringAttribute::new(self.ctx, "private"))
@@ -184,7 +198,7 @@ impl<'c> Emitter<'c> {
             .build();
         module.insert(global.into());
         let symbol = FlatSymbolRefAttribute::new(self.ctx, &name);
-        Ok(self.put_value(at, ods::memref::get_global(self.ctx, mty, symbol, loc)))
+        self.put_value(at, ods::memref::get_global(self.ctx, mty, symbol, loc))
     }
 
     /// The linear (row-major) index of a cell of `dims` as an affine expr.

@@ -20,14 +20,10 @@
 //! reading a compile-time copy of the panels in place instead was no
 //! faster (`docs/performance.md`).
 
-use melior::{
-    dialect::ods,
-    ir::{
-        AffineExpr, AffineMap, Attribute, OperationRef, Value,
-        attribute::{FlatSymbolRefAttribute, IntegerAttribute, StringAttribute, TypeAttribute},
-        operation::{OperationLike, OperationResult},
-        r#type::{IntegerType, MemRefType},
-    },
+use melior::ir::{
+    AffineExpr, AffineMap, Attribute, OperationRef, Value,
+    operation::{OperationLike, OperationResult},
+    r#type::MemRefType,
 };
 use ocannl_dialect::ir;
 use ocannl_shape::projection::AxisIndex;
@@ -122,14 +118,12 @@ impl<'c> Emitter<'c> {
             return None;
         }
         let packed = super::pack::candidate(plan, op, main);
-        let n = (0..op.operands.len()).find(|&n| {
-            Some(n) != op.init
-                && Some(n) != packed
-                && read_along_last(&op.p.operands[n], j)
-                && constant_source(module, op.operands[n]).is_some()
-        })?;
+        let (n, (get, global, data)) = (0..op.operands.len())
+            .filter(|&n| {
+                Some(n) != op.init && Some(n) != packed && read_along_last(&op.p.operands[n], j)
+            })
+            .find_map(|n| Some((n, constant_source(module, op.operands[n])?)))?;
         let src = op.operands[n];
-        let (get, global, data) = constant_source(module, src)?;
         let elem = element_of(src);
         let bits = ir::bit_width(elem)?;
         if bits == 0 || bits % 8 != 0 {
@@ -147,24 +141,9 @@ impl<'c> Emitter<'c> {
         shape.extend(outer.iter().map(|&d| d as i64));
         shape.push(nr as i64);
         let value = ir::dense_from_bytes(&shape, elem, &bytes)?;
-        let mty: melior::ir::Type = MemRefType::new(elem, &shape, None, None).into();
-        let name = module.fresh_symbol("__ocannl_blocked");
-        let loc = op.loc;
-        let new = ods::memref::GlobalOperation::builder(self.ctx, loc)
-            .sym_name(StringAttribute::new(self.ctx, &name))
-            .sym_visibility(StringAttribute::new(self.ctx, "private"))
-            .r#type(TypeAttribute::new(mty))
-            .initial_value(value)
-            .constant(Attribute::unit(self.ctx))
-            .alignment(IntegerAttribute::new(
-                IntegerType::new(self.ctx, 64).into(),
-                64,
-            ))
-            .build();
-        module.insert(new.into());
+        let mty = MemRefType::new(elem, &shape, None, None).into();
+        let buf = self.constant_global(module, at, ("__ocannl_blocked", mty), value, op.loc);
         module.note_relaid(get, global);
-        let symbol = FlatSymbolRefAttribute::new(self.ctx, &name);
-        let buf = self.put_value(at, ods::memref::get_global(self.ctx, mty, symbol, loc));
         Some(Blocked {
             operand: n,
             buf,
