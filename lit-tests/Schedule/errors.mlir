@@ -95,6 +95,15 @@ func.func @outer_tile_zero(%a: !ocannl.tensor<f32, "4,12,16">, %b: !ocannl.tenso
 
 // -----
 
+// outer_in_block without a reduction tile.
+func.func @outer_in_block_alone(%a: !ocannl.tensor<f32, "4,12,16">, %b: !ocannl.tensor<f32, "16,32">) -> !ocannl.tensor<f32, "4,12,32"> {
+  // expected-error @+1 {{'ocannl.einsum' op: cannot obey its schedule (ocannl.schedule): 'outer_in_block' moves the 'outer' loops inside the first block column under a 'k_tile': it needs both, and no 'outer_tile'}}
+  %c = "ocannl.einsum"(%a, %b) {spec = "n,i,k; k,j => n,i,j", ocannl.schedule = {kind = "cpu", lanes = "result", width = 8, vector = 2, outer = array<i64: 0>, unroll = [array<i64: 2, 2, 0>, array<i64: 1, 6, 0>], reductions = array<i64: 3>, outer_in_block = true}} : (!ocannl.tensor<f32, "4,12,16">, !ocannl.tensor<f32, "16,32">) -> !ocannl.tensor<f32, "4,12,32">
+  return %c : !ocannl.tensor<f32, "4,12,32">
+}
+
+// -----
+
 // Lanes along a reduction the operands do not read contiguously (B reads k on its rows).
 func.func @case8(%a: !ocannl.tensor<f32, "12,16">, %b: !ocannl.tensor<f32, "16,32">) -> !ocannl.tensor<f32, "12,32"> {
   // expected-error @+1 {{'ocannl.einsum' op: cannot obey its schedule (ocannl.schedule): the lanes cannot run along d2: every operand must read it on its contiguous axis or not at all, and one must read it}}

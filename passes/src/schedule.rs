@@ -7,7 +7,7 @@
 //! | `kind` | fields | the op's nests |
 //! |---|---|---|
 //! | `"loops"` | `parallel`? | plain `affine.for` nests, one scalar per iteration; with `parallel = true`, each nest's outermost loop over distinct result cells an `affine.parallel` |
-//! | `"cpu"` | `lanes`, `width`, `vector`, `outer`, `unroll`, `reductions`, `k_tile`?, `outer_tile`?, `parallel`? | a [`Plan`]: vector lanes, register block, cache tiles |
+//! | `"cpu"` | `lanes`, `width`, `vector`, `outer`, `unroll`, `reductions`, `k_tile`?, `outer_tile`?, `outer_in_block`?, `parallel`? | a [`Plan`]: vector lanes, register block, cache tiles |
 //! | `"grid"` | `block` | GPU grids of `block` threads per block, one result cell per thread |
 //! | `"tiled"` | `block`, `emulate`? | a GPU matrix product in workgroup memory ([`tiled`]), its other nests grids |
 //! | `"epilogue"` | `operand` | none: computed in the nest of the producer of operand `operand` (a fusion group) |
@@ -23,7 +23,10 @@
 //! size>` (a reduction tiled for the caches), `outer_tile = size` (the
 //! first outer loop tiled, its tile loop outside the reduction's tile loop,
 //! its point loop inside; without it the outer loops run inside the
-//! reduction's tile loop), `parallel = true` (the first outer, tile or
+//! reduction's tile loop), `outer_in_block = true` (instead, the outer
+//! loops inside the first block iterator's point loop: one block column's
+//! operand read along the vector iterator stays in L1 across them),
+//! `parallel = true` (the first outer, tile or
 //! point loop is an `affine.parallel`).
 //!
 //! What a schedule may say is checked against the op's projections before
@@ -134,6 +137,9 @@ impl Schedule {
                 if let Some(size) = plan.outer_tile {
                     fields.push(("outer_tile", int(size)));
                 }
+                if plan.outer_in_block {
+                    fields.push(("outer_in_block", BoolAttribute::new(ctx, true).into()));
+                }
                 if *parallel {
                     fields.push(("parallel", BoolAttribute::new(ctx, true).into()));
                 }
@@ -225,6 +231,7 @@ fn fields_of(kind: &str) -> Option<&'static [&'static str]> {
             "reductions",
             "k_tile",
             "outer_tile",
+            "outer_in_block",
             "parallel",
         ],
         "grid" => &["kind", "block"],
@@ -285,6 +292,7 @@ impl Fields<'_, '_> {
             reductions: self.indices("reductions")?,
             k_tile,
             outer_tile: self.optional_int("outer_tile")?,
+            outer_in_block: self.flag("outer_in_block")?,
             // Derived from the projections by `legal::check_plan`.
             block_contiguous: false,
         };

@@ -222,6 +222,14 @@ fn check_loops(plan: &Plan, p: &Projections) -> Result<(), String> {
             "'outer_tile' tiles the first 'outer' loop around the 'k_tile' loop: it needs both, and a size of at least 1 (got {size})"
         ));
     }
+    if plan.outer_in_block
+        && (plan.k_tile.is_none() || plan.outer.is_empty() || plan.outer_tile.is_some())
+    {
+        return Err(
+            "'outer_in_block' moves the 'outer' loops inside the first block column under a 'k_tile': it needs both, and no 'outer_tile'"
+                .into(),
+        );
+    }
     Ok(())
 }
 

@@ -60,6 +60,14 @@ pub(crate) struct Plan {
     /// whole (the panel read there, packed or not, serves every outer
     /// iteration).
     pub outer_tile: Option<u64>,
+    /// With a reduction tile and no `outer_tile`: the outer loops run
+    /// inside the first block iterator's point loop (one block column)
+    /// instead of outside it, so that the block column's operand read in
+    /// place along the vector iterator (a convolution's weights, cold from
+    /// memory) stays in L1 across the outer iterations for one reduction
+    /// tile; the operands that read the outer iterators are re-read per
+    /// block column instead.
+    pub outer_in_block: bool,
     /// The block's first iterator indexes the result's contiguous axis: its
     /// cells are adjacent in memory.
     pub block_contiguous: bool,

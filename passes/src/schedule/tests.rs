@@ -38,6 +38,7 @@ fn matmul_plan() -> Plan {
         reductions: vec![2],
         k_tile: Some((2, 256)),
         outer_tile: None,
+        outer_in_block: false,
         block_contiguous: false,
     }
 }
@@ -62,6 +63,14 @@ fn schedules_round_trip_through_attributes() {
                 ..matmul_plan()
             },
             parallel: false,
+        },
+        Schedule::Cpu {
+            plan: Plan {
+                outer: vec![3],
+                outer_in_block: true,
+                ..matmul_plan()
+            },
+            parallel: true,
         },
         Schedule::Cpu {
             plan: Plan {
@@ -187,6 +196,13 @@ fn contradicting_plans_are_rejected() {
                 ..ok.clone()
             },
             "'outer_tile' tiles the first 'outer' loop around the 'k_tile' loop",
+        ),
+        (
+            Plan {
+                outer_in_block: true,
+                ..ok.clone()
+            },
+            "'outer_in_block' moves the 'outer' loops inside the first block column",
         ),
         (
             Plan {

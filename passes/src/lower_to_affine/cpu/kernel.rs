@@ -80,13 +80,21 @@ enum OuterAt {
     /// result's cells of one outer tile (a few output rows of a
     /// convolution) stay in L2 across the reduction's tiles.
     Tiled(u64),
+    /// The plan's `outer_in_block`: inside the first block iterator's
+    /// point loop (one block column), outside the second's, so that the
+    /// block column's part of the operand read along the vector iterator
+    /// stays in L1 across the outer iterations. Not when the rows' operand
+    /// is packed in the rows' tile loop (it reads the outer iterators):
+    /// then [`Self::InReductionTile`].
+    InBlock,
 }
 
 impl OuterAt {
-    fn of(plan: &Plan, parallel: Parallel) -> Self {
+    fn of(plan: &Plan, parallel: Parallel, rows_packed: bool) -> Self {
         match (plan.k_tile, parallel, plan.outer_tile) {
             (None, ..) | (_, Parallel::Outer, _) => Self::First,
             (_, _, Some(size)) => Self::Tiled(size),
+            _ if plan.outer_in_block && !rows_packed => Self::InBlock,
             _ => Self::InReductionTile,
         }
     }
@@ -182,7 +190,7 @@ impl<'c> Emitter<'c> {
         // Tile loops: the first block iterator's, the reduction's, the
         // second block iterator's. Where the outer loops go
         // ([`OuterAt`]):
-        let outer_at = OuterAt::of(plan, inst.parallel);
+        let outer_at = OuterAt::of(plan, inst.parallel, inst.pack[1].is_some());
         if outer_at == OuterAt::First {
             self.outer_loops(&mut inst, None);
         }
@@ -200,13 +208,13 @@ impl<'c> Emitter<'c> {
                         _ => None,
                     };
                     self.reduction_tile(&mut inst);
-                    if outer_at != OuterAt::First {
+                    if !matches!(outer_at, OuterAt::First | OuterAt::InBlock) {
                         self.outer_loops(&mut inst, tile);
                     }
                 }
             }
         }
-        self.point_loops(&mut inst);
+        self.point_loops(&mut inst, outer_at == OuterAt::InBlock);
         self.micro_kernel(inst.at, plan, &inst.op, combo, inst.ivs, inst.k_tile)
     }
 
@@ -283,8 +291,9 @@ impl<'c> Emitter<'c> {
     }
 
     /// The point loops of the register block: over each block iterator's
-    /// segment, within its tile when tiled, by the block's step.
-    fn point_loops(&self, inst: &mut Instance<'_, '_, 'c, '_>) {
+    /// segment, within its tile when tiled, by the block's step; with
+    /// `outer_in_block`, the outer loops inside the first one.
+    fn point_loops(&self, inst: &mut Instance<'_, '_, 'c, '_>, outer_in_block: bool) {
         let (plan, combo) = (inst.plan, inst.combo);
         for (j, s) in combo.iter().enumerate() {
             let range = match (inst.tiles[j], s.tile) {
@@ -295,6 +304,9 @@ impl<'c> Emitter<'c> {
             let l = self.for_loop(inst.at, range, s.step, &[], parallel, inst.op.loc);
             inst.ivs[plan.unrolled[j].iter] = l.iv;
             inst.at = l.body;
+            if outer_in_block && j == 0 {
+                self.outer_loops(inst, None);
+            }
         }
     }
 
