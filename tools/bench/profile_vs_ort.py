@@ -166,10 +166,15 @@ def main():
           f"{sum(mine.values()) - sum(peer.values()):9.2f}")
 
 
-if __name__ == "__main__":
+def run_table(main, prog):
+    """Runs `main`, which prints a table; stdout closed by the reader
+    (`| head`): a message naming `prog` and exit 1, no traceback."""
     try:
         main()
     except BrokenPipeError:
-        # stdout closed by the reader (`| head`): a message, no traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit("profile_vs_ort.py: cannot write the table: stdout is closed")
+        sys.exit(f"{prog}: cannot write the table: stdout is closed")
+
+
+if __name__ == "__main__":
+    run_table(main, "profile_vs_ort.py")
