@@ -7,7 +7,7 @@
 //! | `kind` | fields | the op's nests |
 //! |---|---|---|
 //! | `"loops"` | `parallel`? | plain `affine.for` nests, one scalar per iteration; with `parallel = true`, each nest's outermost loop over distinct result cells an `affine.parallel` |
-//! | `"cpu"` | `lanes`, `width`, `vector`, `outer`, `unroll`, `reductions`, `k_tile`?, `outer_tile`?, `outer_in_block`?, `parallel`? | a [`Plan`]: vector lanes, register block, cache tiles |
+//! | `"cpu"` | `lanes`, `width`, `vector`, `outer`, `unroll`, `reductions`, `k_tile`?, `outer_tile`?, `outer_in_block`?, `split_outer`?, `parallel`? | a [`Plan`]: vector lanes, register block, cache tiles |
 //! | `"grid"` | `block` | GPU grids of `block` threads per block, one result cell per thread |
 //! | `"tiled"` | `block`, `emulate`? | a GPU matrix product in workgroup memory ([`tiled`]), its other nests grids |
 //! | `"epilogue"` | `operand` | none: computed in the nest of the producer of operand `operand` (a fusion group) |
@@ -26,6 +26,8 @@
 //! reduction's tile loop), `outer_in_block = true` (instead, the outer
 //! loops inside the first block iterator's point loop: one block column's
 //! operand read along the vector iterator stays in L1 across them),
+//! `split_outer = true` (the `outer_tile` loop outermost, the loop the
+//! threads share: each takes whole tiles of the first outer loop),
 //! `parallel = true` (the first outer, tile or
 //! point loop is an `affine.parallel`).
 //!
@@ -140,6 +142,9 @@ impl Schedule {
                 if plan.outer_in_block {
                     fields.push(("outer_in_block", BoolAttribute::new(ctx, true).into()));
                 }
+                if plan.split_outer {
+                    fields.push(("split_outer", BoolAttribute::new(ctx, true).into()));
+                }
                 if *parallel {
                     fields.push(("parallel", BoolAttribute::new(ctx, true).into()));
                 }
@@ -232,6 +237,7 @@ fn fields_of(kind: &str) -> Option<&'static [&'static str]> {
             "k_tile",
             "outer_tile",
             "outer_in_block",
+            "split_outer",
             "parallel",
         ],
         "grid" => &["kind", "block"],
@@ -293,6 +299,7 @@ impl Fields<'_, '_> {
             k_tile,
             outer_tile: self.optional_int("outer_tile")?,
             outer_in_block: self.flag("outer_in_block")?,
+            split_outer: self.flag("split_outer")?,
             // Derived from the projections by `legal::check_plan`.
             block_contiguous: false,
         };

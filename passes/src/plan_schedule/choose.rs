@@ -35,9 +35,12 @@
 
 use ocannl_shape::projection::{AxisIndex, Projections};
 
+mod outer;
+mod split;
+
 use super::target::Target;
 use crate::schedule::{
-    legal::{guarded, panel_operand, parallel, plain_panel, plannable, transposed_ok},
+    legal::{guarded, parallel, plain_panel, plannable, transposed_ok},
     memory::{contiguous, reads_along},
     plan::{Lanes, MAX_UNROLLED_TAPS, Plan, Unrolled},
 };
@@ -181,137 +184,36 @@ impl Nest<'_> {
         {
             return None;
         }
-        let (unrolled, k_tile) = if self.reductions.is_empty() {
+        let (unrolled, k_tile, split) = if self.reductions.is_empty() {
             let lanes = Unrolled {
                 iter: v,
                 factor: 1,
                 lanes: true,
                 tile: None,
             };
-            (vec![lanes], None)
+            (vec![lanes], None, None)
         } else {
             self.contraction_block(v)
         };
         let rows = unrolled.iter().find(|u| !u.lanes).map(|u| u.iter);
         let outer = outer_loops(&self.parallel, &unrolled);
         let outer_tile = self.outer_tile(&outer, &unrolled, k_tile);
+        let split = split.map(|rows| self.split_tile(rows, outer_tile, &outer));
+        let outer_tile = split.or(outer_tile);
         Some(Plan {
             lanes: Lanes::Result,
             width: self.width,
             vector: v,
-            outer_in_block: outer_tile.is_none() && self.outer_in_block(&outer, &unrolled, k_tile),
+            outer_in_block: (outer_tile.is_none() || split.is_some())
+                && self.outer_in_block(&outer, &unrolled, k_tile),
             outer_tile,
+            split_outer: split.is_some(),
             outer,
             unrolled,
             reductions: self.reduction_order(rows),
             k_tile,
             block_contiguous: true,
         })
-    }
-
-    /// Whether the outer loops (a convolution's output rows) run inside
-    /// the first block column's point loop ([`Plan::outer_in_block`]):
-    /// under a reduction tile, when the operand read along the vector
-    /// iterator is read in place (not packed per reduction tile: a
-    /// convolution's weights, laid out in micro-panels when compiling and
-    /// cold from memory inside a model) and the block columns of one tile
-    /// of the vector iterator read more of it per reduction tile than
-    /// three quarters of L1. Then each outer iteration would stream that
-    /// from L2 again; inside one block column, its part stays in L1 across
-    /// them. Measured on ResNet-50 (per-op minima): the 3×3 convolutions
-    /// on 7² and 14² gained 8–15% at 1 and 2 threads, those on 28² were
-    /// even; for 1×1 convolutions, whose weights the kernel packs per
-    /// reduction tile (hot in L2), it lost up to 15% on 14² and 28² and is
-    /// not chosen.
-    fn outer_in_block(
-        &self,
-        outer: &[usize],
-        unrolled: &[Unrolled],
-        k_tile: Option<(usize, u64)>,
-    ) -> bool {
-        let (Some((k, kc)), Some(cols)) = (k_tile, unrolled.first()) else {
-            return false;
-        };
-        let space = self.space();
-        let v = cols.iter;
-        if outer.is_empty() || panel_operand(self.p, v, k, None).is_some() {
-            return false;
-        }
-        // The vector iterator's cells one tile of it covers, and the
-        // reduction's taps besides the tiled iterator.
-        let span = cols.tile.unwrap_or(space[v]).min(space[v]);
-        let taps = extents_but(space, &self.reductions, k);
-        span > cols.factor * self.width
-            && kc * taps * span * self.elem_bytes > self.target.l1 * 3 / 4
-    }
-
-    /// The tile of the first outer loop (a convolution's output rows) that
-    /// runs around the reduction's tile loop, when that moves fewer bytes
-    /// past L2. Without it (the default), each reduction tile sweeps every
-    /// outer iteration, and the result's cells that one tile of the vector
-    /// iterator covers are loaded and stored once per reduction tile: from
-    /// L3 when they overflow half of L2 (a 128 → 128 3×3 convolution on
-    /// 112² re-read 6 MB per tile of 8 input channels, and two threads
-    /// gained 1.13×). With it, as many output rows as fit in half of L2
-    /// stay there across the reduction's tiles, and the operands that read
-    /// no outer iterator (the weights) are read once per outer tile: from
-    /// L3 when they overflow half of L2 (ResNet-50's 512 → 512 3×3 weights,
-    /// 9.4 MB for 7 output rows, ran 2× slower read once per row). Never
-    /// when a panel is packed in the reduction tile (it would be packed
-    /// again per outer tile).
-    fn outer_tile(
-        &self,
-        outer: &[usize],
-        unrolled: &[Unrolled],
-        k_tile: Option<(usize, u64)>,
-    ) -> Option<u64> {
-        let (Some((k, kc)), Some(cols), Some(&first)) = (k_tile, unrolled.first(), outer.first())
-        else {
-            return None;
-        };
-        let space = self.space();
-        let v = cols.iter;
-        if panel_operand(self.p, v, k, None).is_some() {
-            return None;
-        }
-        // The share of the vector iterator one of its tiles covers.
-        let share = cols.tile.unwrap_or(space[v]).min(space[v]) as f64 / space[v].max(1) as f64;
-        let elem = self.elem_bytes as f64;
-        let half_l2 = self.target.l2 as f64 / 2.0;
-        let result = self
-            .parallel
-            .iter()
-            .map(|&i| space[i] as f64)
-            .product::<f64>()
-            * elem
-            * share;
-        if result <= half_l2 {
-            return None;
-        }
-        let reused: f64 = self
-            .operands()
-            .filter(|(o, _)| !o.iter().any(|a| outer.iter().any(|&i| a.uses(i))))
-            .map(|(o, d)| {
-                let part = if o.iter().any(|a| a.uses(v)) {
-                    share
-                } else {
-                    1.0
-                };
-                d.iter().map(|&x| x as f64).product::<f64>() * elem * part
-            })
-            .sum();
-        let fit = ((half_l2 * space[first] as f64 / result) as u64).clamp(1, space[first]);
-        // Tiles of even size (28 rows in two tiles of 14, not 18 and 10).
-        let tiles = space[first].div_ceil(fit);
-        let rows = space[first].div_ceil(tiles);
-        let tiles = tiles as f64;
-        let inside = 2.0 * space[k].div_ceil(kc) as f64 * result;
-        let tiled = if reused > half_l2 {
-            tiles * reused
-        } else {
-            0.0
-        };
-        (rows < space[first] && tiled < inside).then_some(rows)
     }
 
     /// The reductions, outermost first, so that the innermost one, whose
@@ -345,9 +247,10 @@ impl Nest<'_> {
     }
 
     /// A contraction's register block with lanes along `v`: 2 (AVX2) or 4
-    /// (AVX-512) vectors of columns × 6 rows, and its cache tiles (BLIS's
-    /// blocking).
-    fn contraction_block(&self, v: usize) -> (Vec<Unrolled>, Option<(usize, u64)>) {
+    /// (AVX-512) vectors of columns × 6 rows, its cache tiles (BLIS's
+    /// blocking), and the first outer loop's tile per thread when the
+    /// threads split that ([`Self::split_rows`]).
+    fn contraction_block(&self, v: usize) -> Block {
         let space = self.space();
         let elem_bytes = self.elem_bytes;
         // Rows: the parallel iterator the vector-loaded operands do not
@@ -393,8 +296,9 @@ impl Nest<'_> {
         // tile of its vector iterator per thread: its one parallel loop
         // (each thread packs and reads its own slice of the weights).
         let threads = self.target.threads;
-        if self.target.parallel && threads > 1 && k_tile.is_some() {
-            let block = cols * self.width;
+        let block = cols * self.width;
+        let split = self.split_rows(v, row, block, k_tile);
+        if self.target.parallel && threads > 1 && k_tile.is_some() && split.is_none() {
             let share = space[v].div_ceil(threads).div_ceil(block) * block;
             if share < space[v] {
                 nc = nc.min(share);
@@ -416,7 +320,7 @@ impl Nest<'_> {
                 tile: (space[u] > mc || k_tile.is_some()).then_some(mc),
             });
         }
-        (unrolled, k_tile)
+        (unrolled, k_tile, split)
     }
 
     /// The plan with lanes along the innermost reduction every reader
@@ -494,10 +398,16 @@ impl Nest<'_> {
             k_tile,
             outer_tile: None,
             outer_in_block: false,
+            split_outer: false,
             block_contiguous,
         })
     }
 }
+
+/// A contraction's register block and cache tiles: the block's iterators,
+/// the reduction tile, the first outer loop's tile per thread
+/// ([`Nest::split_rows`]).
+type Block = (Vec<Unrolled>, Option<(usize, u64)>, Option<u64>);
 
 /// Vectors per tile of a reduction along which the lanes run.
 const KC_LANES: u64 = 128;

@@ -27,7 +27,7 @@ pub(super) const OPTIONS: &[PassOptionDef] = &[
     },
     PassOptionDef {
         name: c"threads",
-        description: c"With parallel=true: the threads the parallel loops run on (0: unknown). A tiled contraction wide enough is split along its vector iterator into one tile per thread, its one parallel loop",
+        description: c"With parallel=true: the threads the parallel loops run on (0: unknown). A tiled contraction is split into one tile per thread, its one parallel loop: of its first outer loop (split_outer) when that divides among the threads and its operands read there are at least half as large as those read along the vector iterator, else of its vector iterator when that is wide enough",
         kind: OptionKind::String,
         default: c"0",
     },

@@ -223,10 +223,18 @@ fn check_loops(plan: &Plan, p: &Projections) -> Result<(), String> {
         ));
     }
     if plan.outer_in_block
-        && (plan.k_tile.is_none() || plan.outer.is_empty() || plan.outer_tile.is_some())
+        && (plan.k_tile.is_none()
+            || plan.outer.is_empty()
+            || (plan.outer_tile.is_some() && !plan.split_outer))
     {
         return Err(
-            "'outer_in_block' moves the 'outer' loops inside the first block column under a 'k_tile': it needs both, and no 'outer_tile'"
+            "'outer_in_block' moves the 'outer' loops inside the first block column under a 'k_tile': it needs both, and no 'outer_tile' unless 'split_outer'"
+                .into(),
+        );
+    }
+    if plan.split_outer && plan.outer_tile.is_none() {
+        return Err(
+            "'split_outer' runs the 'outer_tile' loop outermost, shared by the threads: it needs an 'outer_tile'"
                 .into(),
         );
     }

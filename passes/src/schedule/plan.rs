@@ -68,6 +68,16 @@ pub(crate) struct Plan {
     /// tile; the operands that read the outer iterators are re-read per
     /// block column instead.
     pub outer_in_block: bool,
+    /// With a reduction tile and an `outer_tile`: that tile loop runs
+    /// outermost, before the block's tile loops, and it is the loop the
+    /// threads share (`parallel`): each thread takes whole tiles of the
+    /// first outer loop (a convolution's output rows), packs its own
+    /// panels and reads its share of the rows' operand, instead of the
+    /// threads splitting the vector iterator's tiles and each reading all
+    /// of the rows' operand. The outer point loops go where they would
+    /// without it (inside the reduction's tile loop, or with
+    /// `outer_in_block` inside the first block column), within the tile.
+    pub split_outer: bool,
     /// The block's first iterator indexes the result's contiguous axis: its
     /// cells are adjacent in memory.
     pub block_contiguous: bool,

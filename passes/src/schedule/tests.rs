@@ -39,6 +39,7 @@ fn matmul_plan() -> Plan {
         k_tile: Some((2, 256)),
         outer_tile: None,
         outer_in_block: false,
+        split_outer: false,
         block_contiguous: false,
     }
 }
@@ -68,6 +69,16 @@ fn schedules_round_trip_through_attributes() {
             plan: Plan {
                 outer: vec![3],
                 outer_in_block: true,
+                ..matmul_plan()
+            },
+            parallel: true,
+        },
+        Schedule::Cpu {
+            plan: Plan {
+                outer: vec![3],
+                outer_tile: Some(2),
+                outer_in_block: true,
+                split_outer: true,
                 ..matmul_plan()
             },
             parallel: true,
@@ -203,6 +214,13 @@ fn contradicting_plans_are_rejected() {
                 ..ok.clone()
             },
             "'outer_in_block' moves the 'outer' loops inside the first block column",
+        ),
+        (
+            Plan {
+                split_outer: true,
+                ..ok.clone()
+            },
+            "'split_outer' runs the 'outer_tile' loop outermost",
         ),
         (
             Plan {

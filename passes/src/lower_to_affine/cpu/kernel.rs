@@ -19,7 +19,8 @@ use crate::{
     schedule::plan::{Lanes, Plan, Segment, segments},
 };
 
-/// Which loop of an instance runs on the threads (`parallel=true`): in a
+/// Which loop of an instance runs on the threads (`parallel=true`): with
+/// the plan's `split_outer`, the first outer loop's tile loop; in a
 /// tiled contraction split into tiles along its vector iterator, that tile
 /// loop; else the first outer loop; else, in a tiled contraction with a tiled block of
 /// rows, the rows' tile loop (inside the reduction's tile loop: each
@@ -29,6 +30,8 @@ use crate::{
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Parallel {
     Off,
+    /// The first outer loop's tile loop ([`Plan::split_outer`]).
+    OuterTile,
     Outer,
     /// The tile loop of block iterator `j`.
     Tile(usize),
@@ -39,6 +42,9 @@ impl Parallel {
     fn of(on: bool, plan: &Plan, combo: &[Segment]) -> Self {
         if !on {
             return Self::Off;
+        }
+        if plan.split_outer {
+            return Self::OuterTile;
         }
         // A tiled contraction split along its vector iterator into several
         // tiles (the planner's one per thread): that loop, outermost.
@@ -91,7 +97,10 @@ enum OuterAt {
 
 impl OuterAt {
     fn of(plan: &Plan, parallel: Parallel, rows_packed: bool) -> Self {
-        match (plan.k_tile, parallel, plan.outer_tile) {
+        // With `split_outer` the tile loop is already outermost: only the
+        // point loops are placed here.
+        let tile = plan.outer_tile.filter(|_| !plan.split_outer);
+        match (plan.k_tile, parallel, tile) {
             (None, ..) | (_, Parallel::Outer, _) => Self::First,
             (_, _, Some(size)) => Self::Tiled(size),
             _ if plan.outer_in_block && !rows_packed => Self::InBlock,
@@ -119,6 +128,9 @@ struct Instance<'i, 'o, 'c, 'a> {
     pack: [Option<usize>; 2],
     panels: [Option<Value<'c, 'a>>; 2],
     parallel: Parallel,
+    /// The first outer loop's tile loop, outermost ([`Plan::split_outer`]):
+    /// its position and size.
+    outer_split: Option<(Value<'c, 'a>, u64)>,
 }
 
 impl<'c> Emitter<'c> {
@@ -186,13 +198,22 @@ impl<'c> Emitter<'c> {
             ],
             panels: [None; 2],
             parallel: Parallel::of(self.target.parallel, plan, combo),
+            outer_split: None,
         };
+        if let (true, Some(size)) = (plan.split_outer, plan.outer_tile) {
+            let parallel = inst.parallel == Parallel::OuterTile;
+            let i = plan.outer[0];
+            let range = self.range(0, op.p.product_space[i]);
+            let l = self.for_loop(inst.at, range, size, &[], parallel, op.loc);
+            inst.at = l.body;
+            inst.outer_split = Some((l.iv, size));
+        }
         // Tile loops: the first block iterator's, the reduction's, the
         // second block iterator's. Where the outer loops go
         // ([`OuterAt`]):
         let outer_at = OuterAt::of(plan, inst.parallel, inst.pack[1].is_some());
         if outer_at == OuterAt::First {
-            self.outer_loops(&mut inst, None);
+            self.outer_loops(&mut inst);
         }
         let order: &[Option<usize>] = match combo.len() {
             0 => &[None],
@@ -203,13 +224,12 @@ impl<'c> Emitter<'c> {
             match *slot {
                 Some(j) => self.block_tile(&mut inst, j),
                 None => {
-                    let tile = match outer_at {
-                        OuterAt::Tiled(size) => Some((self.outer_tile(&mut inst, size), size)),
-                        _ => None,
-                    };
+                    if let OuterAt::Tiled(size) = outer_at {
+                        inst.outer_split = Some((self.outer_tile(&mut inst, size), size));
+                    }
                     self.reduction_tile(&mut inst);
                     if !matches!(outer_at, OuterAt::First | OuterAt::InBlock) {
-                        self.outer_loops(&mut inst, tile);
+                        self.outer_loops(&mut inst);
                     }
                 }
             }
@@ -219,16 +239,13 @@ impl<'c> Emitter<'c> {
     }
 
     /// The loops over the plan's outer iterators; the first one's within
-    /// its tile (`tile`: the tile loop's position and size) when tiled.
-    fn outer_loops<'a>(
-        &self,
-        inst: &mut Instance<'_, '_, 'c, 'a>,
-        tile: Option<(Value<'c, 'a>, u64)>,
-    ) {
+    /// its tile (`inst.outer_split`: the tile loop's position and size)
+    /// when tiled.
+    fn outer_loops(&self, inst: &mut Instance<'_, '_, 'c, '_>) {
         let (plan, p, loc) = (inst.plan, inst.op.p, inst.op.loc);
         for (n, &i) in plan.outer.iter().enumerate() {
             let parallel = inst.parallel == Parallel::Outer && n == 0;
-            let range = match tile {
+            let range = match inst.outer_split {
                 Some((t, size)) if n == 0 => self.tile(t, size, p.product_space[i]),
                 _ => self.range(0, p.product_space[i]),
             };
@@ -305,7 +322,7 @@ impl<'c> Emitter<'c> {
             inst.ivs[plan.unrolled[j].iter] = l.iv;
             inst.at = l.body;
             if outer_in_block && j == 0 {
-                self.outer_loops(inst, None);
+                self.outer_loops(inst);
             }
         }
     }
