@@ -104,6 +104,15 @@ func.func @outer_in_block_alone(%a: !ocannl.tensor<f32, "4,12,16">, %b: !ocannl.
 
 // -----
 
+// split_outer without an outer tile to split.
+func.func @split_outer_untiled(%a: !ocannl.tensor<f32, "4,12,16">, %b: !ocannl.tensor<f32, "16,32">) -> !ocannl.tensor<f32, "4,12,32"> {
+  // expected-error @+1 {{'ocannl.einsum' op: cannot obey its schedule (ocannl.schedule): 'split_outer' runs the 'outer_tile' loop outermost, shared by the threads: it needs an 'outer_tile'}}
+  %c = "ocannl.einsum"(%a, %b) {spec = "n,i,k; k,j => n,i,j", ocannl.schedule = {kind = "cpu", lanes = "result", width = 8, vector = 2, outer = array<i64: 0>, unroll = [array<i64: 2, 2, 0>, array<i64: 1, 6, 0>], reductions = array<i64: 3>, k_tile = array<i64: 3, 8>, split_outer = true, parallel = true}} : (!ocannl.tensor<f32, "4,12,16">, !ocannl.tensor<f32, "16,32">) -> !ocannl.tensor<f32, "4,12,32">
+  return %c : !ocannl.tensor<f32, "4,12,32">
+}
+
+// -----
+
 // Lanes along a reduction the operands do not read contiguously (B reads k on its rows).
 func.func @case8(%a: !ocannl.tensor<f32, "12,16">, %b: !ocannl.tensor<f32, "16,32">) -> !ocannl.tensor<f32, "12,32"> {
   // expected-error @+1 {{'ocannl.einsum' op: cannot obey its schedule (ocannl.schedule): the lanes cannot run along d2: every operand must read it on its contiguous axis or not at all, and one must read it}}
