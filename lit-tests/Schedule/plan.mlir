@@ -64,12 +64,14 @@ func.func @conv(%x: !ocannl.tensor<f32, "8,8,16">, %w: !ocannl.tensor<f32, "32,3
 // ran 1.25× slower on this convolution. The result (1.6 MB) overflows half
 // of the pinned 1 MB L2: the output rows are tiled by 7 around the
 // reduction's tile loop (outer_tile), so that 7 rows' cells stay in L2
-// across the tiles of input channels.
+// across the tiles of input channels; with no threads to split, that tile
+// loop runs outermost (split_outer) and the rows inside each block column
+// (outer_in_block), where that column's weights stay in L1.
 // BLESS CHECK AVX512
 // CHECK-LABEL: func.func @conv_channels_last(
-// CHECK: ocannl.einsum{{.*}}ocannl.schedule = {k_tile = array<i64: 3, 40>, kind = "cpu", lanes = "result", outer = array<i64: 0>, outer_tile = 7 : i64, reductions = array<i64: 3, 5, 4>, unroll = [array<i64: 2, 2, 1456>, array<i64: 1, 6, 816>], vector = 2 : i64, width = 8 : i64}
+// CHECK: ocannl.einsum{{.*}}ocannl.schedule = {k_tile = array<i64: 3, 40>, kind = "cpu", lanes = "result", outer = array<i64: 0>, outer_in_block = true, outer_tile = 7 : i64, reductions = array<i64: 3, 5, 4>, split_outer = true, unroll = [array<i64: 2, 2, 1456>, array<i64: 1, 6, 816>], vector = 2 : i64, width = 8 : i64}
 // AVX512-LABEL: func.func @conv_channels_last(
-// AVX512: ocannl.einsum{{.*}}ocannl.schedule = {k_tile = array<i64: 3, 16>, kind = "cpu", lanes = "result", outer = array<i64: 0>, outer_tile = 7 : i64, parallel = true, reductions = array<i64: 3, 5, 4>, unroll = [array<i64: 2, 2, 3616>, array<i64: 1, 7, 2044>], vector = 2 : i64, width = 16 : i64}
+// AVX512: ocannl.einsum{{.*}}ocannl.schedule = {k_tile = array<i64: 3, 16>, kind = "cpu", lanes = "result", outer = array<i64: 0>, outer_in_block = true, outer_tile = 7 : i64, parallel = true, reductions = array<i64: 3, 5, 4>, split_outer = true, unroll = [array<i64: 2, 2, 3616>, array<i64: 1, 7, 2044>], vector = 2 : i64, width = 16 : i64}
 func.func @conv_channels_last(%x: !ocannl.tensor<f32, "30,30,512">, %w: !ocannl.tensor<f32, "3,3,512,512">) -> !ocannl.tensor<f32, "28,28,512"> {
   %y = "ocannl.einsum"(%x, %w) {spec = "o0+k0,o1+k1,c; k0,k1,c,m => o0,o1,m"} : (!ocannl.tensor<f32, "30,30,512">, !ocannl.tensor<f32, "3,3,512,512">) -> !ocannl.tensor<f32, "28,28,512">
   return %y : !ocannl.tensor<f32, "28,28,512">

@@ -6,7 +6,7 @@
 // the channels are too few to split, and when the rows divide among the
 // threads. Two threads on AVX-512, the cache sizes pinned.
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-projections,ocannl-plan-schedule{vector-bytes=64 parallel=true threads=2 l1-bytes=49152 l2-bytes=2097152})' | FileCheck %s
-// One thread: the rows are never split.
+// One thread: no thread split (split_outer only comes with an L2 outer_tile, none here).
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-projections,ocannl-plan-schedule{vector-bytes=64 parallel=true threads=1 l1-bytes=49152 l2-bytes=2097152})' | FileCheck %s --check-prefix=ONE
 // The schedules are a fixed point: planning again keeps them.
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-projections,ocannl-plan-schedule{vector-bytes=64 parallel=true threads=2 l1-bytes=49152 l2-bytes=2097152})' | ocannl-opt -p 'builtin.module(ocannl-plan-schedule{schedule=false})' | FileCheck %s
