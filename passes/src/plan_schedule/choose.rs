@@ -204,8 +204,7 @@ impl Nest<'_> {
         // so that the rows inside it can run inside the block column (at 1
         // thread VGG-19's 3×3 512 → 512 convolutions on 28² and 14² ran
         // 22% and 33% faster, ResNet-50's 128 → 128 on 28² about 5%).
-        let one_thread = !self.target.parallel || self.target.threads < 2;
-        let split_outer = split.is_some() || (one_thread && outer_tile.is_some() && in_block);
+        let split_outer = split.is_some() || (!self.threaded() && outer_tile.is_some() && in_block);
         let outer_tile = split.or(outer_tile);
         Some(Plan {
             lanes: Lanes::Result,
@@ -304,7 +303,7 @@ impl Nest<'_> {
         let threads = self.target.threads;
         let block = cols * self.width;
         let split = self.split_rows(v, row, block, k_tile);
-        if self.target.parallel && threads > 1 && k_tile.is_some() && split.is_none() {
+        if self.threaded() && k_tile.is_some() && split.is_none() {
             let share = space[v].div_ceil(threads).div_ceil(block) * block;
             if share < space[v] {
                 nc = nc.min(share);

@@ -202,11 +202,7 @@ impl<'c> Emitter<'c> {
         };
         if let (true, Some(size)) = (plan.split_outer, plan.outer_tile) {
             let parallel = inst.parallel == Parallel::OuterTile;
-            let i = plan.outer[0];
-            let range = self.range(0, op.p.product_space[i]);
-            let l = self.for_loop(inst.at, range, size, &[], parallel, op.loc);
-            inst.at = l.body;
-            inst.outer_split = Some((l.iv, size));
+            inst.outer_split = Some((self.outer_tile(&mut inst, size, parallel), size));
         }
         // Tile loops: the first block iterator's, the reduction's, the
         // second block iterator's. Where the outer loops go
@@ -225,7 +221,7 @@ impl<'c> Emitter<'c> {
                 Some(j) => self.block_tile(&mut inst, j),
                 None => {
                     if let OuterAt::Tiled(size) = outer_at {
-                        inst.outer_split = Some((self.outer_tile(&mut inst, size), size));
+                        inst.outer_split = Some((self.outer_tile(&mut inst, size, false), size));
                     }
                     self.reduction_tile(&mut inst);
                     if !matches!(outer_at, OuterAt::First | OuterAt::InBlock) {
@@ -255,11 +251,17 @@ impl<'c> Emitter<'c> {
         }
     }
 
-    /// The first outer iterator's tile loop, by `size`: its position.
-    fn outer_tile<'a>(&self, inst: &mut Instance<'_, '_, 'c, 'a>, size: u64) -> Value<'c, 'a> {
+    /// The first outer iterator's tile loop, by `size` (on the threads
+    /// when `parallel`): its position.
+    fn outer_tile<'a>(
+        &self,
+        inst: &mut Instance<'_, '_, 'c, 'a>,
+        size: u64,
+        parallel: bool,
+    ) -> Value<'c, 'a> {
         let i = inst.plan.outer[0];
         let range = self.range(0, inst.op.p.product_space[i]);
-        let l = self.for_loop(inst.at, range, size, &[], false, inst.op.loc);
+        let l = self.for_loop(inst.at, range, size, &[], parallel, inst.op.loc);
         inst.at = l.body;
         l.iv
     }

@@ -42,43 +42,41 @@ impl Nest<'_> {
         k_tile: Option<(usize, u64)>,
     ) -> Option<u64> {
         let (space, threads) = (self.space(), self.target.threads);
-        let (k, _) = k_tile.filter(|_| self.target.parallel && threads > 1)?;
-        let first = self
-            .parallel
-            .iter()
-            .copied()
-            .find(|&i| i != v && Some(i) != row)?;
-        let extent = space[first];
-        if extent < threads || (extent % threads != 0 && extent < 4 * threads) {
-            return None;
-        }
+        let (k, _) = k_tile.filter(|_| self.threaded())?;
         let outer: Vec<usize> = self
             .parallel
             .iter()
             .copied()
             .filter(|&i| i != v && Some(i) != row)
             .collect();
-        let bytes = |rows: bool| -> u64 {
-            self.operands()
-                .filter(|(o, _)| {
-                    let reads_outer = o.iter().any(|a| outer.iter().any(|&i| a.uses(i)));
-                    let reads_v = o.iter().any(|a| a.uses(v));
-                    if rows {
-                        reads_outer
-                    } else {
-                        reads_v && !reads_outer
-                    }
-                })
-                .map(|(_, d)| d.iter().product::<u64>().saturating_mul(self.elem_bytes))
-                .fold(0, u64::saturating_add)
-        };
+        let extent = space[*outer.first()?];
+        if extent < threads || (extent % threads != 0 && extent < 4 * threads) {
+            return None;
+        }
+        // The bytes of the operands that read the outer loops (the input)
+        // and of those that read `v` alone (the weights).
+        let (mut rows, mut cols) = (0u64, 0u64);
+        for (o, d) in self.operands() {
+            let bytes = d.iter().product::<u64>().saturating_mul(self.elem_bytes);
+            if o.iter().any(|a| outer.iter().any(|&i| a.uses(i))) {
+                rows = rows.saturating_add(bytes);
+            } else if o.iter().any(|a| a.uses(v)) {
+                cols = cols.saturating_add(bytes);
+            }
+        }
         let narrow = space[v].div_ceil(threads).div_ceil(block) * block >= space[v];
         let split = if narrow {
             panel_operand(self.p, v, k, None).is_some()
         } else {
-            bytes(true).saturating_mul(2) >= bytes(false)
+            rows.saturating_mul(2) >= cols
         };
         split.then(|| extent.div_ceil(threads))
+    }
+
+    /// Whether the threads share the nest's loops: `parallel` on, and
+    /// more than one thread.
+    pub(super) fn threaded(&self) -> bool {
+        self.target.parallel && self.target.threads > 1
     }
 
     /// The first outer loop's tile when the threads split it into tiles
