@@ -106,6 +106,7 @@ pub fn translate(model: &Model, opts: &Options) -> Result<String, ImportError> {
         values: HashMap::new(),
         consts: HashMap::new(),
         declared: HashMap::new(),
+        outputs: g.outputs.iter().filter_map(|v| v.name.clone()).collect(),
         undefined: HashMap::new(),
         node: None,
         source: escape(&opts.source),
@@ -376,6 +377,8 @@ struct Translator {
     /// Shapes ONNX records for intermediates and outputs (kept unless
     /// `--erase-shapes`).
     declared: HashMap<String, Vec<u64>>,
+    /// The graph's outputs (by name).
+    outputs: HashSet<String>,
     /// Outputs the importer does not compute, with the reason.
     undefined: HashMap<String, String>,
     node: Option<NodeRef>,

@@ -27,6 +27,7 @@ pub mod broadcast;
 mod buffers;
 pub mod check_shapes;
 mod compute;
+pub mod dead_ops;
 pub mod driver;
 mod ffi;
 pub mod infer_projections;

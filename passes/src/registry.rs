@@ -12,6 +12,7 @@ pub static PASSES: &[PassDef] = &[
     crate::infer_shapes::PASS,
     crate::check_shapes::PASS,
     crate::infer_projections::PASS,
+    crate::dead_ops::PASS,
     crate::plan_schedule::PASS,
     crate::lower_to_affine::PASS,
     crate::profile_ops::MARK_PASS,

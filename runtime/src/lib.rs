@@ -252,13 +252,20 @@ impl Lowering {
                 (INFERRED_TO_AFFINE, AFFINE_TO_LLVM.to_owned())
             }
         };
+        // Ops whose results nothing reads (an ONNX Dropout's mask) cost
+        // nothing: erased before planning (`ocannl-erase-dead-ops`).
+        let to_affine = to_affine.replacen(
+            "ocannl-infer-projections,",
+            "ocannl-infer-projections,ocannl-erase-dead-ops,",
+            1,
+        );
         if *self == Lowering::CpuProfiled {
             // Each op's nests timed: marked before the lowering, the
             // timer's calls inserted after it.
             let timed = "ocannl-profile-mark,ocannl-lower-to-affine,ocannl-profile-ops";
             return Ok((to_affine.replace("ocannl-lower-to-affine", timed), to_llvm));
         }
-        Ok((to_affine.to_owned(), to_llvm))
+        Ok((to_affine, to_llvm))
     }
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the small ONNX models the Import lit tests read (run it from this
 directory with the onnx package installed; the outputs are checked in)."""
+import numpy
 import onnx
 from onnx import TensorProto, helper
 
@@ -121,3 +122,18 @@ save(helper.make_graph(
                  f32("mean", [2], [0.5, 0.0]), f32("var", [2], [3.0, 0.0]),
                  f32("k", [2, 1, 1], [3.0, 5.0]), f32("k1", [2, 1, 1], [4.0, 6.0])]),
     "fold-batchnorm.onnx")
+
+# Identity and inference-mode Dropout inside the graph (identity-dropout.mlir),
+# on x (2, 3): 'relu' -> 'drop' (Dropout, its mask named but read by no
+# node) -> 'ident' (Identity) -> 'neg'; the graph output 'out' is an
+# Identity of 'neg''s result (a graph output keeps its copy).
+save(helper.make_graph(
+    [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+     helper.make_node("Dropout", ["r"], ["d", "mask"], name="drop"),
+     helper.make_node("Identity", ["d"], ["i"], name="ident"),
+     helper.make_node("Neg", ["i"], ["n"], name="neg"),
+     helper.make_node("Identity", ["n"], ["out"], name="out")],
+    "identity_dropout", [vi("x", [2, 3])], [vi("out", [2, 3])],
+    value_info=[vi("d", [2, 3])]), "identity-dropout.onnx")
+# Its input for ocannl-run.
+numpy.save("identity-dropout-x.npy", numpy.array([[1, -2, 3], [-4, 5, -6]], dtype=numpy.float32))

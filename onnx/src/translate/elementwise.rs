@@ -105,6 +105,24 @@ impl Translator {
             }
         }
         let x = self.input(node, 0)?;
+        // Identity and inference-mode Dropout compute their input: inside
+        // the graph the output is the input's value, not a copy of it
+        // (a graph output keeps its copy: the function returns a buffer
+        // of its own). A declared shape that differs from the input's
+        // known one keeps the copy too, so that `ocannl-infer-shapes`
+        // reports it.
+        if matches!(op, "Identity" | "Dropout")
+            && let Some(out) = node.output.first().filter(|o| !o.is_empty())
+            && !self.outputs.contains(out)
+            && match (self.declared.get(out), &x.shape) {
+                (Some(d), Some(s)) => d == s,
+                _ => true,
+            }
+        {
+            self.bind(node, 0, x.clone());
+            self.dropout_mask(node, op, &x);
+            return Ok(());
+        }
         let name = match op {
             "Reciprocal" => "recip",
             "Identity" | "Dropout" => "identity",
@@ -112,14 +130,19 @@ impl Translator {
         };
         let v = self.unary(name, &x, self.out_spec(node, 0));
         self.bind(node, 0, v);
-        // Dropout's mask (onnx__Dropout.html): in inference every cell is
-        // kept, all true, of the input's shape.
+        self.dropout_mask(node, op, &x);
+        Ok(())
+    }
+
+    /// Dropout's mask (onnx__Dropout.html), when the node names it: in
+    /// inference every cell is kept, all true, of the input's shape (an
+    /// unread mask costs nothing: the passes erase unread ops).
+    fn dropout_mask(&mut self, node: &NodeProto, op: &str, x: &Val) {
         if op == "Dropout" && node.output.get(1).is_some_and(|m| !m.is_empty()) {
-            let ones = self.ones_like(&x);
+            let ones = self.ones_like(x);
             let mask = self.unary_to("cast", &ones, self.out_spec(node, 1), Elem::Bool);
             self.bind(node, 1, mask);
         }
-        Ok(())
     }
 
     /// ONNX Clip.
