@@ -91,6 +91,7 @@ mod emit;
 mod fusion;
 mod gather;
 mod gpu;
+mod in_place;
 mod nests;
 mod projections;
 mod reserved;

@@ -21,7 +21,7 @@ use super::{
     arena::{ALIGNMENT, Arena},
     at,
     emit::{At, Emitter},
-    fusion,
+    fusion, in_place,
     nests::Out,
     target::Target,
 };
@@ -58,6 +58,8 @@ pub(super) struct Body<'c, 'a> {
     /// Dense constants read in place from their `memref.global` (values by
     /// raw pointer): no buffer, no copy.
     in_place: HashSet<usize>,
+    /// Concatenations whose parts are written into their boxes.
+    concats: in_place::InPlace<'c, 'a>,
 }
 
 impl<'c, 'a> Body<'c, 'a> {
@@ -75,6 +77,7 @@ impl<'c, 'a> Body<'c, 'a> {
             hidden: HashSet::new(),
             schedules: HashMap::new(),
             in_place: HashSet::new(),
+            concats: in_place::InPlace::default(),
         }
     }
 
@@ -181,6 +184,20 @@ impl<'c, 'a> Body<'c, 'a> {
         what: &str,
         loc: Location<'c>,
     ) -> Result<(Value<'c, 'a>, Vec<u64>), String> {
+        if let Some(part) = self.concats.parts.get(&key(v)).cloned() {
+            // Its box of the concatenation's buffer.
+            let whole = match self.values.get(&key(part.whole)) {
+                Some(b) => *b,
+                None => self.result_buffer(part.whole, "result", loc)?.0,
+            };
+            let (_, whole_dims, _) = value_buffer(part.whole, "result")?;
+            let (_, dims, _) = value_buffer(v, what)?;
+            let view = self
+                .em
+                .part_view(self.end(), whole, &whole_dims, &part.offsets, &dims, loc);
+            self.values.insert(key(v), view);
+            return Ok((view, dims));
+        }
         let (mty, dims, _) = value_buffer(v, what)?;
         let buf = match (self.destinations.get(&key(v)), self.arena) {
             (Some(out), _) => *out,
@@ -225,7 +242,11 @@ impl<'c, 'a> Body<'c, 'a> {
                 None => op.results().map(Into::into).collect(),
             };
             for (j, v) in values.into_iter().enumerate() {
+                // A part of a concatenation computed in place: the
+                // concatenation's buffer, from its first part on.
+                let v = self.concats.parts.get(&key(v)).map_or(v, |p| p.whole);
                 if self.destinations.contains_key(&key(v))
+                    || self.offsets.contains_key(&key(v))
                     || self.hidden.contains(&key(v))
                     || (fused_into.is_none() && lasts.contains(&key(v)))
                 {
@@ -308,6 +329,13 @@ impl<'c, 'a> Body<'c, 'a> {
         self.read_schedules(&ops)?;
         check_layouts(&ops)?;
         self.fuse(&ops, &returned)?;
+        self.concats = in_place::find(&in_place::Facts {
+            ops: &ops,
+            returned: &returned,
+            schedules: &self.schedules,
+            chain_last: self.epilogues.iter().map(|(p, (_, l))| (*p, *l)).collect(),
+            folded: &self.folded,
+        });
         self.plan(&ops, loc)?;
         for op in ops {
             if self.folded.contains(&(op.to_raw().ptr as usize)) {
@@ -341,6 +369,10 @@ impl<'c, 'a> Body<'c, 'a> {
             .collect::<Result<_, _>>()?;
         let mut result: Value<'c, 'a> =
             op.result(0).map_err(|_| "has no result".to_owned())?.into();
+        if self.concats.concats.contains(&(op.to_raw().ptr as usize)) {
+            // Its parts wrote its buffer.
+            return self.buffer(result).map(|_| ());
+        }
         if self.in_place.contains(&key(result)) {
             let (mty, dims, _) = value_buffer(result, "result")?;
             let global = self.em.dense_global(module, self.end(), op, mty, &dims)?;
