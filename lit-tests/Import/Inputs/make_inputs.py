@@ -137,3 +137,10 @@ save(helper.make_graph(
     value_info=[vi("d", [2, 3])]), "identity-dropout.onnx")
 # Its input for ocannl-run.
 numpy.save("identity-dropout-x.npy", numpy.array([[1, -2, 3], [-4, 5, -6]], dtype=numpy.float32))
+
+# GlobalAveragePool (global-average-pool.mlir) on x (2, 3, 4, 5) = 0..119.
+save(helper.make_graph(
+    [helper.make_node("GlobalAveragePool", ["x"], ["y"], name="gap")],
+    "global_average_pool", [vi("x", [2, 3, 4, 5])], [vi("y", [2, 3, 1, 1])]),
+    "global-average-pool.onnx")
+numpy.save("global-average-pool-x.npy", numpy.arange(120, dtype=numpy.float32).reshape(2, 3, 4, 5))

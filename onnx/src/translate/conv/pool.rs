@@ -282,7 +282,24 @@ impl Translator {
         } else {
             let pinned = self.pinned(&out);
             let s = self.einsum(&spec, &[&x], None, None, pinned);
-            let count = self.count(&x, &spec)?;
+            let count = if sp.is_empty() {
+                self.count(&x, &spec)?
+            } else {
+                // The cells each result cell sums, counted over one
+                // channel: ones where `x[0, 0, ...]` is (a view that ties
+                // the spatial sizes to `x`'s), summed to a scalar. H·W
+                // cells of work instead of N·C·H·W.
+                let sp = sp.join(",");
+                let one = self.scalar(x.elem, 1.0);
+                let ones = self.einsum(
+                    &format!("0,0,{sp}; ; => {sp}"),
+                    &[&x, &one, &one],
+                    None,
+                    Some("where"),
+                    "...".into(),
+                );
+                self.einsum(&format!("{sp} => "), &[&ones], None, None, String::new())
+            };
             self.binary("div", &s, &count, s.spec.clone())?
         };
         self.bind(node, 0, with_rank(v, Some(rank)));
