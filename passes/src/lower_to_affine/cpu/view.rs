@@ -88,4 +88,6 @@ pub(in crate::lower_to_affine) struct Blocked<'c, 'a> {
     pub operand: usize,
     pub buf: Value<'c, 'a>,
     pub nr: u64,
+    /// The copy's order of the other axes ([`super::blocked`]).
+    pub order: super::blocked::Order,
 }
