@@ -71,7 +71,7 @@ func.func @conv(%x: !ocannl.tensor<f32, "8,8,16">, %w: !ocannl.tensor<f32, "32,3
 // CHECK-LABEL: func.func @conv_channels_last(
 // CHECK: ocannl.einsum{{.*}}ocannl.schedule = {k_tile = array<i64: 3, 40>, kind = "cpu", lanes = "result", outer = array<i64: 0>, outer_in_block = true, outer_tile = 7 : i64, reductions = array<i64: 3, 5, 4>, split_outer = true, unroll = [array<i64: 2, 2, 1456>, array<i64: 1, 6, 816>], vector = 2 : i64, width = 8 : i64}
 // AVX512-LABEL: func.func @conv_channels_last(
-// AVX512: ocannl.einsum{{.*}}ocannl.schedule = {k_tile = array<i64: 3, 16>, kind = "cpu", lanes = "result", outer = array<i64: 0>, outer_in_block = true, outer_tile = 7 : i64, parallel = true, reductions = array<i64: 3, 5, 4>, split_outer = true, unroll = [array<i64: 2, 2, 3616>, array<i64: 1, 7, 2044>], vector = 2 : i64, width = 16 : i64}
+// AVX512: ocannl.einsum{{.*}}ocannl.schedule = {k_tile = array<i64: 3, 8>, kind = "cpu", lanes = "result", outer = array<i64: 0>, outer_in_block = true, outer_tile = 7 : i64, parallel = true, reductions = array<i64: 3, 5, 4>, split_outer = true, unroll = [array<i64: 2, 4, 7232>, array<i64: 1, 4, 4096>], vector = 2 : i64, width = 16 : i64}
 func.func @conv_channels_last(%x: !ocannl.tensor<f32, "30,30,512">, %w: !ocannl.tensor<f32, "3,3,512,512">) -> !ocannl.tensor<f32, "28,28,512"> {
   %y = "ocannl.einsum"(%x, %w) {spec = "o0+k0,o1+k1,c; k0,k1,c,m => o0,o1,m"} : (!ocannl.tensor<f32, "30,30,512">, !ocannl.tensor<f32, "3,3,512,512">) -> !ocannl.tensor<f32, "28,28,512">
   return %y : !ocannl.tensor<f32, "28,28,512">
@@ -87,7 +87,7 @@ func.func @conv_channels_last(%x: !ocannl.tensor<f32, "30,30,512">, %w: !ocannl.
 // CHECK-LABEL: func.func @conv_small_image(
 // CHECK: ocannl.einsum{{.*}}ocannl.schedule = {k_tile = array<i64: 3, 40>, kind = "cpu", lanes = "result", outer = array<i64: 0>, outer_in_block = true, reductions = array<i64: 3, 5, 4>, unroll = [array<i64: 2, 2, 1456>, array<i64: 1, 6, 816>], vector = 2 : i64, width = 8 : i64}
 // AVX512-LABEL: func.func @conv_small_image(
-// AVX512: ocannl.einsum{{.*}}ocannl.schedule = {k_tile = array<i64: 3, 16>, kind = "cpu", lanes = "result", outer = array<i64: 0>, outer_in_block = true, parallel = true, reductions = array<i64: 3, 5, 4>, unroll = [array<i64: 2, 2, 3616>, array<i64: 1, 7, 2044>], vector = 2 : i64, width = 16 : i64}
+// AVX512: ocannl.einsum{{.*}}ocannl.schedule = {k_tile = array<i64: 3, 8>, kind = "cpu", lanes = "result", outer = array<i64: 0>, outer_in_block = true, parallel = true, reductions = array<i64: 3, 5, 4>, unroll = [array<i64: 2, 3, 7248>, array<i64: 1, 7, 4095>], vector = 2 : i64, width = 16 : i64}
 func.func @conv_small_image(%x: !ocannl.tensor<f32, "9,9,512">, %w: !ocannl.tensor<f32, "3,3,512,512">) -> !ocannl.tensor<f32, "7,7,512"> {
   %y = "ocannl.einsum"(%x, %w) {spec = "o0+k0,o1+k1,c; k0,k1,c,m => o0,o1,m"} : (!ocannl.tensor<f32, "9,9,512">, !ocannl.tensor<f32, "3,3,512,512">) -> !ocannl.tensor<f32, "7,7,512">
   return %y : !ocannl.tensor<f32, "7,7,512">

@@ -70,9 +70,9 @@ func.func @narrow(%x: !ocannl.tensor<f32, "2,2,2048">, %w: !ocannl.tensor<f32, "
 // stay in L1 across the thread's rows (outer_in_block).
 // BLESS CHECK ONE
 // CHECK-LABEL: func.func @conv3x3(
-// CHECK: ocannl.einsum{{.*}}ocannl.schedule = {k_tile = array<i64: 3, 32>, kind = "cpu", lanes = "result", outer = array<i64: 0>, outer_in_block = true, outer_tile = 14 : i64, parallel = true, reductions = array<i64: 3, 5, 4>, split_outer = true, unroll = [array<i64: 2, 2, 3616>, array<i64: 1, 7, 2044>], vector = 2 : i64, width = 16 : i64}
+// CHECK: ocannl.einsum{{.*}}ocannl.schedule = {k_tile = array<i64: 3, 16>, kind = "cpu", lanes = "result", outer = array<i64: 0>, outer_in_block = true, outer_tile = 14 : i64, parallel = true, reductions = array<i64: 3, 5, 4>, split_outer = true, unroll = [array<i64: 2, 4, 7232>, array<i64: 1, 4, 4096>], vector = 2 : i64, width = 16 : i64}
 // ONE-LABEL: func.func @conv3x3(
-// ONE: ocannl.einsum{{.*}}ocannl.schedule = {k_tile = array<i64: 3, 32>, kind = "cpu", lanes = "result", outer = array<i64: 0>, outer_in_block = true, parallel = true, reductions = array<i64: 3, 5, 4>, unroll = [array<i64: 2, 2, 3616>, array<i64: 1, 7, 2044>], vector = 2 : i64, width = 16 : i64}
+// ONE: ocannl.einsum{{.*}}ocannl.schedule = {k_tile = array<i64: 3, 16>, kind = "cpu", lanes = "result", outer = array<i64: 0>, outer_in_block = true, parallel = true, reductions = array<i64: 3, 5, 4>, unroll = [array<i64: 2, 4, 7232>, array<i64: 1, 4, 4096>], vector = 2 : i64, width = 16 : i64}
 func.func @conv3x3(%x: !ocannl.tensor<f32, "30,30,128">, %w: !ocannl.tensor<f32, "3,3,128,128">) -> !ocannl.tensor<f32, "28,28,128"> {
   %y = "ocannl.einsum"(%x, %w) {spec = "o0+k0,o1+k1,c; k0,k1,c,m => o0,o1,m"} : (!ocannl.tensor<f32, "30,30,128">, !ocannl.tensor<f32, "3,3,128,128">) -> !ocannl.tensor<f32, "28,28,128">
   return %y : !ocannl.tensor<f32, "28,28,128">

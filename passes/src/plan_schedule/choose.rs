@@ -269,11 +269,6 @@ impl Nest<'_> {
         let row = candidates()
             .find(|&i| !loaded.iter().any(|o| o.iter().any(|a| a.uses(i))))
             .or_else(|| candidates().next());
-        let (rows, cols) = block_shape(
-            self.target.registers(),
-            row.map_or(1, |u| space[u]),
-            space[v] / self.width,
-        );
         // The largest reduction is tiled so that the slice of the operand
         // read along `v` that one tile of it reads for one block column
         // (`k_tile` × the other reductions, a convolution's taps, × the
@@ -285,6 +280,12 @@ impl Nest<'_> {
             .max_by_key(|&&r| space[r])
             .expect("a contraction has a reduction");
         let taps = extents_but(space, &self.reductions, k);
+        let (rows, cols) = block_shape(
+            self.target.registers(),
+            row.map_or(1, |u| space[u]),
+            space[v] / self.width,
+            taps > 1,
+        );
         let step_bytes = taps * cols * self.width * elem_bytes;
         let fit = (self.target.l1 * 3 / 4 / step_bytes.max(1)).max(4);
         let fit = if fit >= 8 { fit / 8 * 8 } else { fit };
@@ -448,10 +449,20 @@ fn outer_loops(parallel: &[usize], unrolled: &[Unrolled]) -> Vec<usize> {
 /// of 1 × 4; a 28-wide row of 512 channels is 7 × 3 (with a latency floor
 /// of 4 cycles and no slack the model chose 4 × 2, measured 1.25× slower
 /// than 7 × 3 on a 512 → 512 3×3 convolution on 28²).
-fn block_shape(registers: u64, row_extent: u64, vectors: u64) -> (u64, u64) {
+///
+/// With `taps` (a convolution's window, unrolled in the block), each row's
+/// broadcast counts a quarter of an FMA slot too, and any gain of 1% moves
+/// off the default: measured on AVX-512 at one thread, one binary, the
+/// shapes side by side, 4 × 4 beat 7 × 2 by 6.5% on 512 channels on 28²,
+/// and 6 × 4 by 5–6% on 256 on 56², 128 on 112² and 64 on 56²; 7 × 3 beat
+/// 7 × 2 by 2–3% on 512 on 14² and 256 on 14² (`docs/performance.md`).
+/// Matrix products and 1×1 convolutions keep the measured model.
+fn block_shape(registers: u64, row_extent: u64, vectors: u64, taps: bool) -> (u64, u64) {
     let max_cols = (registers / 8).min(vectors).max(1);
+    let broadcast = if taps { BROADCAST_SLOT } else { 0.0 };
+    let clear_gain = if taps { 0.99 } else { 0.95 };
     let step = |r: u64, c: u64| {
-        ((r * c) as f64 / 2.0)
+        ((r * c) as f64 / 2.0 + broadcast * r as f64)
             .max((r + c) as f64 / 2.0)
             .max(LATENCY_FLOOR)
             + STEP_OVERHEAD
@@ -478,7 +489,7 @@ fn block_shape(registers: u64, row_extent: u64, vectors: u64) -> (u64, u64) {
             }
             let k = cost(r, c);
             // Only a clear gain moves off the default.
-            if k < best_cost * 0.95 {
+            if k < best_cost * clear_gain {
                 best = (r, c);
                 best_cost = k;
             }
@@ -493,6 +504,10 @@ const LATENCY_FLOOR: f64 = 5.0;
 
 /// A register block's cycles of loop and address work per step.
 const STEP_OVERHEAD: f64 = 1.0;
+
+/// The FMA-port cycles a row's broadcast costs in a convolution's block
+/// ([`block_shape`]).
+const BROADCAST_SLOT: f64 = 0.25;
 
 /// Vector registers a register block leaves to LLVM's code.
 const SPARE_REGISTERS: u64 = 2;
