@@ -9,6 +9,8 @@
 // RUN: ocannl-run %s --entry rows | FileCheck %s --check-prefix=ROWS
 // RUN: ocannl-run %s --entry middle --threads 2 | FileCheck %s --check-prefix=MIDDLE
 // RUN: ocannl-run %s --entry read_twice | FileCheck %s --check-prefix=TWICE
+// RUN: ocannl-run %s --entry interleave | FileCheck %s --check-prefix=INTERLEAVE
+// RUN: ocannl-run %s --entry interleave --threads 2 | FileCheck %s --check-prefix=INTERLEAVE
 
 // LLVM-NOT: memref.
 // LLVM-LABEL: llvm.func @rows
@@ -65,8 +67,11 @@ func.func @middle() -> !ocannl.tensor<f32, "2,5,3"> {
 }
 
 // Not in place: a part read twice (by the concatenation and by the
-// return), a part that is an argument, and a concatenation whose part is a
-// concatenation (the inner one is in place, the outer copies it).
+// return), a part that is an argument, a concatenation whose part is a
+// concatenation (the inner one is in place, the outer copies it), and
+// parts whose last axis has size 1 in a whole where it has 2 (their third
+// axis, contiguous in their own buffers and stored as vectors there, would
+// be 2 cells apart in the view).
 // CHECK-LABEL: func.func @read_twice(
 // CHECK: memref.copy
 // CHECK: return
@@ -92,4 +97,19 @@ func.func @nested(%x: !ocannl.tensor<f32, "2,3">, %y: !ocannl.tensor<f32, "2,4">
   %c = "ocannl.concat"(%a, %b) {spec = "n,i; n,j => n,i^j"} : (!ocannl.tensor<f32, "2,3">, !ocannl.tensor<f32, "2,4">) -> !ocannl.tensor<f32, "2,7">
   %d = "ocannl.concat"(%c, %n) {spec = "n,i; n,j => n,i^j"} : (!ocannl.tensor<f32, "2,7">, !ocannl.tensor<f32, "2,3">) -> !ocannl.tensor<f32, "2,10">
   return %d : !ocannl.tensor<f32, "2,10">
+}
+
+// CHECK-LABEL: func.func @interleave(
+// CHECK-NOT: memref.reinterpret_cast {{.*}} sizes: [2, 3, 8, 1]
+// CHECK: return
+// x = 0..47 as (2, 3, 8), y = -x: cells x0, -x0, x1, -x1, ...
+// INTERLEAVE: result #0: float32[2, 3, 8, 2]
+// INTERLEAVE-NEXT: min -47.000000 max 47.000000 mean 0.000000 cells [0.000000, -0.000000, 1.000000, -1.000000, 2.000000, -2.000000, ...]
+func.func @interleave() -> !ocannl.tensor<f32, "2,3,8,2"> {
+  %x = "ocannl.range"() {spec = "2,3,8"} : () -> !ocannl.tensor<f32, "2,3,8">
+  %a = "ocannl.einsum"(%x) {spec = "a,b,c => a,b,c,0"} : (!ocannl.tensor<f32, "2,3,8">) -> !ocannl.tensor<f32, "2,3,8,1">
+  %n = "ocannl.neg"(%x) : (!ocannl.tensor<f32, "2,3,8">) -> !ocannl.tensor<f32, "2,3,8">
+  %b = "ocannl.einsum"(%n) {spec = "a,b,c => a,b,c,0"} : (!ocannl.tensor<f32, "2,3,8">) -> !ocannl.tensor<f32, "2,3,8,1">
+  %c = "ocannl.concat"(%a, %b) {spec = "a,b,c,p; a,b,c,q => a,b,c,p^q"} : (!ocannl.tensor<f32, "2,3,8,1">, !ocannl.tensor<f32, "2,3,8,1">) -> !ocannl.tensor<f32, "2,3,8,2">
+  return %c : !ocannl.tensor<f32, "2,3,8,2">
 }

@@ -15,6 +15,9 @@
 //! - the concatenation copies each operand into one box, the boxes
 //!   disjoint and covering the result (no fill, no sums), each operand's
 //!   axes in order, shifted along the concatenated axis only;
+//! - the view keeps contiguous every axis the part's own buffer has
+//!   contiguous (a writer's vector stores run along such an axis: a part
+//!   `[.., 4, 1]` of a whole `[.., 4, 2]` stays a copy);
 //! - each operand is computed in this function by a loop nest (`Computes::
 //!   Nest`, a CPU plan or plain loops, its epilogue chain's last value
 //!   included), has no other reader, is not returned, and is read once;
@@ -161,6 +164,9 @@ fn parts_of<'c, 'a>(
             &operand_dims[b.operand],
             &dims,
         )?;
+        if !keeps_contiguity(&operand_dims[b.operand], &dims) {
+            return None;
+        }
         volume += operand_dims[b.operand]
             .iter()
             .map(|&d| u128::from(d))
@@ -181,6 +187,16 @@ fn parts_of<'c, 'a>(
         })
         .collect();
     (volume == cells && !ocannl_shape::projection::any_overlap(&boxes)).then_some(parts)
+}
+
+/// Whether the view keeps every axis the part's own buffer has contiguous
+/// (those after which the part has only axes of size 1) contiguous too:
+/// the writer's plan stores vectors along such an axis, consecutive cells
+/// of memory. A part `[.., 4, 1]` of a whole `[.., 4, 2]` would have its
+/// fourth axis 2 cells apart in the view.
+fn keeps_contiguity(part: &[u64], whole: &[u64]) -> bool {
+    let inner = part.iter().rposition(|&d| d > 1).map_or(0, |t| t + 1);
+    whole[inner..].iter().all(|&d| d == 1)
 }
 
 /// Whether `w` computes its result with a loop nest on the CPU, into
@@ -284,5 +300,22 @@ impl<'c> Emitter<'c> {
             loc,
         );
         self.put_value(at, self.with_segments(op, &[1, 0, 0, 0]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::keeps_contiguity;
+
+    /// Channels-last parts of a channels concatenation keep their
+    /// contiguity; a part whose last axes have size 1 inside a wider
+    /// whole does not.
+    #[test]
+    fn contiguity() {
+        assert!(keeps_contiguity(&[1, 13, 13, 64], &[1, 13, 13, 128]));
+        assert!(keeps_contiguity(&[2, 3], &[5, 3]));
+        assert!(!keeps_contiguity(&[1, 1], &[2, 1]));
+        assert!(!keeps_contiguity(&[2, 4, 7, 4, 1], &[2, 4, 7, 4, 2]));
+        assert!(!keeps_contiguity(&[2, 1, 1], &[2, 3, 1]));
     }
 }
