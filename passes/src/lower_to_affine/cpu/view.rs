@@ -89,5 +89,61 @@ pub(in crate::lower_to_affine) struct Blocked<'c, 'a> {
     pub buf: Value<'c, 'a>,
     pub nr: u64,
     /// The copy's order of the other axes ([`super::blocked`]).
-    pub order: super::blocked::Order,
+    pub order: Order,
+}
+
+/// How the copy orders an operand's cells: `order` the operand's axes
+/// other than the last, outermost first, the tiled one (`tile`: its axis
+/// and tile size) split into its tile number (before the micro-panel
+/// number) and its place in the tile (at its place in `order`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(in crate::lower_to_affine) struct Order {
+    axes: [u8; MAX_AXES],
+    len: u8,
+    pub tile: Option<(usize, u64)>,
+}
+
+/// The most axes a blocked operand has besides its last.
+const MAX_AXES: usize = 8;
+
+impl Order {
+    /// `order` (axis numbers, fewer than [`MAX_AXES`] + 1) and `tile`.
+    pub fn new(order: &[usize], tile: Option<(usize, u64)>) -> Option<Self> {
+        if order.len() > MAX_AXES {
+            return None;
+        }
+        let mut axes = [0u8; MAX_AXES];
+        for (slot, &a) in axes.iter_mut().zip(order) {
+            *slot = u8::try_from(a).ok()?;
+        }
+        Some(Self {
+            axes,
+            len: order.len() as u8,
+            tile,
+        })
+    }
+
+    /// The axes other than the last, outermost first.
+    pub fn order(&self) -> impl Iterator<Item = usize> + '_ {
+        self.axes[..self.len as usize].iter().map(|&a| a as usize)
+    }
+
+    /// The copy's dims for an operand of memory dims `dims`: `[tiles] ++
+    /// [nb] ++ dims in order (the tiled one a tile) ++ [nr]`.
+    pub fn shape(&self, dims: &[u64], nr: u64) -> Option<Vec<u64>> {
+        let (&last, _) = dims.split_last()?;
+        let mut shape = Vec::with_capacity(dims.len() + 2);
+        if let Some((a, t)) = self.tile {
+            shape.push(dims.get(a)?.div_ceil(t));
+        }
+        shape.push(last.div_ceil(nr));
+        for a in self.order() {
+            shape.push(match self.tile {
+                Some((ta, t)) if ta == a => t,
+                _ => *dims.get(a)?,
+            });
+        }
+        shape.push(nr);
+        Some(shape)
+    }
 }
