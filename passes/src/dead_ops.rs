@@ -60,22 +60,19 @@ fn run<'c>(
 
 /// Erases the ocannl ops of `block` whose results have no readers, last
 /// first, so that an op read only by erased ones goes too (in one block,
-/// an op's operands are defined before it). Returns how many went.
-fn erase_dead_ops(block: BlockRef<'_, '_>) -> usize {
+/// an op's operands are defined before it).
+fn erase_dead_ops(block: BlockRef<'_, '_>) {
     let mut ops = Vec::new();
     let mut next = block.first_operation();
     while let Some(op) = next {
         next = op.next_in_block();
         ops.push(op);
     }
-    let mut erased = 0;
     for op in ops.into_iter().rev() {
         let pure = catalog::lookup(&ir::op_name(&op)).is_some() && op.region_count() == 0;
         let unread = op.result_count() > 0 && op.results().all(|r| !ir::has_uses(r.into()));
         if pure && unread {
             ir::erase_op(op);
-            erased += 1;
         }
     }
-    erased
 }
