@@ -37,6 +37,7 @@ use ocannl_shape::projection::{AxisIndex, Projections};
 
 mod outer;
 mod split;
+use split::Split;
 
 use super::target::Target;
 use crate::schedule::{
@@ -413,7 +414,7 @@ impl Nest<'_> {
 /// A contraction's register block and cache tiles: the block's iterators,
 /// the reduction tile, the first outer loop's tile per thread
 /// ([`Nest::split_rows`]).
-type Block = (Vec<Unrolled>, Option<(usize, u64)>, Option<u64>);
+type Block = (Vec<Unrolled>, Option<(usize, u64)>, Option<Split>);
 
 /// Vectors per tile of a reduction along which the lanes run.
 const KC_LANES: u64 = 128;

@@ -8,6 +8,16 @@
 use super::Nest;
 use crate::schedule::legal::panel_operand;
 
+/// How the threads split a convolution's first outer loop
+/// ([`Nest::split_rows`]): each thread's share of its extent.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Split {
+    /// In L2 tiles ([`Nest::split_tile`]), as many per thread.
+    Tiles(u64),
+    /// One tile per thread, whatever L2 holds.
+    Whole(u64),
+}
+
 impl Nest<'_> {
     /// The first outer loop's tile, one per thread, when the threads split
     /// it rather than the vector iterator `v`'s tiles: on several threads,
@@ -34,13 +44,26 @@ impl Nest<'_> {
     /// on 56² (input 6× and 25× their weights) ran 28–34% faster split by
     /// rows, the one from 1024 to 256 on 14² (input 0.8× its weights) 8%
     /// faster, the 3×3 one from 128 to 128 on 28² 23% faster.
+    ///
+    /// A third case, [`Split::Whole`]: `v` wide enough, its operand read in
+    /// place (a 3×3 convolution's weights, laid out when compiling), larger
+    /// than L2, and each thread's share of the result larger than half of
+    /// L2, so that split along `v` each thread would take an L2 tile of the
+    /// outer loop ([`Self::outer_tile`]) and stream its share of the weights
+    /// from L3 once per tile. Split by rows instead, in one tile per
+    /// thread, inside which the rows run in the block column
+    /// (`outer_in_block`), every thread streams the weights once, all of
+    /// them in step (one fetch from memory serves both through the shared
+    /// L3). VGG-19's 3×3 convolutions to 512 channels on 28² at 2 threads
+    /// (`tools/bench/conv_variants.py`, same runs): 512 → 512 25.5 →
+    /// 22.7 ms (tiles of 7 rows: 23.9, of 4: 25.7), 256 → 512 11.8 → 10.8 ms.
     pub(super) fn split_rows(
         &self,
         v: usize,
         row: Option<usize>,
         block: u64,
         k_tile: Option<(usize, u64)>,
-    ) -> Option<u64> {
+    ) -> Option<Split> {
         let (space, threads) = (self.space(), self.target.threads);
         let (k, _) = k_tile.filter(|_| self.threaded())?;
         let outer: Vec<usize> = self
@@ -65,12 +88,21 @@ impl Nest<'_> {
             }
         }
         let narrow = space[v].div_ceil(threads).div_ceil(block) * block >= space[v];
-        let split = if narrow {
-            panel_operand(self.p, v, k, None).is_some()
-        } else {
-            rows.saturating_mul(2) >= cols
-        };
-        split.then(|| extent.div_ceil(threads))
+        let packed = panel_operand(self.p, v, k, None).is_some();
+        let share = extent.div_ceil(threads);
+        if narrow {
+            return packed.then_some(Split::Tiles(share));
+        }
+        if rows.saturating_mul(2) >= cols {
+            return Some(Split::Tiles(share));
+        }
+        let l2 = self.target.l2;
+        let result = self
+            .parallel
+            .iter()
+            .map(|&i| space[i])
+            .fold(self.elem_bytes, u64::saturating_mul);
+        (!packed && cols > l2 && result / threads > l2 / 2).then_some(Split::Whole(share))
     }
 
     /// Whether the threads share the nest's loops: `parallel` on, and
@@ -86,7 +118,11 @@ impl Nest<'_> {
     /// rows, whose result cells stay in L2 across the reduction's tiles).
     ///
     /// [`Plan::outer_tile`]: crate::schedule::plan::Plan::outer_tile
-    pub(super) fn split_tile(&self, rows: u64, l2: Option<u64>, outer: &[usize]) -> u64 {
+    pub(super) fn split_tile(&self, split: Split, l2: Option<u64>, outer: &[usize]) -> u64 {
+        let rows = match split {
+            Split::Whole(rows) => return rows,
+            Split::Tiles(rows) => rows,
+        };
         let Some(r) = l2.filter(|&r| r < rows) else {
             return rows;
         };
