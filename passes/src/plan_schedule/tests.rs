@@ -90,8 +90,23 @@ fn long_reductions_are_tiled() {
         vec![I(0), I(1)],
     );
     let plan = planned(&p, 32).expect("planned");
-    assert_eq!(plan.k_tile, Some((2, 256)));
+    // The result (4 MiB) overflows L2: tiles as long as KC_STREAMED.
+    assert_eq!(plan.k_tile, Some((2, 512)));
     assert!(plan.unrolled.iter().all(|u| u.tile.is_some()));
+    // 64 rows (256 KiB of result) stay in L2: the L1-sized tile.
+    let p = proj(
+        &[64, 1024, 1024],
+        vec![vec![I(0), I(2)], vec![I(2), I(1)]],
+        vec![I(0), I(1)],
+    );
+    assert_eq!(planned(&p, 32).expect("planned").k_tile, Some((2, 256)));
+    // A reduction of 768 (1.5 tiles of 512) in two even tiles.
+    let p = proj(
+        &[1024, 1024, 768],
+        vec![vec![I(0), I(2)], vec![I(2), I(1)]],
+        vec![I(0), I(1)],
+    );
+    assert_eq!(planned(&p, 32).expect("planned").k_tile, Some((2, 384)));
 }
 
 #[test]
