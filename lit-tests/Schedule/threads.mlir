@@ -3,9 +3,10 @@
 // input and its share of the weights), or whole tiles of the output rows
 // (split_outer: each thread reads its share of the input and all of the
 // weights), when the input is at least half as large as the weights, when
-// the channels are too few to split, or when weights read in place would
-// be streamed once per L2 tile of rows (then one tile per thread), and
-// when the rows divide among the threads. Two threads on AVX-512, the
+// the channels are too few to split, when the channels' blocks would load
+// the threads less evenly than the rows, or when weights read in place
+// would be streamed once per L2 tile of rows (then one tile per thread),
+// and when the rows divide among the threads. Two threads on AVX-512, the
 // cache sizes pinned.
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-projections,ocannl-plan-schedule{vector-bytes=64 parallel=true threads=2 l1-bytes=49152 l2-bytes=2097152})' | FileCheck %s
 // One thread: no thread split (split_outer only comes with an L2 outer_tile, none here).
@@ -78,6 +79,20 @@ func.func @narrow(%x: !ocannl.tensor<f32, "2,2,2048">, %w: !ocannl.tensor<f32, "
 func.func @conv3x3(%x: !ocannl.tensor<f32, "30,30,128">, %w: !ocannl.tensor<f32, "3,3,128,128">) -> !ocannl.tensor<f32, "28,28,128"> {
   %y = "ocannl.einsum"(%x, %w) {spec = "o0+k0,o1+k1,c; k0,k1,c,m => o0,o1,m"} : (!ocannl.tensor<f32, "30,30,128">, !ocannl.tensor<f32, "3,3,128,128">) -> !ocannl.tensor<f32, "28,28,128">
   return %y : !ocannl.tensor<f32, "28,28,128">
+}
+
+// A 3x3 convolution from 256 to 256 channels on 14² (ResNet-50's third
+// stage): weights 2.4 MB, 9x the input, but its 7 x 3 block (48 channels)
+// would split the channels 144 + 112, and the 14 rows split evenly: the
+// rows are split (split.rs, uneven_channels).
+// BLESS CHECK ONE
+// CHECK-LABEL: func.func @conv3x3_uneven(
+// CHECK: ocannl.einsum{{.*}}ocannl.schedule = {k_tile = array<i64: 3, 16>, kind = "cpu", lanes = "result", outer = array<i64: 0>, outer_in_block = true, outer_tile = 7 : i64, parallel = true, reductions = array<i64: 3, 5, 4>, split_outer = true, unroll = [array<i64: 2, 3, 7248>, array<i64: 1, 7, 4095>], vector = 2 : i64, width = 16 : i64}
+// ONE-LABEL: func.func @conv3x3_uneven(
+// ONE: ocannl.einsum{{.*}}ocannl.schedule = {k_tile = array<i64: 3, 16>, kind = "cpu", lanes = "result", outer = array<i64: 0>, outer_in_block = true, parallel = true, reductions = array<i64: 3, 5, 4>, unroll = [array<i64: 2, 3, 7248>, array<i64: 1, 7, 4095>], vector = 2 : i64, width = 16 : i64}
+func.func @conv3x3_uneven(%x: !ocannl.tensor<f32, "16,16,256">, %w: !ocannl.tensor<f32, "3,3,256,256">) -> !ocannl.tensor<f32, "14,14,256"> {
+  %y = "ocannl.einsum"(%x, %w) {spec = "o0+k0,o1+k1,c; k0,k1,c,m => o0,o1,m"} : (!ocannl.tensor<f32, "16,16,256">, !ocannl.tensor<f32, "3,3,256,256">) -> !ocannl.tensor<f32, "14,14,256">
+  return %y : !ocannl.tensor<f32, "14,14,256">
 }
 
 // A 3x3 convolution from 1024 to 1024 channels on 28²: the weights (38
