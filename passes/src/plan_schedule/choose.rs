@@ -225,9 +225,10 @@ impl Nest<'_> {
     /// The reduction tile of a matrix product (no taps, no loops besides
     /// the block's rows `row` and columns `v`) whose result overflows L2:
     /// each reduction tile then loads and stores the whole result from L3
-    /// (BLIS's loop order), so the tile is as long as [`KC_STREAMED`]
-    /// allows, in tiles of even length, rather than sized for the column
-    /// panel to stay in L1 (which streams from L2 at one block's pace). On
+    /// (BLIS's loop order), so a reduction longer than [`KC_STREAMED`]
+    /// takes tiles as long as that allows, of even length, rather than
+    /// sized for the column panel to stay in L1 (which streams from L2 at
+    /// one block's pace). On
     /// AVX-512 (4 vectors of columns: 96 rows of panel fit L1's budget),
     /// 2048³ at 1 thread ran 253 → 164 ms with tiles of 96 → 512
     /// (OpenBLAS 140–152), at 2 threads 135 → 100 ms; 1024³ was even
@@ -243,7 +244,9 @@ impl Nest<'_> {
             .iter()
             .map(|&i| space[i])
             .fold(self.elem_bytes, u64::saturating_mul);
-        if !plain || result <= self.target.l2 || space[k] <= KC {
+        // At least two tiles: a reduction tile is what packs a transposed
+        // operand ([`Self::transposed`]).
+        if !plain || result <= self.target.l2 || space[k] <= KC_STREAMED {
             return None;
         }
         let tiles = space[k].div_ceil(KC_STREAMED);

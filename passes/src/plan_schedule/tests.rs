@@ -107,6 +107,14 @@ fn long_reductions_are_tiled() {
         vec![I(0), I(1)],
     );
     assert_eq!(planned(&p, 32).expect("planned").k_tile, Some((2, 384)));
+    // A reduction of 300 keeps the L1-sized tile: one tile of 304 would
+    // leave nothing to pack a transposed operand in.
+    let p = proj(
+        &[2048, 2048, 300],
+        vec![vec![I(0), I(2)], vec![I(2), I(1)]],
+        vec![I(0), I(1)],
+    );
+    assert_eq!(planned(&p, 32).expect("planned").k_tile, Some((2, 256)));
 }
 
 #[test]
