@@ -84,7 +84,7 @@ func.func @conv3x3(%x: !ocannl.tensor<f32, "30,30,128">, %w: !ocannl.tensor<f32,
 // A 3x3 convolution from 256 to 256 channels on 14² (ResNet-50's third
 // stage): weights 2.4 MB, 9x the input, but its 7 x 3 block (48 channels)
 // would split the channels 144 + 112, and the 14 rows split evenly: the
-// rows are split (split.rs, uneven_channels).
+// rows are split (split.rs, uneven channels).
 // BLESS CHECK ONE
 // CHECK-LABEL: func.func @conv3x3_uneven(
 // CHECK: ocannl.einsum{{.*}}ocannl.schedule = {k_tile = array<i64: 3, 16>, kind = "cpu", lanes = "result", outer = array<i64: 0>, outer_in_block = true, outer_tile = 7 : i64, parallel = true, reductions = array<i64: 3, 5, 4>, split_outer = true, unroll = [array<i64: 2, 3, 7248>, array<i64: 1, 7, 4095>], vector = 2 : i64, width = 16 : i64}

@@ -222,31 +222,40 @@ impl Nest<'_> {
         })
     }
 
-    /// The reduction tile of a matrix product (no taps, no loops besides
-    /// the block's rows `row` and columns `v`) whose result overflows L2:
-    /// each reduction tile then loads and stores the whole result from L3
-    /// (BLIS's loop order), so a reduction longer than [`KC_STREAMED`]
-    /// takes tiles as long as that allows, of even length, rather than
-    /// sized for the column panel to stay in L1 (which streams from L2 at
-    /// one block's pace). On
-    /// AVX-512 (4 vectors of columns: 96 rows of panel fit L1's budget),
-    /// 2048³ at 1 thread ran 253 → 164 ms with tiles of 96 → 512
-    /// (OpenBLAS 140–152), at 2 threads 135 → 100 ms; 1024³ was even
-    /// (21–23 ms for tiles 96 to 1024), and so was 2048³ at AVX2's width.
-    /// Not for convolutions (outer loops: output rows): their 1×1 forms
-    /// ran up to 20% slower with longer tiles.
-    fn streamed_result_tile(&self, v: usize, row: Option<usize>, taps: u64) -> Option<u64> {
+    /// The result's bytes: its parallel iterators' extents times the
+    /// element's size (saturating).
+    fn result_bytes(&self) -> u64 {
         let space = self.space();
-        let k = *self.reductions.iter().max_by_key(|&&r| space[r])?;
-        let plain = taps == 1 && self.parallel.iter().all(|&i| i == v || Some(i) == row);
-        let result = self
-            .parallel
+        self.parallel
             .iter()
             .map(|&i| space[i])
-            .fold(self.elem_bytes, u64::saturating_mul);
+            .fold(self.elem_bytes, u64::saturating_mul)
+    }
+
+    /// The tile of reduction `k` for a matrix product (no taps, no loops
+    /// besides the block's rows `row` and columns `v`) whose result
+    /// overflows L2: each reduction tile then loads and stores the whole
+    /// result from L3 (BLIS's loop order), so a reduction longer than
+    /// [`KC_STREAMED`] takes tiles as long as that allows, of even length,
+    /// rather than sized for the column panel to stay in L1 (which streams
+    /// from L2 at one block's pace). On AVX-512 (4 vectors of columns: 96
+    /// rows of panel fit L1's budget), 2048³ at 1 thread ran 253 → 164 ms
+    /// with tiles of 96 → 512 (OpenBLAS 140–152), at 2 threads 135 → 100
+    /// ms; 1024³ was even (21–23 ms for tiles 96 to 1024), and so was
+    /// 2048³ at AVX2's width. Not for convolutions (outer loops: output
+    /// rows): their 1×1 forms ran up to 20% slower with longer tiles.
+    fn streamed_result_tile(
+        &self,
+        v: usize,
+        row: Option<usize>,
+        k: usize,
+        taps: u64,
+    ) -> Option<u64> {
+        let space = self.space();
+        let plain = taps == 1 && self.parallel.iter().all(|&i| i == v || Some(i) == row);
         // At least two tiles: a reduction tile is what packs a transposed
         // operand ([`Self::transposed`]).
-        if !plain || result <= self.target.l2 || space[k] <= KC_STREAMED {
+        if !plain || self.result_bytes() <= self.target.l2 || space[k] <= KC_STREAMED {
             return None;
         }
         let tiles = space[k].div_ceil(KC_STREAMED);
@@ -322,7 +331,7 @@ impl Nest<'_> {
         let fit = (self.target.l1 * 3 / 4 / step_bytes.max(1)).max(4);
         let fit = if fit >= 8 { fit / 8 * 8 } else { fit };
         let kc = KC.min(fit).min(space[k]);
-        let kc = self.streamed_result_tile(v, row, taps).unwrap_or(kc);
+        let kc = self.streamed_result_tile(v, row, k, taps).unwrap_or(kc);
         let k_tile = (space[k] > kc).then_some((k, kc));
         // BLIS's blocking: the packed `k_tile × nc` panel in L3 (twice
         // L2), the rows' packed `mc × k_tile` block in L2, the

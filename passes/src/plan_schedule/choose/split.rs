@@ -57,6 +57,16 @@ impl Nest<'_> {
     /// L3). VGG-19's 3×3 convolutions to 512 channels on 28² at 2 threads
     /// (`tools/bench/conv_variants.py`, same runs): 512 → 512 25.5 →
     /// 22.7 ms (tiles of 7 rows: 23.9, of 4: 25.7), 256 → 512 11.8 → 10.8 ms.
+    ///
+    /// A fourth case, uneven channels: `v`'s whole blocks would load the
+    /// threads less evenly than the outer loop's shares, for weights each
+    /// thread can afford to read whole (at most 8× L2). A 7 × 3 block (48
+    /// channels) splits 256 channels 144 + 112: the busier thread does
+    /// 12.5% more than half. At 2 threads (`conv_variants.py`, same runs):
+    /// ResNet-50's 3×3 256 → 256 on 14² ran 1.93 → 1.58 ms split by rows
+    /// (2.4 MB of weights), the strided one to 14² 1.95 → 1.73; VGG-19's
+    /// 512 → 512 on 14² (9.4 MB, 288 + 224 channels) was even, 6.35–6.58
+    /// either way.
     pub(super) fn split_rows(
         &self,
         v: usize,
@@ -87,39 +97,23 @@ impl Nest<'_> {
                 cols = cols.saturating_add(bytes);
             }
         }
-        let narrow = space[v].div_ceil(threads).div_ceil(block) * block >= space[v];
-        let packed = panel_operand(self.p, v, k, None).is_some();
+        // Each thread's share of `v` in whole blocks, and of the outer loop.
+        let by_v = space[v].div_ceil(threads).div_ceil(block) * block;
         let share = extent.div_ceil(threads);
-        if narrow {
+        let packed = panel_operand(self.p, v, k, None).is_some();
+        if by_v >= space[v] {
+            // `v` too narrow to split.
             return packed.then_some(Split::Tiles(share));
         }
-        if rows.saturating_mul(2) >= cols || self.uneven_channels(v, block, share, extent, cols) {
+        let l2 = self.target.l2;
+        // The channels' blocks load the busier thread more than the rows'
+        // share would (`by_v / space[v] > share / extent`).
+        let uneven = by_v * extent > share * space[v] && cols <= l2.saturating_mul(8);
+        if rows.saturating_mul(2) >= cols || uneven {
             return Some(Split::Tiles(share));
         }
-        let l2 = self.target.l2;
-        let result = self
-            .parallel
-            .iter()
-            .map(|&i| space[i])
-            .fold(self.elem_bytes, u64::saturating_mul);
+        let result = self.result_bytes();
         (!packed && cols > l2 && result / threads > l2 / 2).then_some(Split::Whole(share))
-    }
-
-    /// Whether splitting `v` (whole blocks of `block` cells per thread)
-    /// leaves the threads more unevenly loaded than splitting the outer
-    /// loop (`share` of its `extent` per thread), for weights of `cols`
-    /// bytes that each thread can afford to read whole: at most 8× L2.
-    /// A 7 × 3 block (48 channels) splits 256 channels 144 + 112, and the
-    /// busier thread does 12.5% more than half. At 2 threads
-    /// (`tools/bench/conv_variants.py`, same runs): ResNet-50's 3×3
-    /// 256 → 256 on 14² ran 1.93 → 1.58 ms split by rows (2.4 MB of
-    /// weights), the strided one to 14² 1.95 → 1.73; VGG-19's 512 → 512
-    /// on 14² (9.4 MB, 288 + 224 channels) was even, 6.35–6.58 either way.
-    fn uneven_channels(&self, v: usize, block: u64, share: u64, extent: u64, cols: u64) -> bool {
-        let (space, threads) = (self.space(), self.target.threads);
-        let by_v = space[v].div_ceil(threads).div_ceil(block) * block * threads * extent;
-        let by_rows = share * threads * space[v];
-        by_v > by_rows && cols <= self.target.l2.saturating_mul(8)
     }
 
     /// Whether the threads share the nest's loops: `parallel` on, and
