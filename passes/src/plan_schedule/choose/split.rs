@@ -108,7 +108,9 @@ impl Nest<'_> {
         let l2 = self.target.l2;
         // The channels' blocks load the busier thread more than the rows'
         // share would (`by_v / space[v] > share / extent`).
-        let uneven = by_v * extent > share * space[v] && cols <= l2.saturating_mul(8);
+        let uneven = u128::from(by_v) * u128::from(extent)
+            > u128::from(share) * u128::from(space[v])
+            && cols <= l2.saturating_mul(8);
         if rows.saturating_mul(2) >= cols || uneven {
             return Some(Split::Tiles(share));
         }
