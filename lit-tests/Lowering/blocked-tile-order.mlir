@@ -8,8 +8,8 @@
 // cell (kh, kw, c, m) at (c floordiv 6, m floordiv 8, c mod 6, kw, kh,
 // m mod 8). The values at one and two threads, from the planned file.
 // UNSUPPORTED: plugin
-// RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule{l1-bytes=1024},ocannl-lower-to-affine)' | FileCheck %s
-// RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule{l1-bytes=1024})' -o %t.mlir
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule{l1-bytes=1536},ocannl-lower-to-affine)' | FileCheck %s
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-shapes,ocannl-infer-projections,ocannl-plan-schedule{l1-bytes=1536})' -o %t.mlir
 // RUN: ocannl-run %t.mlir | FileCheck %s --check-prefix=VALUES
 // RUN: ocannl-run %t.mlir --threads 2 | FileCheck %s --check-prefix=VALUES
 

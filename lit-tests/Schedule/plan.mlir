@@ -2,14 +2,14 @@
 // projections and the target; ocannl-lower-to-affine obeys it. The cache
 // sizes are pinned so that the tiles do not depend on the machine. The
 // types are solved already: only the projections are inferred first.
-// RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-projections,ocannl-plan-schedule{l1-bytes=32768 l2-bytes=1048576})' | FileCheck %s
-// RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-projections,ocannl-plan-schedule{vector-bytes=64 parallel=true l1-bytes=32768 l2-bytes=1048576})' | FileCheck %s --check-prefix=AVX512
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-projections,ocannl-plan-schedule{l1-bytes=49152 l2-bytes=1048576})' | FileCheck %s
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-projections,ocannl-plan-schedule{vector-bytes=64 parallel=true l1-bytes=49152 l2-bytes=1048576})' | FileCheck %s --check-prefix=AVX512
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-projections,ocannl-plan-schedule{schedule=false})' | FileCheck %s --check-prefix=LOOPS
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-projections,ocannl-plan-schedule{target=gpu})' | FileCheck %s --check-prefix=GPU
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-projections,ocannl-plan-schedule{target=gpu block-size=128 shared-tiles=false})' | FileCheck %s --check-prefix=GRID
 // RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-projections,ocannl-plan-schedule{target=gpu shared-tiles=emulate})' | FileCheck %s --check-prefix=EMU
 // The schedules are a fixed point: planning again keeps them.
-// RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-projections,ocannl-plan-schedule{l1-bytes=32768 l2-bytes=1048576})' | ocannl-opt -p 'builtin.module(ocannl-plan-schedule{schedule=false})' | FileCheck %s
+// RUN: ocannl-opt %s -p 'builtin.module(ocannl-infer-projections,ocannl-plan-schedule{l1-bytes=49152 l2-bytes=1048576})' | ocannl-opt -p 'builtin.module(ocannl-plan-schedule{schedule=false})' | FileCheck %s
 // Generated checks: scripts/bless.py lit-tests/Schedule/plan.mlir rewrites them.
 // BLESS-DEFAULT /"(ocannl\.[a-z_]+)".*?(ocannl\.schedule = \{[^}]*\})/
 

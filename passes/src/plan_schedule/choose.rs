@@ -328,7 +328,7 @@ impl Nest<'_> {
             taps > 1,
         );
         let step_bytes = taps * cols * self.width * elem_bytes;
-        let fit = (self.target.l1 * 3 / 4 / step_bytes.max(1)).max(4);
+        let fit = (self.target.l1_budget() / step_bytes.max(1)).max(4);
         let fit = if fit >= 8 { fit / 8 * 8 } else { fit };
         let kc = KC.min(fit).min(space[k]);
         let kc = self.streamed_result_tile(v, row, k, taps).unwrap_or(kc);

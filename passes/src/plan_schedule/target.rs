@@ -191,6 +191,18 @@ impl Target {
     pub(super) fn registers(&self) -> u64 {
         if self.vector_bytes >= 64 { 32 } else { 16 }
     }
+
+    /// The bytes of L1 a contraction's micro-panel may take (the operand
+    /// slice one reduction tile of one block column reads, which every
+    /// row of the block sweeps): half of L1, the other half left to the
+    /// rows' operand and the accumulators streaming through. Measured on
+    /// a 48 KiB L1 (AVX-512, `tools/bench/conv_variants.py`, same runs),
+    /// three quarters gave VGG-19's 3×3 256 → 256 convolution on 56²
+    /// reduction tiles of 16 channels (a 36 KiB panel) and ran 13%
+    /// slower than half (tiles of 8); `docs/performance.md`.
+    pub(super) fn l1_budget(&self) -> u64 {
+        self.l1 / 2
+    }
 }
 
 /// The widest vector registers of the host CPU: 64 bytes with AVX-512F, 32
@@ -211,23 +223,92 @@ fn host_vector_bytes() -> u64 {
 
 /// The data (or unified) cache of `level` of CPU 0, from Linux's sysfs.
 fn cache_size(level: u32) -> Option<u64> {
-    let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
-    for entry in dir.flatten() {
+    cache_size_in(
+        std::path::Path::new("/sys/devices/system/cpu/cpu0/cache"),
+        level,
+    )
+}
+
+/// The data (or unified) cache of `level` among the `index*` entries of
+/// the sysfs directory `dir` (each with its `level`, `type` and `size`,
+/// such as `48K`). Entries without those (the directory's `uevent`, which
+/// may be listed first) are skipped, not taken for the end of the list:
+/// before, the first such entry ended the search, and the planner sized
+/// its tiles for the fallbacks (32 KiB, 512 KiB) on a machine with
+/// 48 KiB and 2 MiB.
+fn cache_size_in(dir: &std::path::Path, level: u32) -> Option<u64> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir).ok()?.flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    entries.iter().find_map(|entry| {
         let read = |f: &str| std::fs::read_to_string(entry.path().join(f)).ok();
         let lvl: u32 = read("level")?.trim().parse().ok()?;
         let ty = read("type")?;
-        if lvl == level && ty.trim() != "Instruction" {
-            let size = read("size")?;
-            let size = size.trim();
-            let (digits, scale) = match size.strip_suffix('K') {
-                Some(d) => (d, 1 << 10),
-                None => match size.strip_suffix('M') {
-                    Some(d) => (d, 1 << 20),
-                    None => (size, 1),
-                },
-            };
-            return digits.parse::<u64>().ok().map(|n| n * scale);
+        if lvl != level || ty.trim() == "Instruction" {
+            return None;
+        }
+        parse_size(read("size")?.trim())
+    })
+}
+
+/// A sysfs cache size: bytes, or a count of KiB (`K`), MiB (`M`) or GiB
+/// (`G`); `None` when malformed, zero or past `u64`.
+fn parse_size(size: &str) -> Option<u64> {
+    let (digits, scale) = match size.char_indices().last()? {
+        (i, 'K') => (&size[..i], 1u64 << 10),
+        (i, 'M') => (&size[..i], 1 << 20),
+        (i, 'G') => (&size[..i], 1 << 30),
+        _ => (size, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .filter(|&n| n > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{cache_size_in, parse_size};
+
+    /// A sysfs cache directory: `uevent` first, as `read_dir` may list it,
+    /// then L1 instruction and data, L2 and L3.
+    #[test]
+    fn caches_are_read_past_entries_without_a_level() {
+        let dir = std::env::temp_dir().join(format!("ocannl-caches-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("uevent"), "").unwrap();
+        for (i, (level, ty, size)) in [
+            (1, "Instruction", "32K"),
+            (1, "Data", "48K"),
+            (2, "Unified", "2048K"),
+            (3, "Unified", "105M"),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let e = dir.join(format!("index{i}"));
+            std::fs::create_dir_all(&e).unwrap();
+            std::fs::write(e.join("level"), format!("{level}\n")).unwrap();
+            std::fs::write(e.join("type"), format!("{ty}\n")).unwrap();
+            std::fs::write(e.join("size"), format!("{size}\n")).unwrap();
+        }
+        assert_eq!(cache_size_in(&dir, 1), Some(48 << 10));
+        assert_eq!(cache_size_in(&dir, 2), Some(2 << 20));
+        assert_eq!(cache_size_in(&dir, 3), Some(105 << 20));
+        assert_eq!(cache_size_in(&dir, 4), None);
+        assert_eq!(cache_size_in(&dir.join("missing"), 1), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn sizes_parse_or_are_refused() {
+        assert_eq!(parse_size("48K"), Some(48 << 10));
+        assert_eq!(parse_size("2M"), Some(2 << 20));
+        assert_eq!(parse_size("1G"), Some(1 << 30));
+        assert_eq!(parse_size("65536"), Some(65536));
+        for bad in ["", "K", "0K", "-4K", "12Q", "99999999999999999999G", "4.5M"] {
+            assert_eq!(parse_size(bad), None, "{bad:?}");
         }
     }
-    None
 }

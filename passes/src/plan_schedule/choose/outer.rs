@@ -4,6 +4,8 @@
 //! [`Plan::outer_in_block`](crate::schedule::plan::Plan::outer_in_block).
 
 use super::{Nest, extents_but};
+#[cfg(doc)]
+use crate::plan_schedule::target::Target;
 use crate::schedule::{legal::panel_operand, plan::Unrolled};
 
 impl Nest<'_> {
@@ -14,7 +16,7 @@ impl Nest<'_> {
     /// convolution's weights, laid out in micro-panels when compiling and
     /// cold from memory inside a model) and the block columns of one tile
     /// of the vector iterator read more of it per reduction tile than
-    /// three quarters of L1. Then each outer iteration would stream that
+    /// L1's budget ([`Target::l1_budget`]). Then each outer iteration would stream that
     /// from L2 again; inside one block column, its part stays in L1 across
     /// them. Measured on ResNet-50 (per-op minima): the 3×3 convolutions
     /// on 7² and 14² gained 8–15% at 1 and 2 threads, those on 28² were
@@ -40,7 +42,7 @@ impl Nest<'_> {
         let span = cols.tile.unwrap_or(space[v]).min(space[v]);
         let taps = extents_but(space, &self.reductions, k);
         span > cols.factor * self.width
-            && kc * taps * span * self.elem_bytes > self.target.l1 * 3 / 4
+            && kc * taps * span * self.elem_bytes > self.target.l1_budget()
     }
 
     /// The tile of the first outer loop (a convolution's output rows) that

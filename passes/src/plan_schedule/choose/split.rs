@@ -46,17 +46,18 @@ impl Nest<'_> {
     /// faster, the 3×3 one from 128 to 128 on 28² 23% faster.
     ///
     /// A third case, [`Split::Whole`]: `v` wide enough, its operand read in
-    /// place (a 3×3 convolution's weights, laid out when compiling), larger
-    /// than L2, and each thread's share of the result larger than half of
-    /// L2, so that split along `v` each thread would take an L2 tile of the
-    /// outer loop ([`Self::outer_tile`]) and stream its share of the weights
-    /// from L3 once per tile. Split by rows instead, in one tile per
-    /// thread, inside which the rows run in the block column
-    /// (`outer_in_block`), every thread streams the weights once, all of
-    /// them in step (one fetch from memory serves both through the shared
-    /// L3). VGG-19's 3×3 convolutions to 512 channels on 28² at 2 threads
+    /// place (a 3×3 convolution's weights, laid out when compiling) and
+    /// larger than L2. Split by rows, in one tile per thread, inside which
+    /// the rows run in the block column (`outer_in_block`), every thread
+    /// streams the weights once, all of them in step (one fetch from
+    /// memory serves both through the shared L3). VGG-19's 3×3
+    /// convolutions to 512 channels on 28² at 2 threads
     /// (`tools/bench/conv_variants.py`, same runs): 512 → 512 25.5 →
-    /// 22.7 ms (tiles of 7 rows: 23.9, of 4: 25.7), 256 → 512 11.8 → 10.8 ms.
+    /// 22.7 ms against channels split in L2 tiles of rows (tiles of 7
+    /// rows: 23.9, of 4: 25.7), 256 → 512 11.8 → 10.8 ms; with the true
+    /// 2 MiB L2, where each thread's channels need no tile of rows, 24.0
+    /// against 27.3–28.5 ms (the rows inside the block column or not, in
+    /// tiles of 7 or 14 or whole).
     ///
     /// A fourth case, uneven channels: `v`'s whole blocks would load the
     /// threads less evenly than the outer loop's shares, for weights each
@@ -114,8 +115,7 @@ impl Nest<'_> {
         if rows.saturating_mul(2) >= cols || uneven {
             return Some(Split::Tiles(share));
         }
-        let result = self.result_bytes();
-        (!packed && cols > l2 && result / threads > l2 / 2).then_some(Split::Whole(share))
+        (!packed && cols > l2).then_some(Split::Whole(share))
     }
 
     /// Whether the threads share the nest's loops: `parallel` on, and
