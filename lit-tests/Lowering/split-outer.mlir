@@ -13,7 +13,9 @@
 // 2 on the threads; inside, the output channels' tile loop (tiles of 8),
 // the panel of the weights allocated there (one per thread), the reduction
 // tile (4 of 8 input channels) that packs it, then the rows of the
-// thread's tile, the block columns and the block of o1.
+// thread's tile, the block columns and the block of o1. The weights are
+// computed (a relu of constants): constant weights would be laid out in
+// micro-panels when compiling and read in place, with no panel to pack.
 // CHECK-LABEL: func.func @split_outer_packed(
 // CHECK: affine.parallel (%[[T:.*]]) = (0) to (4) step (2) {
 // CHECK-NEXT: affine.for %[[J:.*]] = 0 to 16 step 8 {
@@ -38,7 +40,8 @@
 func.func @split_outer_packed() -> !ocannl.tensor<f32, "4,3,20"> {
   %x = "ocannl.constant"() {value = dense<[[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]], [[3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0], [4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0], [5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0]], [[6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0], [7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0], [8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0]], [[9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0], [10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0], [11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0]]]> : tensor<4x3x8xf32>} : () -> !ocannl.tensor<f32, "4,3,8">
   %w = "ocannl.constant"() {value = dense<[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]> : tensor<8x20xf32>} : () -> !ocannl.tensor<f32, "8,20">
-  %y = "ocannl.einsum"(%x, %w) {ocannl.schedule = {k_tile = array<i64: 3, 4>, kind = "cpu", lanes = "result", outer = array<i64: 0>, outer_tile = 2 : i64, parallel = true, reductions = array<i64: 3>, split_outer = true, unroll = [array<i64: 2, 2, 8>, array<i64: 1, 3, 0>], vector = 2 : i64, width = 4 : i64}, spec = "o0,o1,c; c,m => o0,o1,m"} : (!ocannl.tensor<f32, "4,3,8">, !ocannl.tensor<f32, "8,20">) -> !ocannl.tensor<f32, "4,3,20">
+  %wr = "ocannl.relu"(%w) : (!ocannl.tensor<f32, "8,20">) -> !ocannl.tensor<f32, "8,20">
+  %y = "ocannl.einsum"(%x, %wr) {ocannl.schedule = {k_tile = array<i64: 3, 4>, kind = "cpu", lanes = "result", outer = array<i64: 0>, outer_tile = 2 : i64, parallel = true, reductions = array<i64: 3>, split_outer = true, unroll = [array<i64: 2, 2, 8>, array<i64: 1, 3, 0>], vector = 2 : i64, width = 4 : i64}, spec = "o0,o1,c; c,m => o0,o1,m"} : (!ocannl.tensor<f32, "4,3,8">, !ocannl.tensor<f32, "8,20">) -> !ocannl.tensor<f32, "4,3,20">
   return %y : !ocannl.tensor<f32, "4,3,20">
 }
 
