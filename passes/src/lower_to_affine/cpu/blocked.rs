@@ -23,9 +23,15 @@
 //!
 //! An operand the micro-kernel packs per call ([`super::pack`]: a plain
 //! panel under a reduction tile, as in a 1×1 convolution or a matmul) is
-//! left alone: that copy already streams it, and measured on ResNet-50
-//! reading a compile-time copy of the panels in place instead was no
-//! faster (`docs/performance.md`).
+//! laid out here too, in the packed panel's order, when the product serves
+//! each weight to fewer than [`IN_PLACE_ROWS`] result rows: there the copy
+//! per call (a read and a write of every weight) is a large share of the
+//! work. Elsewhere it is left alone: that copy streams the weights once
+//! into a panel that stays hot across the rows. Measured on ResNet-50
+//! (per-op minima, binaries alternated, `docs/performance.md`): the 1×1
+//! convolutions on 7² (49 rows; 4 MB of weights for 0.1–0.2 GFLOP) ran
+//! 13–25% faster read in place at one and two threads; those on 14² and
+//! 28² (196 and 784 rows) were even at one thread and 5–25% slower at two.
 
 use melior::ir::{
     AffineExpr, AffineMap, Attribute, OperationRef, Value,
@@ -145,20 +151,21 @@ fn read_along_last(indices: &[AxisIndex], j: usize) -> bool {
         })
 }
 
+/// The result rows (cells per column of the vector iterator) below which a
+/// constant the kernel would pack per call is laid out when compiling and
+/// read in place: between ResNet-50's 1×1 convolutions on 7² (49 rows,
+/// faster in place) and on 14² (196, not).
+const IN_PLACE_ROWS: u64 = 100;
+
 impl<'c> Emitter<'c> {
     /// The constant operand of `op` read along `plan`'s vector iterator on
     /// its last axis (main segment `main`, blocks of `nr` cells), copied
     /// here, at compile time, into micro-panels of `nr`: the copy's global
     /// and its `get_global` at `at`. `None` when there is no such operand,
-    /// or when its last axis is no wider than a micro-panel (its rows
-    /// already follow each other). The operand the kernel would otherwise
-    /// pack per call (a 1×1 convolution's or a matrix product's constant
-    /// weights, [`super::pack::candidate`]) is laid out here instead, in
-    /// the same micro-panels, and read in place: the copy per call read
-    /// and wrote the weights once more each call, a large share of a
-    /// weight-heavy product's time (ResNet-50's 1×1 convolutions from 512
-    /// to 2048 channels on 7², 4 MB of weights for 0.1 GFLOP, ran 25%
-    /// faster against 9% for the unchanged 3×3 ones in the same runs).
+    /// when its last axis is no wider than a micro-panel (its rows already
+    /// follow each other), or when the kernel packs it per call
+    /// ([`super::pack::candidate`]) for [`IN_PLACE_ROWS`] result rows or
+    /// more (see the module's documentation).
     pub(super) fn block_constant<'a>(
         &self,
         module: &mut Module<'c, 'a>,
@@ -172,8 +179,20 @@ impl<'c> Emitter<'c> {
         if plan.lanes != Lanes::Result || !main.vector || main.lo != 0 || nr < plan.width {
             return None;
         }
+        let space = &op.p.product_space;
+        let rows =
+            op.p.result
+                .iter()
+                .filter_map(|a| match a {
+                    AxisIndex::Iter(i) if *i != j => space.get(*i).copied(),
+                    _ => None,
+                })
+                .fold(1u64, u64::saturating_mul);
+        let packed = super::pack::candidate(plan, op, main).filter(|_| rows >= IN_PLACE_ROWS);
         let (n, (get, global, data)) = (0..op.operands.len())
-            .filter(|&n| Some(n) != op.init && read_along_last(&op.p.operands[n], j))
+            .filter(|&n| {
+                Some(n) != op.init && Some(n) != packed && read_along_last(&op.p.operands[n], j)
+            })
             .find_map(|n| Some((n, constant_source(module, op.operands[n])?)))?;
         let src = op.operands[n];
         let elem = element_of(src);
