@@ -7,8 +7,9 @@ Writes an ONNX model: a 1×1 convolution `pre` (so that the convolutions
 read a channels-last intermediate, as inside a model) feeding one branch
 per variant, `b0`, `b1`, ..., each the same convolution shape with its own
 seeded random weights. Imports it with `ocannl-import-onnx`, plans it with
-`ocannl-opt` (`ocannl-plan-schedule{parallel=true threads=T
-vector-bytes=host ...}`), then rewrites each branch's `ocannl.schedule`
+`ocannl-opt` as `ocannl-run --threads T` plans (`ocannl-plan-schedule{
+parallel=true threads=T vector-bytes=host ...}`, without `parallel` at
+one thread, where `ocannl-run` uses no OpenMP), then rewrites each branch's `ocannl.schedule`
 as its variant says and runs the result `--reps` times with `ocannl-run
 --profile --bench RUNS --threads T` (which keeps written schedules).
 Prints each branch's minimum time per run (its nests summed: the padded
@@ -119,8 +120,12 @@ def main():
         x = np.random.default_rng(1).standard_normal((1, a.channels, a.size, a.size))
         np.save(path("x.npy"), x.astype(np.float32))
         run([tools["ocannl-import-onnx"], path("model.onnx"), "-o", path("model.mlir")])
+        # As `ocannl-run --threads T` plans: no parallel loop at one thread
+        # (with one, the first outer loop goes outermost: another loop
+        # order than the models run).
+        par = f"parallel=true threads={a.threads} " if a.threads > 1 else ""
         plan = (f"builtin.module(ocannl-verify,ocannl-infer-shapes,ocannl-infer-projections,"
-                f"ocannl-erase-dead-ops,ocannl-plan-schedule{{parallel=true threads={a.threads} "
+                f"ocannl-erase-dead-ops,ocannl-plan-schedule{{{par}"
                 f"vector-bytes=host {a.plan_options}}})")
         run([tools["ocannl-opt"], path("model.mlir"), "-p", plan, "--mlir-print-debuginfo",
              "-o", path("planned.mlir")])
