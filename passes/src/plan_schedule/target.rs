@@ -102,8 +102,14 @@ impl Default for Target {
         Self {
             enabled: true,
             vector_bytes: 32,
-            l1: cache_size(1).unwrap_or(32 << 10),
-            l2: cache_size(2).unwrap_or(512 << 10),
+            // The host's sizes where sysfs gives them within the ranges
+            // the options accept (`l1-bytes`, `l2-bytes`).
+            l1: cache_size(1)
+                .filter(|n| (1 << 10..=1 << 30).contains(n))
+                .unwrap_or(32 << 10),
+            l2: cache_size(2)
+                .filter(|n| (1 << 12..=1 << 34).contains(n))
+                .unwrap_or(512 << 10),
             layouts: true,
             parallel: false,
             threads: 0,

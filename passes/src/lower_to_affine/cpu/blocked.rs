@@ -31,7 +31,8 @@
 //! (per-op minima, binaries alternated, `docs/performance.md`): the 1×1
 //! convolutions on 7² (49 rows; 4 MB of weights for 0.1–0.2 GFLOP) ran
 //! 13–25% faster read in place at one and two threads; those on 14² and
-//! 28² (196 and 784 rows) were even at one thread and 5–25% slower at two.
+//! 28² (196 and 784 rows) were even at one thread and about 5% slower at
+//! two (normalised by the unchanged convolutions of the same runs).
 
 use melior::ir::{
     AffineExpr, AffineMap, Attribute, OperationRef, Value,

@@ -16,9 +16,9 @@ impl Nest<'_> {
     /// convolution's weights, laid out in micro-panels when compiling and
     /// cold from memory inside a model) and the block columns of one tile
     /// of the vector iterator read more of it per reduction tile than
-    /// L1's budget ([`Target::l1_budget`]). Then each outer iteration would stream that
-    /// from L2 again; inside one block column, its part stays in L1 across
-    /// them. Measured on ResNet-50 (per-op minima): the 3×3 convolutions
+    /// L1's budget ([`Target::l1_budget`]). Then each outer iteration
+    /// would stream that from L2 again; inside one block column, its part
+    /// stays in L1 across them. Measured on ResNet-50 (per-op minima): the 3×3 convolutions
     /// on 7² and 14² gained 8–15% at 1 and 2 threads, those on 28² were
     /// even; for 1×1 convolutions, whose weights the kernel packs per
     /// reduction tile (hot in L2), it lost up to 15% on 14² and 28² and is
