@@ -102,14 +102,8 @@ impl Default for Target {
         Self {
             enabled: true,
             vector_bytes: 32,
-            // The host's sizes where sysfs gives them within the ranges
-            // the options accept (`l1-bytes`, `l2-bytes`).
-            l1: cache_size(1)
-                .filter(|n| (1 << 10..=1 << 30).contains(n))
-                .unwrap_or(32 << 10),
-            l2: cache_size(2)
-                .filter(|n| (1 << 12..=1 << 34).contains(n))
-                .unwrap_or(512 << 10),
+            l1: host_caches().0,
+            l2: host_caches().1,
             layouts: true,
             parallel: false,
             threads: 0,
@@ -153,10 +147,10 @@ impl Target {
         if let Some(v) = number("threads", 1, 1 << 16)? {
             t.threads = v;
         }
-        if let Some(v) = number("l1-bytes", 1 << 10, 1 << 30)? {
+        if let Some(v) = number("l1-bytes", L1_BYTES.0, L1_BYTES.1)? {
             t.l1 = v;
         }
-        if let Some(v) = number("l2-bytes", 1 << 12, 1 << 34)? {
+        if let Some(v) = number("l2-bytes", L2_BYTES.0, L2_BYTES.1)? {
             t.l2 = v;
         }
         match options.get_str("target") {
@@ -225,6 +219,30 @@ fn host_vector_bytes() -> u64 {
         }
     }
     16
+}
+
+/// The sizes `l1-bytes` accepts, and a detected L1 must lie in.
+const L1_BYTES: (u64, u64) = (1 << 10, 1 << 30);
+
+/// The sizes `l2-bytes` accepts, and a detected L2 must lie in.
+const L2_BYTES: (u64, u64) = (1 << 12, 1 << 34);
+
+/// The host's L1 and L2 data caches, read from sysfs once per process:
+/// each where sysfs gives it within the range its option accepts, else
+/// the fallback (32 KiB, 512 KiB).
+fn host_caches() -> (u64, u64) {
+    static CACHES: std::sync::OnceLock<(u64, u64)> = std::sync::OnceLock::new();
+    *CACHES.get_or_init(|| {
+        let within = |level, (lo, hi): (u64, u64), fallback| {
+            cache_size(level)
+                .filter(|n| (lo..=hi).contains(n))
+                .unwrap_or(fallback)
+        };
+        (
+            within(1, L1_BYTES, 32 << 10),
+            within(2, L2_BYTES, 512 << 10),
+        )
+    })
 }
 
 /// The data (or unified) cache of `level` of CPU 0, from Linux's sysfs.

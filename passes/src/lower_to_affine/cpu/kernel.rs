@@ -193,10 +193,7 @@ impl<'c> Emitter<'c> {
             tiles: vec![None; combo.len()],
             k_tile: None,
             pack: [
-                combo
-                    .first()
-                    .and_then(|m| pack::candidate(plan, op, m))
-                    .filter(|&n| op.blocked.as_ref().is_none_or(|b| b.operand != n)),
+                combo.first().and_then(|m| pack::candidate(plan, op, m)),
                 pack::row_candidate(plan, op, combo),
             ],
             panels: [None; 2],

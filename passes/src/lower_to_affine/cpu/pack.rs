@@ -34,13 +34,16 @@ pub(super) struct PanelSpan {
 }
 
 /// The operand to pack for the main segment `main` of `plan`'s vector
-/// iterator: the one operand read along it (a plain 2-D panel).
+/// iterator: the one operand read along it (a plain 2-D panel), unless it
+/// was laid out in micro-panels when compiling (`op.blocked`) and is read
+/// in place.
 pub(super) fn candidate(plan: &Plan, op: &Op<'_, '_, '_>, main: &Segment) -> Option<usize> {
     let (k, _) = plan.k_tile?;
     if plan.lanes != Lanes::Result || main.tile.is_none() || !main.vector {
         return None;
     }
     panel_operand(op.p, plan.vector, k, op.init)
+        .filter(|&n| op.blocked.as_ref().is_none_or(|b| b.operand != n))
 }
 
 /// The operand to pack for the rows of `combo` (the vector iterator's main
