@@ -47,10 +47,12 @@ mod shape_ops;
 mod shape_values;
 mod split_equal;
 mod stateful;
+mod text;
 mod typed;
 
 pub(crate) use attrs::Attrs;
 use emit::{escape, multichar};
+pub use text::ModuleText;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
@@ -84,6 +86,16 @@ pub struct Options {
 /// An unsupported op, attribute, element type or constant input, naming the
 /// node; an erased input that is not a graph input.
 pub fn translate(model: &Model, opts: &Options) -> Result<String, ImportError> {
+    translate_module(model, opts).map(ModuleText::into_string)
+}
+
+/// [`translate`], the text in pieces ([`ModuleText::write_to`] writes them
+/// without joining them first).
+///
+/// # Errors
+///
+/// As [`translate`].
+pub fn translate_module(model: &Model, opts: &Options) -> Result<ModuleText, ImportError> {
     let g = &model.graph;
     let inits: HashMap<&str, &TensorProto> = g
         .initializers
@@ -98,9 +110,14 @@ pub fn translate(model: &Model, opts: &Options) -> Result<String, ImportError> {
             )));
         }
     }
+    // The weights' hex is most of the text: the body is reserved for it,
+    // so that it is not copied each time the string grows.
+    let weight_bytes = g.initializers.iter().fold(0usize, |acc, t| {
+        acc.saturating_add(t.raw_data.as_ref().map_or(0, Vec::len))
+    });
     let mut t = Translator {
         opset: model.opset,
-        out: String::new(),
+        out: String::with_capacity(weight_bytes.saturating_mul(2).saturating_add(1 << 16)),
         next: 0,
         next_var: 0,
         values: HashMap::new(),
@@ -212,7 +229,7 @@ fn arguments(
 
 /// The function: the graph outputs as its results (a declared element type
 /// checked), the body with its declared shapes, the `return`.
-fn function_text(t: &mut Translator, g: &Graph, args: &[Val]) -> Result<String, ImportError> {
+fn function_text(t: &mut Translator, g: &Graph, args: &[Val]) -> Result<ModuleText, ImportError> {
     let mut results = Vec::new();
     for v in &g.outputs {
         let name = v.name.as_deref().unwrap_or("");
@@ -229,28 +246,31 @@ fn function_text(t: &mut Translator, g: &Graph, args: &[Val]) -> Result<String, 
         }
         results.push(val);
     }
-    let mut text = String::new();
     let ty = |v: &Val| v.ty();
     let arg_list: Vec<String> = args
         .iter()
         .map(|a| format!("{}: {}", a.ssa, ty(a)))
         .collect();
     let res_types: Vec<String> = results.iter().map(ty).collect();
-    let _ = writeln!(
-        text,
-        "func.func @main({}) -> ({}) {{",
+    let head = format!(
+        "func.func @main({}) -> ({}) {{\n",
         arg_list.join(", "),
         res_types.join(", ")
     );
-    text.push_str(&t.with_checks());
     let names: Vec<&str> = results.iter().map(|v| v.ssa.as_str()).collect();
-    let _ = writeln!(
-        text,
-        "  return {} : {}\n}}",
+    let tail = format!(
+        "  return {} : {}\n}}\n",
         names.join(", "),
         res_types.join(", ")
     );
-    Ok(text)
+    let mut checks = std::mem::take(&mut t.checks);
+    checks.sort_unstable_by_key(|c| c.0);
+    Ok(ModuleText {
+        head,
+        body: std::mem::take(&mut t.out),
+        checks,
+        tail,
+    })
 }
 
 /// The element type of a graph input or output.

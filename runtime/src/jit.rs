@@ -12,12 +12,24 @@ pub struct Jit<'p, 'c> {
     /// pointers ([`crate::ffi::take_arguments_as_array`]) instead of one
     /// pointer per buffer.
     pub(crate) array_arguments: bool,
+    /// The engines of the helper parts the entry's code calls, when the
+    /// module was split (`split`); they outlive `engine`'s calls.
+    pub(crate) helpers: Vec<ffi::Engine>,
     pub(crate) _module: Module<'c>,
+    /// The split module's parts (the entry's first), when it was split.
+    pub(crate) _parts: Vec<Module<'c>>,
     /// The bytes the engine's constants are bound to (dropped after it).
     pub(crate) _constants: ffi::BoundConstants,
 }
 
 impl Jit<'_, '_> {
+    /// The parts LLVM compiled the code in, one engine and one thread each
+    /// (1 when the module was not split; see
+    /// [`Program::set_compile_threads`]).
+    pub fn code_parts(&self) -> usize {
+        1 + self.helpers.len()
+    }
+
     /// Checks `inputs` against the signature, calls the function, and
     /// returns its results.
     ///

@@ -28,12 +28,14 @@ mod jit;
 mod memory;
 mod module;
 mod profile;
+mod split;
 
 pub use jit::Jit;
 use module::*;
 pub use profile::{OpTime, Profile, ProfiledOp};
 
 use std::{
+    collections::HashSet,
     fmt,
     path::Path,
     time::{Duration, Instant},
@@ -184,6 +186,8 @@ pub struct Program<'c> {
     lowering: Lowering,
     /// The timed ops ([`Lowering::CpuProfiled`]).
     profile: Option<Vec<ProfiledOp>>,
+    /// Threads LLVM compiles the code on ([`Program::set_compile_threads`]).
+    compile_threads: usize,
     _diagnostics: SourceDiagnostics<'c>,
 }
 
@@ -376,6 +380,7 @@ impl<'c> Program<'c> {
             threads,
             lowering,
             profile,
+            compile_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             _diagnostics: diagnostics,
         })
     }
@@ -437,6 +442,15 @@ impl<'c> Program<'c> {
         .map_err(located)
     }
 
+    /// Sets the threads LLVM compiles the code of [`Program::jit`] on (at
+    /// least 1; by default the machine's cores). A module whose nests
+    /// were outlined into helpers (more than 64 nests) is split into that
+    /// many parts at most, each compiled by its own engine on its own
+    /// thread (see `split`); the code is the same.
+    pub fn set_compile_threads(&mut self, threads: usize) {
+        self.compile_threads = threads.max(1);
+    }
+
     /// The entry function's name.
     pub fn entry(&self) -> &str {
         &self.entry
@@ -488,12 +502,33 @@ impl<'c> Program<'c> {
         // flattened where they have many rows (see `ffi::globals`).
         let constants = ffi::bind_constants(self.context, &module);
         ffi::flatten_constant_globals(&module);
-        let engine = ffi::Engine::new(
-            &module,
-            (self.threads > 1).then(openmp_runtime).transpose()?,
-            self.profile.is_some(),
-        )?;
-        engine.bind(&constants);
+        let library = (self.threads > 1).then(openmp_runtime).transpose()?;
+        let profile = self.profile.is_some();
+        let (engine, helpers, parts) = match split::parts(&module, &entry, self.compile_threads) {
+            None => {
+                let engine = ffi::Engine::new(&module, library, profile)?;
+                engine.bind(&constants);
+                (engine, Vec::new(), Vec::new())
+            }
+            Some(groups) => {
+                // Each helper part is a copy; the module itself becomes the
+                // entry's part.
+                let parts: Vec<(Module<'c>, Vec<String>)> = groups
+                    .into_iter()
+                    .map(|names| {
+                        let part = ffi::clone_module(&module);
+                        let keep = names.iter().map(String::as_str).collect();
+                        split::restrict(self.context, &part, &keep);
+                        (part, names)
+                    })
+                    .collect();
+                split::restrict(self.context, &module, &HashSet::from([entry.as_str()]));
+                let (engine, helpers) =
+                    ffi::compile_parts(&module, &parts, library, profile, &constants)?;
+                let parts = parts.into_iter().map(|(m, _)| m).collect();
+                (engine, helpers, parts)
+            }
+        };
         // The engine generates the code on the first lookup: now, so that
         // the time to compile includes it.
         let _ = engine.packed(&entry);
@@ -502,7 +537,9 @@ impl<'c> Program<'c> {
             engine,
             entry,
             array_arguments,
+            helpers,
             _module: module,
+            _parts: parts,
             _constants: constants,
         })
     }

@@ -230,24 +230,6 @@ impl Translator {
     pub(super) fn out_spec(&self, _node: &NodeProto, _i: usize) -> String {
         "...".into()
     }
-
-    /// The body with each declared shape inserted into its op's attributes.
-    pub(super) fn with_checks(&mut self) -> String {
-        self.checks.sort_unstable_by_key(|c| c.0);
-        let mut text = String::with_capacity(self.out.len() + 48 * self.checks.len());
-        let mut from = 0;
-        for (at, dict, spec) in &self.checks {
-            text.push_str(&self.out[from..*at]);
-            if *dict {
-                let _ = write!(text, ", ocannl.declared_shape = \"{spec}\"");
-            } else {
-                let _ = write!(text, " {{ocannl.declared_shape = \"{spec}\"}}");
-            }
-            from = *at;
-        }
-        text.push_str(&self.out[from..]);
-        text
-    }
 }
 
 /// Appends `bytes` in upper-case hex, two digits a byte (MLIR's hex form of

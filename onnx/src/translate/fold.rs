@@ -27,6 +27,7 @@
 
 mod rewrite;
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use super::Attrs;
@@ -62,11 +63,11 @@ enum Kind {
 }
 
 /// A product whose output channels can take a per-channel affine map.
-struct Product {
+struct Product<'a> {
     kind: Kind,
     /// The weights' ONNX element type (`FLOAT` or `DOUBLE`).
     data_type: i32,
-    weight: Tensor,
+    weight: Cow<'a, Tensor>,
     /// Conv's `B`, Gemm's `C` (absent when `beta` is 0).
     bias: Option<Tensor>,
     /// The output channels (`M`, Gemm's and MatMul's `N`).
@@ -75,7 +76,7 @@ struct Product {
     rank: Option<usize>,
 }
 
-impl Product {
+impl Product<'_> {
     /// The channel axis of the output, counted from its end.
     fn channel_from_end(&self) -> usize {
         match self.kind {
@@ -210,13 +211,15 @@ impl<'g> Scan<'g> {
     }
 
     /// A constant input's data: an initializer or a `Constant`'s output.
-    fn constant(&self, name: &str) -> Option<Tensor> {
+    /// (Borrowed when it is an initializer: a model's weights are its
+    /// largest tensors.)
+    fn constant(&self, name: &str) -> Option<Cow<'_, Tensor>> {
         if let Some(t) = self.consts.get(name) {
-            return Some(t.clone());
+            return Some(Cow::Borrowed(t));
         }
         let node = self.constant_nodes.get(name)?;
         checked(node)?;
-        super::constants::constant_value(node).ok()
+        super::constants::constant_value(node).ok().map(Cow::Owned)
     }
 
     /// `node`'s input `i`, when it is a constant of the element type.
@@ -224,10 +227,11 @@ impl<'g> Scan<'g> {
         let name = node.input.get(i).filter(|s| !s.is_empty())?;
         self.constant(name)
             .filter(|t| t.data_type == data_type && !t.is_empty())
+            .map(Cow::into_owned)
     }
 
     /// A product with constant float weights, whose output may fold.
-    fn product(&self, node: &NodeProto) -> Option<Product> {
+    fn product(&self, node: &NodeProto) -> Option<Product<'_>> {
         let op = checked(node)?;
         if node.output.len() != 1 || node.output[0].is_empty() {
             return None;
@@ -288,7 +292,7 @@ impl<'g> Scan<'g> {
 
     /// What `node`, reading `y` (the product's output), does to it as a
     /// per-channel `* s + t`, when it folds.
-    fn step(&self, node: &NodeProto, y: &str, p: &Product) -> Option<(Vec<f64>, Vec<f64>)> {
+    fn step(&self, node: &NodeProto, y: &str, p: &Product<'_>) -> Option<(Vec<f64>, Vec<f64>)> {
         let op = checked(node)?;
         let out_ok = node.output.first().is_some_and(|o| !o.is_empty())
             && node.output.iter().skip(1).all(String::is_empty);
@@ -312,7 +316,7 @@ impl<'g> Scan<'g> {
 
     /// BatchNormalization in inference form over the product's channels:
     /// `s = scale / sqrt(var + epsilon)`, `t = bias - mean * s`.
-    fn batch_norm(&self, node: &NodeProto, p: &Product) -> Option<(Vec<f64>, Vec<f64>)> {
+    fn batch_norm(&self, node: &NodeProto, p: &Product<'_>) -> Option<(Vec<f64>, Vec<f64>)> {
         let a = Attrs::of(node);
         let inference = a.int("training_mode").unwrap_or(0) == 0;
         if !inference || a.int("spatial").unwrap_or(1) != 1 || node.input.len() != 5 {
@@ -380,7 +384,7 @@ fn gemm_c_fits(dims: &[u64], n: usize) -> bool {
 
 /// A constant's values per output channel, when it broadcasts only along
 /// the channel axis (every other dim 1, no more axes than the output).
-fn per_channel(c: &Tensor, p: &Product) -> Option<Vec<f64>> {
+fn per_channel(c: &Tensor, p: &Product<'_>) -> Option<Vec<f64>> {
     let q = c.dims.len();
     // A MatMul's rank is at least 1.
     if q > p.rank.unwrap_or(1) {

@@ -15,7 +15,7 @@ use std::{
 };
 
 use clap::Parser;
-use ocannl_onnx::{Model, Options, translate};
+use ocannl_onnx::{Model, Options, translate_module};
 
 /// Translate an ONNX model to the ocannl dialect: graph inputs become the
 /// arguments of `@main`, graph outputs its results, initializers and
@@ -68,6 +68,7 @@ fn main() -> ExitCode {
         Ok(m) => m,
         Err(e) => return fail(format!("{shown}: error: {e}")),
     };
+    drop(bytes);
     let source = cli
         .model
         .file_name()
@@ -78,19 +79,26 @@ fn main() -> ExitCode {
         source,
         no_fold: cli.no_fold,
     };
-    let text = match translate(&model, &opts) {
+    let text = match translate_module(&model, &opts) {
         Ok(t) => t,
         Err(e) => return fail(format!("{shown}: error: {e}")),
     };
+    drop(model);
+    // The pieces are written as they are, not joined first (see
+    // `ModuleText`).
+    let write = |w: &mut dyn Write| -> io::Result<()> {
+        let mut w = io::BufWriter::with_capacity(1 << 20, w);
+        text.write_to(&mut w)?;
+        w.flush()
+    };
     let written = match &cli.output {
-        Some(path) => std::fs::write(path, text.as_bytes())
+        Some(path) => std::fs::File::create(path)
+            .and_then(|mut f| write(&mut f))
             .map_err(|e| format!("{}: error: cannot write: {e}", path.display())),
         None if ocannl_passes::driver::stdout_closed_at_start() => {
             Err("error: cannot write the output: standard output is closed".to_string())
         }
-        None => io::stdout()
-            .lock()
-            .write_all(text.as_bytes())
+        None => write(&mut io::stdout().lock())
             .map_err(|e| format!("error: cannot write the output: {e}")),
     };
     match written {

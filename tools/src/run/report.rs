@@ -67,7 +67,9 @@ fn summary(a: &Array) -> String {
 }
 
 /// Prints the `--bench` line of a run on the CPU: the median, least and
-/// most of `times` (one per run of `'@entry'`, at least one).
+/// most of `times` (one per run of `'@entry'`, at least one), the time to
+/// compile, and the parts LLVM compiled the code in when more than one
+/// (each on its own thread: `Program::set_compile_threads`).
 ///
 /// # Errors
 ///
@@ -77,19 +79,24 @@ pub fn print_bench(
     entry: &str,
     mut times: Vec<Duration>,
     threads: usize,
-    compile_time: Duration,
+    (compile_time, parts): (Duration, usize),
 ) -> Result<(), Error> {
     let n = times.len();
     times.sort();
     let median = times[times.len() / 2];
     say!(
         out,
-        "bench: {n} runs of '@{}', median {:.3} ms (min {:.3} ms, max {:.3} ms), {threads} thread(s); compiled in {:.1} ms",
+        "bench: {n} runs of '@{}', median {:.3} ms (min {:.3} ms, max {:.3} ms), {threads} thread(s); compiled in {:.1} ms{}",
         entry,
         median.as_secs_f64() * 1e3,
         times[0].as_secs_f64() * 1e3,
         times[times.len() - 1].as_secs_f64() * 1e3,
-        compile_time.as_secs_f64() * 1e3
+        compile_time.as_secs_f64() * 1e3,
+        if parts > 1 {
+            format!(" (the code in {parts} parts, one thread each)")
+        } else {
+            String::new()
+        }
     );
     Ok(())
 }

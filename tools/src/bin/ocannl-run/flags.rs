@@ -167,6 +167,20 @@ pub(super) fn nvptx_features(cli: &Cli) -> Result<String, Error> {
 /// for them), else every core; checked against the process's limits
 /// ([`check_threads`]) when they will run.
 fn thread_count(cli: &Cli, gpu_emit: bool) -> Result<usize, Error> {
+    match cli.compile_threads {
+        Some(_) if cli.emit.is_some() || cli.target == Target::Cuda => {
+            return Err(Error::new(
+                "--compile-threads sets the threads the JIT compiles host code on: not with --emit or --target cuda",
+            ));
+        }
+        Some(0) => return Err(Error::new("--compile-threads needs at least 1 thread")),
+        Some(n) if n > MAX_THREADS => {
+            return Err(Error::new(format!(
+                "--compile-threads takes at most {MAX_THREADS} threads (got {n})"
+            )));
+        }
+        _ => {}
+    }
     if cli.threads.is_some() && (cli.target != Target::Cpu || gpu_emit) {
         return Err(Error::new(
             "--threads sets the OpenMP threads of the CPU's loops: not with --target cuda|grid-on-cpu or --emit ptx|cubin",

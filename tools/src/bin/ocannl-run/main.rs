@@ -88,6 +88,11 @@ struct Cli {
     /// Threads for the parallel loops (default: every core; 1: no OpenMP).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
+    /// Threads LLVM compiles the code on (default: every core): a function
+    /// of more than 64 loop nests, whose nests are outlined into helpers,
+    /// is compiled in up to N parts at once. The code is the same.
+    #[arg(long, value_name = "N")]
+    compile_threads: Option<usize>,
     /// Write generated code (optimised for the host at O3) instead of
     /// running.
     #[arg(long, value_enum, requires = "output")]
@@ -288,7 +293,7 @@ fn run_binding(
     runs: &mut [Run],
 ) -> Result<(), Error> {
     let started = Instant::now();
-    let program = Program::compile_lowered(
+    let mut program = Program::compile_lowered(
         context,
         file.path(),
         cli.entry.as_deref(),
@@ -297,6 +302,9 @@ fn run_binding(
         lowering(cli)?,
     )
     .map_err(|e| Error::new(file.rename(e.to_string())))?;
+    if let Some(n) = cli.compile_threads {
+        program.set_compile_threads(n);
+    }
     if let (Some(kind), Some(file)) = (cli.emit, &cli.output) {
         return emit(out, &program, kind, file);
     }
@@ -383,7 +391,7 @@ fn time_runs(
         print_profile(out, entry, &profile, threads)?;
     } else if let Some(n) = cli.bench {
         let times = jit.bench(inputs, n)?;
-        print_bench(out, entry, times, threads, compile_time)?;
+        print_bench(out, entry, times, threads, (compile_time, jit.code_parts()))?;
     }
     Ok(())
 }
