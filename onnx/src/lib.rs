@@ -23,7 +23,7 @@ pub use model::{
     wire,
 };
 pub use tensor::{Elem, Tensor};
-pub use translate::{ModuleText, Options, translate, translate_module};
+pub use translate::{ModuleText, Options, translate, translate_model, translate_module};
 
 /// The ONNX protobuf messages (`package onnx`), generated from
 /// `proto/onnx.proto`.

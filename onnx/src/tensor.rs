@@ -195,10 +195,27 @@ impl Tensor {
     /// Data that does not match the dims or an unsupported element type.
     pub fn decode(t: &TensorProto) -> Result<Self, String> {
         crate::model::check_tensor_data(t).map_err(|e| e.message)?;
+        Ok(Self::assemble(t, t.raw_data.clone()))
+    }
+
+    /// [`Tensor::decode`], the raw data moved out of `t` instead of copied
+    /// (a model's weights are most of its bytes).
+    ///
+    /// # Errors
+    ///
+    /// As [`Tensor::decode`] (`t` then keeps its data).
+    pub fn decode_taking(t: &mut TensorProto) -> Result<Self, String> {
+        crate::model::check_tensor_data(t).map_err(|e| e.message)?;
+        let raw = t.raw_data.take();
+        Ok(Self::assemble(t, raw))
+    }
+
+    /// `t` (checked) decoded, with `raw` as its raw data.
+    fn assemble(t: &TensorProto, raw: Option<Vec<u8>>) -> Self {
         let data_type = t.data_type.unwrap_or(0);
         let dims = t.dims.iter().map(|&d| d as u64).collect();
-        let bytes = if let Some(raw) = &t.raw_data {
-            raw.clone()
+        let bytes = if let Some(raw) = raw {
+            raw
         } else {
             let mut b = Vec::new();
             match D::try_from(data_type).ok() {
@@ -219,11 +236,11 @@ impl Tensor {
             }
             b
         };
-        Ok(Self {
+        Self {
             data_type,
             dims,
             bytes,
-        })
+        }
     }
 
     /// The first cell as a scalar attribute of `elem` (this tensor's own

@@ -96,12 +96,49 @@ pub fn translate(model: &Model, opts: &Options) -> Result<String, ImportError> {
 ///
 /// As [`translate`].
 pub fn translate_module(model: &Model, opts: &Options) -> Result<ModuleText, ImportError> {
-    let g = &model.graph;
-    let inits: HashMap<&str, &TensorProto> = g
-        .initializers
+    check_erased(&model.graph, opts)?;
+    let mut consts = HashMap::new();
+    for (name, tp) in initializers(&model.graph) {
+        let tensor = Tensor::decode(tp).map_err(ImportError::model)?;
+        consts.insert(name.to_owned(), tensor);
+    }
+    translate_with(model, consts, opts)
+}
+
+/// [`translate_module`] of a model given up: the initializers' data is
+/// moved into the translation instead of copied (a model's weights are
+/// most of its bytes).
+///
+/// # Errors
+///
+/// As [`translate`].
+pub fn translate_model(mut model: Model, opts: &Options) -> Result<ModuleText, ImportError> {
+    check_erased(&model.graph, opts)?;
+    // The last initializer of a name is the one read, as in `initializers`.
+    let mut consts = HashMap::new();
+    for tp in model.graph.initializers.iter_mut().rev() {
+        let Some(name) = tp.name.clone() else {
+            continue;
+        };
+        if let std::collections::hash_map::Entry::Vacant(e) = consts.entry(name) {
+            e.insert(Tensor::decode_taking(tp).map_err(ImportError::model)?);
+        }
+    }
+    translate_with(&model, consts, opts)
+}
+
+/// The initializers by name (the last of a name).
+fn initializers(g: &Graph) -> HashMap<&str, &TensorProto> {
+    g.initializers
         .iter()
         .filter_map(|t| Some((t.name.as_deref()?, t)))
-        .collect();
+        .collect()
+}
+
+/// Each input `--erase-input-shapes` names is a graph input that is not an
+/// initializer.
+fn check_erased(g: &Graph, opts: &Options) -> Result<(), ImportError> {
+    let inits = initializers(g);
     let input_names: HashSet<&str> = g.inputs.iter().filter_map(|v| v.name.as_deref()).collect();
     for e in &opts.erase_inputs {
         if !input_names.contains(e.as_str()) || inits.contains_key(e.as_str()) {
@@ -110,18 +147,25 @@ pub fn translate_module(model: &Model, opts: &Options) -> Result<ModuleText, Imp
             )));
         }
     }
-    // The weights' hex is most of the text: the body is reserved for it,
-    // so that it is not copied each time the string grows.
-    let weight_bytes = g.initializers.iter().fold(0usize, |acc, t| {
-        acc.saturating_add(t.raw_data.as_ref().map_or(0, Vec::len))
-    });
+    Ok(())
+}
+
+/// The translation, the initializers decoded (`consts`).
+fn translate_with(
+    model: &Model,
+    consts: HashMap<String, Tensor>,
+    opts: &Options,
+) -> Result<ModuleText, ImportError> {
+    let g = &model.graph;
+    let inits = initializers(g);
     let mut t = Translator {
         opset: model.opset,
-        out: String::with_capacity(weight_bytes.saturating_mul(2).saturating_add(1 << 16)),
+        out: String::new(),
+        blobs: Vec::new(),
         next: 0,
         next_var: 0,
         values: HashMap::new(),
-        consts: HashMap::new(),
+        consts,
         declared: HashMap::new(),
         outputs: g.outputs.iter().filter_map(|v| v.name.clone()).collect(),
         undefined: HashMap::new(),
@@ -143,10 +187,6 @@ pub fn translate_module(model: &Model, opts: &Options) -> Result<ModuleText, Imp
                 t.declared.insert(name.to_owned(), shape);
             }
         }
-    }
-    for (name, tp) in &inits {
-        let tensor = Tensor::decode(tp).map_err(ImportError::model)?;
-        t.consts.insert((*name).to_owned(), tensor);
     }
     let args = arguments(&mut t, g, &inits, &opts.erase_inputs)?;
     let plan = if opts.no_fold {
@@ -269,6 +309,7 @@ fn function_text(t: &mut Translator, g: &Graph, args: &[Val]) -> Result<ModuleTe
         head,
         body: std::mem::take(&mut t.out),
         checks,
+        blobs: std::mem::take(&mut t.blobs),
         tail,
     })
 }
@@ -410,6 +451,9 @@ struct Translator {
     /// Declared shapes to check: (offset, has a dictionary, spec), one per
     /// op at most.
     checks: Vec<(usize, bool, String)>,
+    /// Where in `out` each large constant's data goes, as hex (written with
+    /// the text, not kept in it: see `ModuleText`), and the data.
+    blobs: Vec<(usize, Vec<u8>)>,
     /// Operands of different element types met by `emit` (an error for
     /// the node being translated).
     mixed: Option<String>,

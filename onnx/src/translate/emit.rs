@@ -52,13 +52,27 @@ impl Translator {
             let _ = write!(shape, "{d}x");
         }
         let tail = format!("\"> : tensor<{shape}{}>", elem.mlir());
-        // The attribute is written once, into a string of its size: a
-        // model's weights are most of the file (see `hex`).
-        let mut value = String::with_capacity(18 + 2 * bytes.len() + tail.len());
-        value.push_str("value = dense<\"0x");
-        hex(&mut value, bytes);
-        value.push_str(&tail);
-        Ok(self.emit("constant", &[], &value, elem, spec, dims))
+        if bytes.len() < BLOB_BYTES {
+            let mut value = String::with_capacity(18 + 2 * bytes.len() + tail.len());
+            value.push_str("value = dense<\"0x");
+            hex(&mut value, bytes);
+            value.push_str(&tail);
+            return Ok(self.emit("constant", &[], &value, elem, spec, dims));
+        }
+        // A model's weights are most of the file: their hex is written with
+        // the text, where the marker (a control character, which no
+        // escaped name holds) is, not kept in it (see `ModuleText`).
+        let data = bytes.to_vec();
+        let value = format!("value = dense<\"0x{BLOB_MARK}{tail}");
+        let start = self.out.len();
+        let v = self.emit("constant", &[], &value, elem, spec, dims);
+        let at = start
+            + self.out[start..]
+                .find(BLOB_MARK)
+                .expect("the constant's text holds its marker");
+        self.out.remove(at);
+        self.blobs.push((at, data));
+        Ok(v)
     }
 
     /// A scalar constant.
@@ -232,11 +246,19 @@ impl Translator {
     }
 }
 
+/// Constants of this many bytes or more have their hex written with the
+/// text, not kept in it.
+const BLOB_BYTES: usize = 4096;
+
+/// Where a large constant's hex goes, in the op's text until it is
+/// recorded.
+const BLOB_MARK: char = '\u{1}';
+
 /// Appends `bytes` in upper-case hex, two digits a byte (MLIR's hex form of
 /// a dense attribute's data). A table instead of `write!(.., "{b:02X}")`,
 /// which went through the formatter once a byte: half of the importer's
 /// time on ResNet-50's 100 MB of weights.
-fn hex(out: &mut String, bytes: &[u8]) {
+pub(super) fn hex(out: &mut String, bytes: &[u8]) {
     const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
     out.extend(bytes.iter().flat_map(|&b| {
         [

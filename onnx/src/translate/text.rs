@@ -15,25 +15,58 @@ pub struct ModuleText {
     /// Where in `body` each check goes (sorted), whether it joins an
     /// attribute dictionary, and the declared shape's spec.
     pub(super) checks: Vec<(usize, bool, String)>,
+    /// Where in `body` each large constant's data goes, as hex (in order),
+    /// and the data.
+    pub(super) blobs: Vec<(usize, Vec<u8>)>,
     pub(super) tail: String,
+}
+
+/// What goes into the body at a position.
+enum Insert<'a> {
+    Check(bool, &'a str),
+    Blob(&'a [u8]),
 }
 
 impl ModuleText {
     /// Each piece of the text, in order.
     fn pieces<E>(&self, mut f: impl FnMut(&str) -> Result<(), E>) -> Result<(), E> {
         f(&self.head)?;
+        // Checks and blobs in the order of their positions (a check at the
+        // position of a blob comes first: it belongs to the op before).
+        let mut inserts: Vec<(usize, u8, Insert<'_>)> = self
+            .checks
+            .iter()
+            .map(|(at, dict, spec)| (*at, 0, Insert::Check(*dict, spec)))
+            .chain(
+                self.blobs
+                    .iter()
+                    .map(|(at, data)| (*at, 1, Insert::Blob(data))),
+            )
+            .collect();
+        inserts.sort_by_key(|(at, kind, _)| (*at, *kind));
         let mut from = 0;
-        let mut check = String::new();
-        for (at, dict, spec) in &self.checks {
-            f(&self.body[from..*at])?;
-            check.clear();
-            if *dict {
-                let _ = write!(check, ", ocannl.declared_shape = \"{spec}\"");
-            } else {
-                let _ = write!(check, " {{ocannl.declared_shape = \"{spec}\"}}");
+        let mut text = String::new();
+        for (at, _, insert) in inserts {
+            f(&self.body[from..at])?;
+            match insert {
+                Insert::Check(dict, spec) => {
+                    text.clear();
+                    if dict {
+                        let _ = write!(text, ", ocannl.declared_shape = \"{spec}\"");
+                    } else {
+                        let _ = write!(text, " {{ocannl.declared_shape = \"{spec}\"}}");
+                    }
+                    f(&text)?;
+                }
+                Insert::Blob(data) => {
+                    for chunk in data.chunks(1 << 16) {
+                        text.clear();
+                        super::emit::hex(&mut text, chunk);
+                        f(&text)?;
+                    }
+                }
             }
-            f(&check)?;
-            from = *at;
+            from = at;
         }
         f(&self.body[from..])?;
         f(&self.tail)
@@ -51,12 +84,117 @@ impl ModuleText {
     /// The text as one string.
     #[must_use]
     pub fn into_string(self) -> String {
-        let len = self.head.len() + self.body.len() + self.tail.len() + 48 * self.checks.len();
+        let blobs: usize = self.blobs.iter().map(|(_, d)| 2 * d.len()).sum();
+        let len =
+            self.head.len() + self.body.len() + self.tail.len() + 48 * self.checks.len() + blobs;
         let mut text = String::with_capacity(len);
         let _ = self.pieces(|s| {
             text.push_str(s);
             Ok::<(), ()>(())
         });
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use prost::Message;
+
+    use crate::proto::{
+        GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto, TensorShapeProto,
+        TypeProto, ValueInfoProto, tensor_proto::DataType as D, tensor_shape_proto::Dimension,
+        tensor_shape_proto::dimension::Value as Dim, type_proto,
+    };
+    use crate::{Model, Options};
+
+    fn value(name: &str, n: i64) -> ValueInfoProto {
+        ValueInfoProto {
+            name: Some(name.into()),
+            r#type: Some(TypeProto {
+                value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                    elem_type: Some(D::Float as i32),
+                    shape: Some(TensorShapeProto {
+                        dim: vec![Dimension {
+                            value: Some(Dim::DimValue(n)),
+                            ..Default::default()
+                        }],
+                    }),
+                })),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    /// `y = x + w + v`, `w` large (its hex written with the text), `v`
+    /// small (kept in it), `y` declared (a check inserted in the body).
+    fn model() -> (Model, Vec<u8>) {
+        let n = 2048;
+        let w: Vec<u8> = (0..n)
+            .flat_map(|i| (i as f32 * 0.5).to_le_bytes())
+            .collect();
+        let init = |name: &str, len: i64, raw: Vec<u8>| TensorProto {
+            name: Some(name.into()),
+            dims: vec![len],
+            data_type: Some(D::Float as i32),
+            raw_data: Some(raw),
+            ..Default::default()
+        };
+        let add = |name: &str, a: &str, b: &str, out: &str| NodeProto {
+            name: Some(name.into()),
+            op_type: Some("Add".into()),
+            input: vec![a.into(), b.into()],
+            output: vec![out.into()],
+            ..Default::default()
+        };
+        let bytes = ModelProto {
+            ir_version: Some(9),
+            opset_import: vec![OperatorSetIdProto {
+                domain: Some(String::new()),
+                version: Some(17),
+            }],
+            graph: Some(GraphProto {
+                name: Some("g".into()),
+                node: vec![add("a", "x", "w", "s"), add("b", "s", "v", "y")],
+                initializer: vec![
+                    init("w", n, w.clone()),
+                    init("v", 1, 3f32.to_le_bytes().to_vec()),
+                ],
+                input: vec![value("x", n)],
+                output: vec![value("y", n)],
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+        .encode_to_vec();
+        (Model::from_bytes(&bytes).expect("a valid model"), w)
+    }
+
+    #[test]
+    fn written_pieces_are_the_joined_text_with_the_hex_in_place() {
+        let (m, w) = model();
+        let opts = Options {
+            source: "m.onnx".into(),
+            ..Default::default()
+        };
+        let joined = crate::translate(&m, &opts).unwrap();
+        let mut written = Vec::new();
+        crate::translate_model(m, &opts)
+            .unwrap()
+            .write_to(&mut written)
+            .unwrap();
+        assert_eq!(String::from_utf8(written).unwrap(), joined);
+        let mut hex = String::new();
+        super::super::emit::hex(&mut hex, &w);
+        assert!(
+            joined.contains(&format!("value = dense<\"0x{hex}\"> : tensor<2048xf32>")),
+            "{joined}"
+        );
+        assert!(joined.contains("value = 0x40400000 : f32"), "{joined}");
+        assert!(
+            joined.contains("ocannl.declared_shape = \"2048\""),
+            "{joined}"
+        );
+        assert!(!joined.contains('\u{1}'));
     }
 }

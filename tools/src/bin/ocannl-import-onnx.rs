@@ -15,7 +15,7 @@ use std::{
 };
 
 use clap::Parser;
-use ocannl_onnx::{Model, Options, translate_module};
+use ocannl_onnx::{Model, Options, translate_model};
 
 /// Translate an ONNX model to the ocannl dialect: graph inputs become the
 /// arguments of `@main`, graph outputs its results, initializers and
@@ -79,11 +79,10 @@ fn main() -> ExitCode {
         source,
         no_fold: cli.no_fold,
     };
-    let text = match translate_module(&model, &opts) {
+    let text = match translate_model(model, &opts) {
         Ok(t) => t,
         Err(e) => return fail(format!("{shown}: error: {e}")),
     };
-    drop(model);
     // The pieces are written as they are, not joined first (see
     // `ModuleText`).
     let write = |w: &mut dyn Write| -> io::Result<()> {
