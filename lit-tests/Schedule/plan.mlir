@@ -83,12 +83,14 @@ func.func @conv_channels_last(%x: !ocannl.tensor<f32, "30,30,512">, %w: !ocannl.
 // output channels (16 × 9 × 512 cells on AVX-512, 40 × 9 × 512 on AVX2)
 // overflow L1 and are read in place (not packed per tile): the output rows
 // run inside each block column's loop (outer_in_block), where that block
-// column's weights stay in L1 across them.
+// column's weights stay in L1 across them. On AVX-512 its 49 pixels make
+// the register block fill every register (7 × 4, not 7 × 3) and the
+// micro-panel take the whole L1 (16 channels a tile, not 8).
 // BLESS CHECK AVX512
 // CHECK-LABEL: func.func @conv_small_image(
 // CHECK: ocannl.einsum{{.*}}ocannl.schedule = {k_tile = array<i64: 3, 40>, kind = "cpu", lanes = "result", outer = array<i64: 0>, outer_in_block = true, reductions = array<i64: 3, 5, 4>, unroll = [array<i64: 2, 2, 1456>, array<i64: 1, 6, 816>], vector = 2 : i64, width = 8 : i64}
 // AVX512-LABEL: func.func @conv_small_image(
-// AVX512: ocannl.einsum{{.*}}ocannl.schedule = {k_tile = array<i64: 3, 8>, kind = "cpu", lanes = "result", outer = array<i64: 0>, outer_in_block = true, parallel = true, reductions = array<i64: 3, 5, 4>, unroll = [array<i64: 2, 3, 7248>, array<i64: 1, 7, 4095>], vector = 2 : i64, width = 16 : i64}
+// AVX512: ocannl.einsum{{.*}}ocannl.schedule = {k_tile = array<i64: 3, 16>, kind = "cpu", lanes = "result", outer = array<i64: 0>, outer_in_block = true, parallel = true, reductions = array<i64: 3, 5, 4>, unroll = [array<i64: 2, 4, 3584>, array<i64: 1, 7, 2044>], vector = 2 : i64, width = 16 : i64}
 func.func @conv_small_image(%x: !ocannl.tensor<f32, "9,9,512">, %w: !ocannl.tensor<f32, "3,3,512,512">) -> !ocannl.tensor<f32, "7,7,512"> {
   %y = "ocannl.einsum"(%x, %w) {spec = "o0+k0,o1+k1,c; k0,k1,c,m => o0,o1,m"} : (!ocannl.tensor<f32, "9,9,512">, !ocannl.tensor<f32, "3,3,512,512">) -> !ocannl.tensor<f32, "7,7,512">
   return %y : !ocannl.tensor<f32, "7,7,512">

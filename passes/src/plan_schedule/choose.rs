@@ -321,14 +321,23 @@ impl Nest<'_> {
             .max_by_key(|&&r| space[r])
             .expect("a contraction has a reduction");
         let taps = extents_but(space, &self.reductions, k);
+        let pixels = extents_but(space, &self.parallel, v);
+        let window = Window::of(taps, pixels, self.target.registers());
         let (rows, cols) = block_shape(
             self.target.registers(),
             row.map_or(1, |u| space[u]),
             space[v] / self.width,
-            taps > 1,
+            window,
         );
         let step_bytes = taps * cols * self.width * elem_bytes;
-        let fit = (self.target.l1_budget() / step_bytes.max(1)).max(4);
+        // A few pixels' rows sweep the micro-panel a few times only: it
+        // may take the whole L1.
+        let budget = if window == Window::FewPixels {
+            self.target.l1
+        } else {
+            self.target.l1_budget()
+        };
+        let fit = (budget / step_bytes.max(1)).max(4);
         let fit = if fit >= 8 { fit / 8 * 8 } else { fit };
         let kc = KC.min(fit).min(space[k]);
         let kc = self.streamed_result_tile(v, row, k, taps).unwrap_or(kc);
@@ -503,7 +512,22 @@ fn outer_loops(parallel: &[usize], unrolled: &[Unrolled]) -> Vec<usize> {
 /// and 6 × 4 by 5–6% on 256 on 56², 128 on 112² and 64 on 56²; 7 × 3 beat
 /// 7 × 2 by 2–3% on 512 on 14² and 256 on 14² (`docs/performance.md`).
 /// Matrix products and 1×1 convolutions keep the measured model.
-fn block_shape(registers: u64, row_extent: u64, vectors: u64, taps: bool) -> (u64, u64) {
+///
+/// A convolution whose weights serve at most [`FEW_PIXELS`] pixels (a
+/// last stage's 7²) may fill every register: its row broadcasts are the
+/// FMAs' memory operands, and its wider columns sweep the input fewer
+/// times. ResNet-50's 3×3 512 → 512 on 7² went from 7 × 3 to 7 × 4, 11–19%
+/// faster in the model at one thread (the micro-panel then takes the
+/// whole L1: see `contraction_block`); on 14² the same block was even to
+/// 15% slower, on 28² and 56² 5–11% slower (`docs/performance.md`).
+fn block_shape(registers: u64, row_extent: u64, vectors: u64, window: Window) -> (u64, u64) {
+    let taps = window != Window::None;
+    // Registers a block may not take: the broadcast's and LLVM's spares.
+    let reserved = if window == Window::FewPixels {
+        0
+    } else {
+        1 + SPARE_REGISTERS
+    };
     let max_cols = (registers / 8).min(vectors).max(1);
     let broadcast = if taps { BROADCAST_SLOT } else { 0.0 };
     let clear_gain = if taps { 0.99 } else { 0.95 };
@@ -530,7 +554,7 @@ fn block_shape(registers: u64, row_extent: u64, vectors: u64, taps: bool) -> (u6
     let mut best_cost = cost(6, max_cols);
     for c in 1..=max_cols {
         for r in 1..=MAX_ROWS.min(row_extent.max(1)) {
-            if r * c + c + 1 + SPARE_REGISTERS > registers {
+            if r * c + c + reserved > registers {
                 continue;
             }
             let k = cost(r, c);
@@ -543,6 +567,31 @@ fn block_shape(registers: u64, row_extent: u64, vectors: u64, taps: bool) -> (u6
     }
     best
 }
+
+/// Whether a contraction is a convolution (a window of taps unrolled in
+/// the register block), and whether its weights serve few pixels
+/// ([`block_shape`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Window {
+    None,
+    Taps,
+    FewPixels,
+}
+
+impl Window {
+    /// Few pixels on AVX-512 only (32 registers), where it was measured.
+    fn of(taps: u64, pixels: u64, registers: u64) -> Self {
+        match (taps > 1, pixels <= FEW_PIXELS && registers >= 32) {
+            (false, _) => Self::None,
+            (true, false) => Self::Taps,
+            (true, true) => Self::FewPixels,
+        }
+    }
+}
+
+/// The pixels per output channel up to which a convolution's register
+/// block may fill every vector register ([`block_shape`]): 7².
+const FEW_PIXELS: u64 = 49;
 
 /// A register block's least cycles per step: the FMA latency (4) and a
 /// cycle of slack ([`block_shape`]).
