@@ -30,9 +30,11 @@
 //! into a panel that stays hot across the rows. Measured on ResNet-50
 //! (per-op minima, binaries alternated, `docs/performance.md`): the 1×1
 //! convolutions on 7² (49 rows; 4 MB of weights for 0.1–0.2 GFLOP) ran
-//! 13–25% faster read in place at one and two threads; those on 14² and
-//! 28² (196 and 784 rows) were even at one thread and about 5% slower at
-//! two (normalised by the unchanged convolutions of the same runs).
+//! 13–25% faster read in place at one and two threads; those on 14² (196
+//! rows) 3.5% faster at one thread and 5% at two on an AMD EPYC (1 MiB
+//! L2), where an Intel Xeon (2 MiB L2) had measured them even at one and
+//! about 5% slower at two in noisier runs; SqueezeNet's classifier (169
+//! rows) 4–6% faster; those on 28² (784 rows) even.
 
 use melior::ir::{
     AffineExpr, AffineMap, Attribute, OperationRef, Value,
@@ -154,9 +156,9 @@ fn read_along_last(indices: &[AxisIndex], j: usize) -> bool {
 
 /// The result rows (cells per column of the vector iterator) below which a
 /// constant the kernel would pack per call is laid out when compiling and
-/// read in place: between ResNet-50's 1×1 convolutions on 7² (49 rows,
-/// faster in place) and on 14² (196, not).
-const IN_PLACE_ROWS: u64 = 100;
+/// read in place: ResNet-50's 1×1 convolutions on 7² (49 rows) and 14²
+/// (196), SqueezeNet's classifier on 13² (169), not those on 28² (784).
+const IN_PLACE_ROWS: u64 = 200;
 
 impl<'c> Emitter<'c> {
     /// The constant operand of `op` read along `plan`'s vector iterator on
