@@ -52,6 +52,21 @@ unsafe fn pick(
     }
 }
 
+/// Asks mimalloc for large OS pages (2 MiB: transparent huge pages, where
+/// the kernel gives them on `madvise`) for the memory it takes from the OS
+/// from now on. For a program that fills hundreds of megabytes at once:
+/// `ocannl-import-onnx` on ResNet-50 (a 345 MB peak) spent most of its
+/// time faulting in 4 KiB pages, 0.40–1.05 s against 0.29–0.41 s with
+/// large pages (`docs/performance.md`). Not for the other binaries: their
+/// memory is mostly MLIR's (the C library's allocator), and the solver's
+/// many small tables gained nothing from huge pages (decision 0004).
+pub fn use_large_os_pages() {
+    // SAFETY: sets one of mimalloc's options, which it reads when it next
+    // asks the OS for memory; called first thing in `main`, before any
+    // other thread exists.
+    unsafe { mi::mi_option_set(mi::mi_option_large_os_pages, 1) }
+}
+
 /// mimalloc as a [`GlobalAlloc`]: `#[global_allocator] static GLOBAL:
 /// ocannl_tools::MiMalloc = ocannl_tools::MiMalloc;`.
 pub struct MiMalloc;

@@ -9,4 +9,4 @@ pub mod cli;
 mod ffi;
 pub mod run;
 
-pub use ffi::MiMalloc;
+pub use ffi::{MiMalloc, use_large_os_pages};

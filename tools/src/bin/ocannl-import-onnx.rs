@@ -50,6 +50,9 @@ struct Cli {
 static GLOBAL: ocannl_tools::MiMalloc = ocannl_tools::MiMalloc;
 
 fn main() -> ExitCode {
+    // The model's bytes, its weights and their hex: hundreds of megabytes
+    // filled at once, in large pages.
+    ocannl_tools::use_large_os_pages();
     let cli: Cli = match ocannl_tools::cli::parse("ocannl-import-onnx") {
         Ok(cli) => cli,
         Err(code) => return code,
