@@ -47,6 +47,8 @@ mod shape_ops;
 mod shape_values;
 mod split_equal;
 mod stateful;
+#[cfg(test)]
+mod test_graphs;
 mod text;
 mod typed;
 

@@ -122,6 +122,7 @@ impl Engine {
                 "cannot JIT-compile the module (see the errors above)",
             ));
         }
+        let engine = Self(raw);
         let mut symbols = vec![
             ("malloc", block_cache::malloc as *mut c_void),
             ("free", block_cache::free as *mut c_void),
@@ -132,46 +133,47 @@ impl Engine {
             symbols.push((END, crate::profile::end as *mut c_void));
         }
         for (name, address) in symbols {
-            // SAFETY: a live engine, before any lookup materialises code;
-            // the functions have the signatures the code declares (C's
-            // `malloc`/`free`; `void(int64_t)` for the timer's) and live
-            // as long as the process.
-            unsafe {
-                mlir_sys::mlirExecutionEngineRegisterSymbol(
-                    raw,
-                    melior::StringRef::new(name).to_raw(),
-                    address,
-                )
-            };
+            // SAFETY: before any lookup; the functions have the signatures
+            // the code declares (C's `malloc`/`free`; `void(int64_t)` for
+            // the timer's) and live as long as the process.
+            unsafe { engine.register(name, address) };
         }
-        Ok(Self(raw))
+        Ok(engine)
+    }
+
+    /// Registers `address` as the symbol `name` of the engine's code.
+    ///
+    /// # Safety
+    ///
+    /// Before any lookup materialises code; `address` is what the code
+    /// declares under `name` (a function of that signature, or data of
+    /// that type) and lives as long as the engine.
+    pub(crate) unsafe fn register(&self, name: &str, address: *mut c_void) {
+        // SAFETY: a live engine; the name is copied; the address as the
+        // caller guarantees.
+        unsafe {
+            mlir_sys::mlirExecutionEngineRegisterSymbol(
+                self.0,
+                melior::StringRef::new(name).to_raw(),
+                address,
+            )
+        };
     }
 
     /// Binds the constants of [`bind_constants`] to their bytes; before any
     /// lookup. `bound` must outlive the engine.
     pub(crate) fn bind(&self, bound: &BoundConstants) {
         for (name, address) in &bound.symbols {
-            // SAFETY: a live engine, before any lookup materialises code;
-            // the bytes (`bound`'s buffer) outlive the engine, as the
-            // caller keeps them.
-            unsafe {
-                mlir_sys::mlirExecutionEngineRegisterSymbol(
-                    self.0,
-                    melior::StringRef::new(name).to_raw(),
-                    *address,
-                )
-            };
+            // SAFETY: before any lookup; the bytes (`bound`'s buffer)
+            // outlive the engine, as the caller keeps them.
+            unsafe { self.register(name, *address) };
         }
     }
 
     /// The packed wrapper `_mlir_<name>(void **args)` of the function
     /// `name`, which MLIR's engine makes for every function.
     pub(crate) fn packed(&self, name: &str) -> Option<PackedFn<'_>> {
-        let symbol = format!("_mlir_{name}");
-        // SAFETY: a live engine; the name is copied.
-        let address = unsafe {
-            mlir_sys::mlirExecutionEngineLookup(self.0, melior::StringRef::new(&symbol).to_raw())
-        };
+        let address = self.lookup(&format!("_mlir_{name}"));
         (!address.is_null()).then_some(PackedFn {
             address,
             _engine: std::marker::PhantomData,

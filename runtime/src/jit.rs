@@ -16,7 +16,8 @@ pub struct Jit<'p, 'c> {
     /// module was split (`split`); they outlive `engine`'s calls.
     pub(crate) helpers: Vec<ffi::Engine>,
     pub(crate) _module: Module<'c>,
-    /// The split module's parts (the entry's first), when it was split.
+    /// The helpers' parts of a split module (`_module` is then the
+    /// entry's part).
     pub(crate) _parts: Vec<Module<'c>>,
     /// The bytes the engine's constants are bound to (dropped after it).
     pub(crate) _constants: ffi::BoundConstants,

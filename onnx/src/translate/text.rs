@@ -98,33 +98,9 @@ impl ModuleText {
 
 #[cfg(test)]
 mod tests {
-    use prost::Message;
-
-    use crate::proto::{
-        GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto, TensorShapeProto,
-        TypeProto, ValueInfoProto, tensor_proto::DataType as D, tensor_shape_proto::Dimension,
-        tensor_shape_proto::dimension::Value as Dim, type_proto,
-    };
+    use super::super::test_graphs::{float_value, model as model_of};
+    use crate::proto::{NodeProto, TensorProto, tensor_proto::DataType as D};
     use crate::{Model, Options};
-
-    fn value(name: &str, n: i64) -> ValueInfoProto {
-        ValueInfoProto {
-            name: Some(name.into()),
-            r#type: Some(TypeProto {
-                value: Some(type_proto::Value::TensorType(type_proto::Tensor {
-                    elem_type: Some(D::Float as i32),
-                    shape: Some(TensorShapeProto {
-                        dim: vec![Dimension {
-                            value: Some(Dim::DimValue(n)),
-                            ..Default::default()
-                        }],
-                    }),
-                })),
-                ..Default::default()
-            }),
-            ..Default::default()
-        }
-    }
 
     /// `y = x + w + v`, `w` large (its hex written with the text), `v`
     /// small (kept in it), `y` declared (a check inserted in the body).
@@ -147,27 +123,16 @@ mod tests {
             output: vec![out.into()],
             ..Default::default()
         };
-        let bytes = ModelProto {
-            ir_version: Some(9),
-            opset_import: vec![OperatorSetIdProto {
-                domain: Some(String::new()),
-                version: Some(17),
-            }],
-            graph: Some(GraphProto {
-                name: Some("g".into()),
-                node: vec![add("a", "x", "w", "s"), add("b", "s", "v", "y")],
-                initializer: vec![
-                    init("w", n, w.clone()),
-                    init("v", 1, 3f32.to_le_bytes().to_vec()),
-                ],
-                input: vec![value("x", n)],
-                output: vec![value("y", n)],
-                ..Default::default()
-            }),
-            ..Default::default()
-        }
-        .encode_to_vec();
-        (Model::from_bytes(&bytes).expect("a valid model"), w)
+        let m = model_of(
+            vec![add("a", "x", "w", "s"), add("b", "s", "v", "y")],
+            vec![
+                init("w", n, w.clone()),
+                init("v", 1, 3f32.to_le_bytes().to_vec()),
+            ],
+            vec![float_value("x", &[n])],
+            vec![float_value("y", &[n])],
+        );
+        (m, w)
     }
 
     #[test]

@@ -113,17 +113,11 @@ impl Engine {
     /// lookup; the addresses are code or data that outlive the engine.
     pub(crate) fn bind_addresses(&self, symbols: &[(String, usize)]) {
         for (name, address) in symbols {
-            // SAFETY: a live engine, before any lookup materialises code;
-            // each address is a function compiled by another engine of the
-            // same `Jit` (kept alive as long as this one) or a bound
-            // constant's bytes (which the caller keeps).
-            unsafe {
-                mlir_sys::mlirExecutionEngineRegisterSymbol(
-                    self.0,
-                    melior::StringRef::new(name).to_raw(),
-                    *address as *mut c_void,
-                )
-            };
+            // SAFETY: before any lookup; each address is a function
+            // compiled by another engine of the same `Jit` (kept alive as
+            // long as this one) or a bound constant's bytes (which the
+            // caller keeps).
+            unsafe { self.register(name, *address as *mut c_void) };
         }
     }
 

@@ -1,13 +1,9 @@
 //! Folding on small graphs built here: what folds, into which numbers,
 //! and what must not fold.
 
-use prost::Message;
-
 use super::*;
 use crate::Model;
-use crate::proto::{
-    AttributeProto, GraphProto, ModelProto, OperatorSetIdProto, TensorProto, ValueInfoProto,
-};
+use crate::proto::{AttributeProto, TensorProto, ValueInfoProto};
 
 fn node(name: &str, op: &str, inputs: &[&str], outputs: &[&str]) -> NodeProto {
     NodeProto {
@@ -58,45 +54,12 @@ fn value(name: &str) -> ValueInfoProto {
 
 /// `x`: f32 `[1, 1, 2, 2]`.
 fn input_x() -> ValueInfoProto {
-    use crate::proto::{TensorShapeProto, TypeProto, tensor_shape_proto::Dimension, type_proto};
-    let dim = |n| Dimension {
-        value: Some(crate::proto::tensor_shape_proto::dimension::Value::DimValue(n)),
-        ..Default::default()
-    };
-    ValueInfoProto {
-        name: Some("x".into()),
-        r#type: Some(TypeProto {
-            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
-                elem_type: Some(D::Float as i32),
-                shape: Some(TensorShapeProto {
-                    dim: vec![dim(1), dim(1), dim(2), dim(2)],
-                }),
-            })),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
+    super::super::test_graphs::float_value("x", &[1, 1, 2, 2])
 }
 
 fn model(nodes: Vec<NodeProto>, inits: Vec<TensorProto>, outputs: &[&str]) -> Model {
-    let bytes = ModelProto {
-        ir_version: Some(9),
-        opset_import: vec![OperatorSetIdProto {
-            domain: Some(String::new()),
-            version: Some(17),
-        }],
-        graph: Some(GraphProto {
-            name: Some("g".into()),
-            node: nodes,
-            initializer: inits,
-            input: vec![input_x()],
-            output: outputs.iter().map(|o| value(o)).collect(),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-    .encode_to_vec();
-    Model::from_bytes(&bytes).expect("a valid model")
+    let outputs = outputs.iter().map(|o| value(o)).collect();
+    super::super::test_graphs::model(nodes, inits, vec![input_x()], outputs)
 }
 
 fn plan_of(m: &Model, rank: Option<usize>) -> Plan {

@@ -68,6 +68,12 @@ fn check_combinations(cli: &Cli, gpu_emit: bool) -> Result<(), Error> {
             }
         }
     }
+    if cli.compile_threads.is_some() && (cli.emit.is_some() || cuda) {
+        return fail(
+            "--compile-threads sets the threads the JIT compiles host code on: not with --emit or --target cuda"
+                .into(),
+        );
+    }
     if cli.profile && cli.target != Target::Cpu {
         return fail(
             "--profile times the loop nests of a run on the CPU: not with --target cuda|grid-on-cpu"
@@ -167,19 +173,8 @@ pub(super) fn nvptx_features(cli: &Cli) -> Result<String, Error> {
 /// for them), else every core; checked against the process's limits
 /// ([`check_threads`]) when they will run.
 fn thread_count(cli: &Cli, gpu_emit: bool) -> Result<usize, Error> {
-    match cli.compile_threads {
-        Some(_) if cli.emit.is_some() || cli.target == Target::Cuda => {
-            return Err(Error::new(
-                "--compile-threads sets the threads the JIT compiles host code on: not with --emit or --target cuda",
-            ));
-        }
-        Some(0) => return Err(Error::new("--compile-threads needs at least 1 thread")),
-        Some(n) if n > MAX_THREADS => {
-            return Err(Error::new(format!(
-                "--compile-threads takes at most {MAX_THREADS} threads (got {n})"
-            )));
-        }
-        _ => {}
+    if let Some(n) = cli.compile_threads {
+        count_in_range("--compile-threads", n)?;
     }
     if cli.threads.is_some() && (cli.target != Target::Cpu || gpu_emit) {
         return Err(Error::new(
@@ -187,13 +182,7 @@ fn thread_count(cli: &Cli, gpu_emit: bool) -> Result<usize, Error> {
         ));
     }
     let threads = match cli.threads {
-        Some(0) => return Err(Error::new("--threads needs at least 1 thread")),
-        Some(n) if n > MAX_THREADS => {
-            return Err(Error::new(format!(
-                "--threads takes at most {MAX_THREADS} threads (got {n})"
-            )));
-        }
-        Some(n) => n,
+        Some(n) => count_in_range("--threads", n)?,
         None => std::thread::available_parallelism()
             .map_or(1, usize::from)
             .min(MAX_THREADS),
@@ -203,6 +192,17 @@ fn thread_count(cli: &Cli, gpu_emit: bool) -> Result<usize, Error> {
         check_threads(threads, cli.threads.is_some())
     } else {
         Ok(threads)
+    }
+}
+
+/// `n` threads for `flag`: at least 1, at most [`MAX_THREADS`].
+fn count_in_range(flag: &str, n: usize) -> Result<usize, Error> {
+    match n {
+        0 => Err(Error::new(format!("{flag} needs at least 1 thread"))),
+        n if n > MAX_THREADS => Err(Error::new(format!(
+            "{flag} takes at most {MAX_THREADS} threads (got {n})"
+        ))),
+        n => Ok(n),
     }
 }
 
